@@ -1,0 +1,174 @@
+# gpuperfd — one entry point for building, running, testing and installing.
+#
+#   make            build build/gpuperfd and build/gpuperf
+#   make run        install missing packages, build, start the daemon on `sim`
+#   make test       install missing packages, build, run every test suite
+#   make bench      benchmarks (ratios against a reference run in the same process)
+#   make fuzz       build the libFuzzer targets (FUZZ_SECONDS=60 runs each)
+#   make install    install under $(DESTDIR)$(PREFIX)
+#   make deps       install the Debian packages the build and tests need
+#   make clean
+#
+# SAN=1 builds everything with ASan+UBSan under build/san; CI=true turns
+# warnings into errors.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/gpuperf
+SHARED ?= $(abspath $(CURDIR)/../shared)
+
+ifeq ($(SAN),1)
+BUILD ?= build/san
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := expat
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wformat=2 -Wvla
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+
+OPT ?= -O2
+VERSION := 0.1.0
+CPPFLAGS += -D_GNU_SOURCE -I. -DGPM_DATADIR='"$(DATADIR)"' -DGPUPERF_VERSION='"$(VERSION)"'
+CFLAGS += -std=gnu11 $(OPT) -g $(WARN) $(SAN_FLAGS) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDFLAGS += $(SAN_FLAGS)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+# Debian packages needed to build, test and fuzz.
+DEB_PACKAGES := build-essential pkg-config libexpat1-dev check libsubunit-dev \
+	clang intel-gpu-tools
+
+# Each room builds an archive of its non-main objects; binaries link main.o
+# with the archives. Tests link all archives.
+METRICS_SRCS := $(wildcard metrics/*.c)
+METRICS_ASM := $(wildcard metrics/*.S)
+DAEMON_SRCS := $(filter-out daemon/main.c,$(shell find daemon -name '*.c'))
+CLIENT_SRCS := $(filter-out client/main.c,$(shell find client -name '*.c'))
+SIM_XML := $(wildcard metrics/sim/*.xml)
+
+METRICS_OBJS := $(METRICS_SRCS:%.c=$(BUILD)/%.o) $(METRICS_ASM:%.S=$(BUILD)/%.o)
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+CLIENT_OBJS := $(CLIENT_SRCS:%.c=$(BUILD)/%.o)
+
+LIBGPM := $(BUILD)/libgpm.a
+LIBDAEMON := $(BUILD)/libgpuperfd.a
+LIBCLIENT := $(BUILD)/libgpuperf-cli.a
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all run test unit-tests bench fuzz install clean deps
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/gpuperfd $(BUILD)/gpuperf
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The sim metric definitions are embedded so the binaries need no data files.
+$(BUILD)/metrics/sim_builtin.o: metrics/sim_builtin.S $(SIM_XML)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(LIBGPM): $(METRICS_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+$(LIBDAEMON): $(DAEMON_OBJS) | $(BUILD)/daemon
+	rm -f $@ && $(AR) rcs $@ $^
+$(LIBCLIENT): $(CLIENT_OBJS) | $(BUILD)/client
+	rm -f $@ && $(AR) rcs $@ $^
+$(BUILD)/daemon $(BUILD)/client:
+	mkdir -p $@
+
+$(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBGPM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBGPM)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(LIBCLIENT) $(LIBDAEMON) $(LIBGPM)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
+		$(LIBCLIENT) $(LIBDAEMON) $(LIBGPM) $(LDFLAGS) $(LDLIBS) $(CHECK_LIBS)
+
+unit-tests: $(UNIT_BINS)
+
+test: deps
+	$(MAKE) all unit-tests
+	GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) sh tests/run-tests.sh $(UNIT_BINS)
+
+run: deps
+	$(MAKE) all
+	$(BUILD)/gpuperfd --device sim
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIBGPM)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIBGPM) $(LDFLAGS) $(LDLIBS)
+
+bench: $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) $$b || exit 1; done
+
+# libFuzzer needs clang; the library is rebuilt with coverage instrumentation.
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+FUZZ_LIB_OBJS := $(METRICS_SRCS:%.c=build/fuzz/%.o) build/fuzz/metrics/sim_builtin.o
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+build/fuzz/metrics/sim_builtin.o: metrics/sim_builtin.S $(SIM_XML)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -c -o $@ $<
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		name=$$(basename $$f); mkdir -p build/fuzz/corpus/$$name; \
+		echo "fuzzing $$name for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			build/fuzz/corpus/$$name tests/fuzz/seeds/$$name \
+			2>build/fuzz/$$name.log || { tail -40 build/fuzz/$$name.log; exit 1; }; \
+		tail -3 build/fuzz/$$name.log; \
+	done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/metrics
+	install -m 0755 $(BUILD)/gpuperfd $(BUILD)/gpuperf $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(SIM_XML) $(DESTDIR)$(DATADIR)/metrics/
+
+# Installs what is missing; never touches what is there.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+		else \
+			echo "missing packages:$$missing"; \
+			echo "run: sudo apt-get install -y$$missing"; exit 1; \
+		fi; \
+	fi
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,18 @@
+/*
+ * The gpuperf subcommands. Each takes the arguments after its name
+ * (argv[0] is the command name) and returns the process exit code.
+ */
+#ifndef GPUPERF_COMMANDS_H
+#define GPUPERF_COMMANDS_H
+
+/* Exit codes shared by every command (documented in `gpuperf --help`). */
+enum gpuperf_exit {
+	GPUPERF_EXIT_OK = 0,
+	GPUPERF_EXIT_FAILURE = 1,       /* the command ran and found a problem */
+	GPUPERF_EXIT_USAGE = 2,         /* bad arguments */
+	GPUPERF_EXIT_INPUT = 3,         /* unreadable or invalid input file */
+};
+
+int gpuperf_cmd_metrics(int argc, char **argv);
+
+#endif

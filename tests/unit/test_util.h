@@ -1,0 +1,36 @@
+/*
+ * Shared by the Check suites: the runner main and where the test data is.
+ */
+#ifndef GPM_TEST_UTIL_H
+#define GPM_TEST_UTIL_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ../shared beside the checkout, or $GPM_SHARED_DIR. */
+static inline const char *test_shared_dir(void)
+{
+	const char *dir = getenv("GPM_SHARED_DIR");
+	return dir && *dir ? dir : "../shared";
+}
+
+/* Writes "<shared>/<rel>" into buf. */
+static inline const char *test_shared_path(char *buf, size_t size,
+					   const char *rel)
+{
+	snprintf(buf, size, "%s/%s", test_shared_dir(), rel);
+	return buf;
+}
+
+#define GPM_TEST_MAIN(suite_fn)                                              \
+	int main(void)                                                       \
+	{                                                                    \
+		SRunner *runner = srunner_create(suite_fn());                \
+		srunner_run_all(runner, CK_ENV);                             \
+		int failed = srunner_ntests_failed(runner);                  \
+		srunner_free(runner);                                        \
+		return failed ? EXIT_FAILURE : EXIT_SUCCESS;                 \
+	}
+
+#endif
