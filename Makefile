@@ -27,7 +27,7 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := expat
+PKGS := expat libuv
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
@@ -47,7 +47,7 @@ CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 # Debian packages needed to build, test and fuzz.
-DEB_PACKAGES := build-essential pkg-config libexpat1-dev check libsubunit-dev \
+DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
 	clang intel-gpu-tools
 
 # Each room builds an archive of its non-main objects; binaries link main.o

@@ -1,0 +1,131 @@
+/*
+ * Parsing of --device SPEC.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/device_spec.h"
+
+const char *gpd_source_kind_name(enum gpd_source_kind kind)
+{
+	switch (kind) {
+	case GPD_SOURCE_AUTO:
+		return "auto";
+	case GPD_SOURCE_SIM:
+		return "sim";
+	case GPD_SOURCE_REPLAY:
+		return "replay";
+	case GPD_SOURCE_I915:
+		return "i915";
+	case GPD_SOURCE_XE:
+		return "xe";
+	}
+	return "unknown";
+}
+
+static int parse_replay_options(char *opts, struct gpd_device_spec *spec,
+				const char **why)
+{
+	for (char *save = NULL, *tok = strtok_r(opts, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "loop")) {
+			spec->loop = true;
+		} else if (!strcmp(tok, "speed=max")) {
+			spec->speed = 0;
+		} else if (!strncmp(tok, "speed=", 6)) {
+			char *end;
+			double speed = strtod(tok + 6, &end);
+			if (end == tok + 6 || *end || !(speed > 0) ||
+			    speed > 1e6) {
+				*why = "speed must be a positive number or 'max', "
+				       "e.g. replay:FILE,speed=2";
+				return -EINVAL;
+			}
+			spec->speed = speed;
+		} else {
+			*why = "unknown replay option; use replay:FILE[,loop][,speed=X|max]";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
+			  const char **why)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->speed = 1.0;
+	*why = NULL;
+
+	const char *colon = strchr(text, ':');
+	size_t kind_len = colon ? (size_t)(colon - text) : strlen(text);
+	const char *arg = colon ? colon + 1 : NULL;
+
+	if (kind_len == 4 && !strncmp(text, "auto", 4) && !arg) {
+		spec->kind = GPD_SOURCE_AUTO;
+		return 0;
+	}
+	if (kind_len == 3 && !strncmp(text, "sim", 3)) {
+		spec->kind = GPD_SOURCE_SIM;
+		if (arg) {
+			if (!*arg || strchr(arg, '/') || strchr(arg, ',')) {
+				*why = "expected sim or sim:PLATFORM, e.g. sim:tglgt2";
+				return -EINVAL;
+			}
+			spec->platform = strdup(arg);
+			if (!spec->platform)
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	if (kind_len == 6 && !strncmp(text, "replay", 6)) {
+		spec->kind = GPD_SOURCE_REPLAY;
+		if (!arg || !*arg || *arg == ',') {
+			*why = "expected replay:FILE[,loop][,speed=X|max]";
+			return -EINVAL;
+		}
+		const char *comma = strchr(arg, ',');
+		size_t path_len = comma ? (size_t)(comma - arg) : strlen(arg);
+		spec->path = strndup(arg, path_len);
+		if (!spec->path)
+			return -ENOMEM;
+		if (comma) {
+			char *opts = strdup(comma + 1);
+			if (!opts) {
+				gpd_device_spec_fini(spec);
+				return -ENOMEM;
+			}
+			int ret = parse_replay_options(opts, spec, why);
+			free(opts);
+			if (ret) {
+				gpd_device_spec_fini(spec);
+				return ret;
+			}
+		}
+		return 0;
+	}
+	if ((kind_len == 4 && !strncmp(text, "i915", 4)) ||
+	    (kind_len == 2 && !strncmp(text, "xe", 2))) {
+		spec->kind = kind_len == 4 ? GPD_SOURCE_I915 : GPD_SOURCE_XE;
+		if (!arg || !*arg) {
+			*why = "expected i915:/dev/dri/cardN or xe:/dev/dri/cardN";
+			return -EINVAL;
+		}
+		spec->path = strdup(arg);
+		if (!spec->path)
+			return -ENOMEM;
+		return 0;
+	}
+	*why = "unknown device kind; use auto, sim[:PLATFORM], "
+	       "replay:FILE[,loop][,speed=X|max], i915:PATH or xe:PATH";
+	return -EINVAL;
+}
+
+void gpd_device_spec_fini(struct gpd_device_spec *spec)
+{
+	free(spec->platform);
+	free(spec->path);
+	spec->platform = NULL;
+	spec->path = NULL;
+}

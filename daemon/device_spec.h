@@ -1,0 +1,38 @@
+/*
+ * --device SPEC: which source backs a device.
+ *
+ *   auto                      every Intel GPU found, else sim
+ *   sim[:PLATFORM]            the simulated OA unit (default: the virtual GPU)
+ *   replay:FILE[,loop][,speed=X|max]
+ *   i915:/dev/dri/cardN, xe:/dev/dri/cardN
+ */
+#ifndef GPD_DEVICE_SPEC_H
+#define GPD_DEVICE_SPEC_H
+
+#include <stdbool.h>
+
+enum gpd_source_kind {
+	GPD_SOURCE_AUTO,
+	GPD_SOURCE_SIM,
+	GPD_SOURCE_REPLAY,
+	GPD_SOURCE_I915,
+	GPD_SOURCE_XE,
+};
+
+struct gpd_device_spec {
+	enum gpd_source_kind kind;
+	char *platform;         /* sim: platform name, NULL = the virtual GPU */
+	char *path;             /* replay: file; i915/xe: device node */
+	bool loop;              /* replay: start over at the end */
+	double speed;           /* replay: pacing factor; 0 = as fast as possible */
+};
+
+/* Parses text into spec. On -EINVAL, *why says what is wrong in words. */
+int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
+			  const char **why);
+
+void gpd_device_spec_fini(struct gpd_device_spec *spec);
+
+const char *gpd_source_kind_name(enum gpd_source_kind kind);
+
+#endif
