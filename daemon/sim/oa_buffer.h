@@ -1,0 +1,61 @@
+/*
+ * The OA buffer: the ring the OA unit writes reports into and i915 reads
+ * them out of.
+ *
+ * Its size is a power of two between 128 KiB and 16 MiB, as the hardware
+ * requires. The unit writes whole reports at the tail; the reader takes
+ * them at the head. One report's worth stays free so that head == tail
+ * means empty, as the kernel reads it; a report that finds no room sets the
+ * overflow flag and is dropped, and nothing more lands until the buffer is
+ * reset (the kernel's answer to an overflow, and what ENABLE does).
+ * Reports of a size that does not divide the ring (192 bytes) wrap across
+ * its end, as on MTL's OAM.
+ */
+#ifndef GPD_SIM_OA_BUFFER_H
+#define GPD_SIM_OA_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GPD_OA_BUFFER_MIN_SIZE (128u * 1024)
+#define GPD_OA_BUFFER_MAX_SIZE (16u * 1024 * 1024)
+
+struct gpd_oa_buffer {
+	unsigned char *mem;
+	size_t size;                    /* bytes, a power of two */
+	size_t report_size;
+	/* Byte positions since the last reset; the ring offset is the
+	 * position modulo size. */
+	uint64_t head, tail;
+	bool overflow;
+};
+
+/* Allocates a zeroed buffer. -EINVAL for a size out of range or no power
+ * of two, or a report size of 0 or above a quarter of the buffer; -ENOMEM. */
+int gpd_oa_buffer_init(struct gpd_oa_buffer *buf, size_t size, size_t report_size);
+
+void gpd_oa_buffer_free(struct gpd_oa_buffer *buf);
+
+/* Zeroes the memory, empties the ring and clears the overflow flag. */
+void gpd_oa_buffer_reset(struct gpd_oa_buffer *buf);
+
+/* Writes one report at the tail; on a full ring sets the overflow flag
+ * instead and returns -ENOSPC. While the flag is set nothing is written. */
+int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report);
+
+/* Whole reports between head and tail. */
+static inline size_t gpd_oa_buffer_reports(const struct gpd_oa_buffer *buf)
+{
+	return (size_t)((buf->tail - buf->head) / buf->report_size);
+}
+
+/* Copies the report at the head into out. The ring must not be empty. */
+void gpd_oa_buffer_peek(const struct gpd_oa_buffer *buf, void *out);
+
+/* Releases the report at the head. Like i915, zeroes the copied report's
+ * ID and timestamp dwords (all of it for sizes that are no power of two),
+ * which is how the reader tells landed reports from stale memory. */
+void gpd_oa_buffer_pop(struct gpd_oa_buffer *buf);
+
+#endif
