@@ -1,0 +1,194 @@
+/*
+ * Decoding and encoding single OA reports (see oa_report.h).
+ */
+#include "metrics/oa_report.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "metrics/little_endian.h"
+
+/* What the dword0 bits and the timestamp mean, by graphics IP version. */
+static const struct {
+	unsigned min_version, max_version;
+	unsigned reason_width;
+	uint32_t ctx_valid_mask;
+	unsigned ts_shift;
+	bool ctx_invalid_means_idle;
+} platforms[] = {
+	/* HSW: reasons undocumented, no valid bit. */
+	{ 700, 799, 0, 0, 0, false },
+	/* Gen8 keeps the valid bit at 25, Gen9 moved it to 16. */
+	{ 800, 899, 6, 1u << 25, 0, true },
+	{ 900, 1199, 6, 1u << 16, 0, true },
+	/* Gen12 added the MMIO-trigger reason. */
+	{ 1200, 1249, 7, 1u << 16, 0, true },
+	{ 1250, 1254, 7, 1u << 16, 0, false },
+	/* DG2 and MTL (Wa_18013179988): the OA unit ignores CTC_SHIFT and
+	 * writes the timestamp shifted left by one; bit 31 is unusable. */
+	{ 1255, 1999, 7, 1u << 16, 1, false },
+	/* Xe2 reports carry a 64-bit timestamp at the right frequency. */
+	{ 2000, 0xffff, 7, 1u << 16, 0, false },
+};
+
+int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *fmt,
+			unsigned graphics_version)
+{
+	for (size_t i = 0; i < sizeof(platforms) / sizeof(platforms[0]); i++) {
+		if (graphics_version < platforms[i].min_version ||
+		    graphics_version > platforms[i].max_version)
+			continue;
+		dec->format = fmt;
+		dec->ts_shift = platforms[i].ts_shift;
+		dec->ts_mask = (fmt->header_bits == 32 ? UINT32_MAX : UINT64_MAX) >>
+			       platforms[i].ts_shift;
+		dec->reason_width = platforms[i].reason_width;
+		dec->ctx_valid_mask = platforms[i].ctx_valid_mask;
+		dec->ctx_invalid_means_idle = platforms[i].ctx_invalid_means_idle;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static uint64_t reason_field_mask(const struct gpm_oa_decoder *dec)
+{
+	return (((uint64_t)1 << dec->reason_width) - 1) << GPM_OA_REASON_SHIFT;
+}
+
+static uint64_t load_header_word(const unsigned char *p, unsigned bits)
+{
+	return bits == 32 ? gpm__le32_load(p) : gpm__le64_load(p);
+}
+
+static void store_header_word(unsigned char *p, unsigned bits, uint64_t v)
+{
+	if (bits == 32)
+		gpm__le32_store(p, (uint32_t)v);
+	else
+		gpm__le64_store(p, v);
+}
+
+int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
+			 size_t size, struct gpm_oa_report *report)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+	const unsigned char *b = bytes;
+
+	if (size < fmt->size)
+		return -EMSGSIZE;
+
+	uint64_t id = load_header_word(b, fmt->header_bits);
+	report->report_id = id & ~(reason_field_mask(dec) | dec->ctx_valid_mask);
+	report->reason = (uint32_t)(id >> GPM_OA_REASON_SHIFT) &
+			 (((uint32_t)1 << dec->reason_width) - 1);
+	report->ctx_valid = !dec->ctx_valid_mask || (id & dec->ctx_valid_mask);
+	report->ctx_id = gpm__le32_load(b + fmt->ctx_offset);
+
+	uint64_t ts = load_header_word(b + fmt->ts_offset, fmt->header_bits);
+	report->value[GPM_ACC_GPU_TIME] = ts;
+	report->timestamp = (ts >> dec->ts_shift) & dec->ts_mask;
+
+	for (unsigned g = 0; g < fmt->n_groups; g++) {
+		const struct gpm_oa_counter_group *grp = &fmt->group[g];
+		const unsigned char *p = b + grp->offset;
+		const unsigned char *high = b + grp->high_offset;
+		uint64_t *v = report->value + grp->slot;
+
+		switch (grp->width) {
+		case 32:
+			for (unsigned i = 0; i < grp->count; i++)
+				v[i] = gpm__le32_load(p + 4 * i);
+			break;
+		case 40:
+			for (unsigned i = 0; i < grp->count; i++)
+				v[i] = gpm__le32_load(p + 4 * i) | (uint64_t)high[i] << 32;
+			break;
+		default:
+			for (unsigned i = 0; i < grp->count; i++)
+				v[i] = gpm__le64_load(p + 8 * i);
+			break;
+		}
+	}
+	return 0;
+}
+
+static uint64_t width_max(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+}
+
+/* Checks every field of report fits before any byte is written, so a
+ * failed encode leaves the buffer as it was. */
+static int check_encodable(const struct gpm_oa_decoder *dec,
+			   const struct gpm_oa_report *report)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+
+	if (report->report_id & (reason_field_mask(dec) | dec->ctx_valid_mask))
+		return -EINVAL;
+	if (report->report_id > width_max(fmt->header_bits) ||
+	    report->reason > width_max(dec->reason_width) ||
+	    report->value[GPM_ACC_GPU_TIME] > width_max(fmt->header_bits))
+		return -ERANGE;
+	for (unsigned g = 0; g < fmt->n_groups; g++) {
+		const struct gpm_oa_counter_group *grp = &fmt->group[g];
+
+		for (unsigned i = 0; i < grp->count; i++) {
+			if (report->value[grp->slot + i] > width_max(grp->width))
+				return -ERANGE;
+		}
+	}
+	return 0;
+}
+
+int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
+			 const struct gpm_oa_report *report, void *bytes, size_t size)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+	unsigned char *b = bytes;
+	int ret;
+
+	if (size < fmt->size)
+		return -EMSGSIZE;
+	ret = check_encodable(dec, report);
+	if (ret)
+		return ret;
+
+	memset(b, 0, fmt->size);
+	uint64_t id = report->report_id | (uint64_t)report->reason << GPM_OA_REASON_SHIFT;
+	if (report->ctx_valid)
+		id |= dec->ctx_valid_mask;
+	store_header_word(b, fmt->header_bits, id);
+	store_header_word(b + fmt->ts_offset, fmt->header_bits,
+			  report->value[GPM_ACC_GPU_TIME]);
+	gpm__le32_store(b + fmt->ctx_offset, report->ctx_id);
+
+	for (unsigned g = 0; g < fmt->n_groups; g++) {
+		const struct gpm_oa_counter_group *grp = &fmt->group[g];
+		unsigned char *p = b + grp->offset;
+		const uint64_t *v = report->value + grp->slot;
+
+		for (unsigned i = 0; i < grp->count; i++) {
+			if (grp->width == 64) {
+				gpm__le64_store(p + 8 * i, v[i]);
+				continue;
+			}
+			gpm__le32_store(p + 4 * i, (uint32_t)v[i]);
+			if (grp->width == 40)
+				b[grp->high_offset + i] = (unsigned char)(v[i] >> 32);
+		}
+	}
+	return 0;
+}
+
+uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
+			       const struct gpm_oa_report *report, uint32_t running)
+{
+	if (report->reason & GPM_OA_REASON_MMIO_TRIGGER)
+		return running;
+	if (report->ctx_id == GPM_OA_CTX_NONE)
+		return GPM_OA_CTX_NONE;
+	if (!report->ctx_valid && dec->ctx_invalid_means_idle)
+		return GPM_OA_CTX_NONE;
+	return report->ctx_id;
+}

@@ -1,0 +1,111 @@
+/*
+ * OA reports: one raw report's bytes <-> its fields.
+ *
+ * The format table says where the fields sit; a decoder adds what depends
+ * on the platform rather than the format (the A32u40 layout spans Gen8 to
+ * Gen12, whose dword0 bits differ): the reason field's width, the
+ * context-valid bit, the timestamp shift and mask, and what a clear valid
+ * bit means. gpm_oa_decoder_init() fills these from the graphics version;
+ * callers may override any of them afterwards.
+ *
+ * Decoding and encoding are exact inverses over the bytes the format
+ * defines, so the simulated OA unit and the fake kernel build their reports
+ * with the same table the daemon decodes them with.
+ */
+#ifndef GPM_OA_REPORT_H
+#define GPM_OA_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics/accumulator.h"
+#include "metrics/oa_format.h"
+
+/* Why the OA unit wrote a report: dword0 bits 19 and up, Gen8 and later. */
+enum gpm_oa_reason {
+	GPM_OA_REASON_TIMER = 1 << 0,
+	GPM_OA_REASON_TRIGGER1 = 1 << 1,
+	GPM_OA_REASON_TRIGGER2 = 1 << 2,
+	GPM_OA_REASON_CTX_SWITCH = 1 << 3,
+	GPM_OA_REASON_GO_TRANSITION = 1 << 4,   /* GPU entering RC6 */
+	GPM_OA_REASON_CLOCK_RATIO = 1 << 5,     /* Gen9 and later */
+	GPM_OA_REASON_MMIO_TRIGGER = 1 << 6,    /* Gen12 and later */
+};
+
+#define GPM_OA_REASON_SHIFT 19
+
+/* The context ID of no context: what i915 writes into squashed reports,
+ * and what gpm_oa_report_context() answers for idle time. */
+#define GPM_OA_CTX_NONE 0xffffffffu
+
+struct gpm_oa_decoder {
+	const struct gpm_oa_format *format;
+	/* Timestamp ticks = (timestamp field >> ts_shift) & ts_mask; the
+	 * ticks wrap at ts_mask + 1. DG2 and MTL count the field at twice the
+	 * timestamp frequency, so their ticks are field >> 1 with 31 bits. */
+	unsigned ts_shift;
+	uint64_t ts_mask;
+	unsigned reason_width;          /* bits at GPM_OA_REASON_SHIFT; 0: none */
+	uint32_t ctx_valid_mask;        /* the ctx-valid bit in dword0; 0: none */
+	/* Before Xe_HP the OA unit clears the valid bit only while the GPU is
+	 * idle; from Xe_HP on it sets it only in the report of a context
+	 * switching in, so a clear bit says nothing about the ctx field. */
+	bool ctx_invalid_means_idle;
+};
+
+/*
+ * Fills dec for reports of format fmt on a GPU of graphics IP version
+ * graphics_version (times 100: 750 HSW, 1200 TGL, 1255 DG2, 2000 LNL).
+ * -EINVAL for a version without an OA unit.
+ */
+int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *fmt,
+			unsigned graphics_version);
+
+struct gpm_oa_report {
+	/* dword0 (qword0 for 64-bit headers) less the reason and ctx-valid
+	 * bits: the report ID, or the ID an MI_REPORT_PERF_COUNT wrote. */
+	uint64_t report_id;
+	uint32_t reason;                /* enum gpm_oa_reason bits */
+	uint32_t ctx_id;                /* the context ID field as written */
+	bool ctx_valid;                 /* true where the platform has no valid bit */
+	uint64_t timestamp;             /* ticks, see struct gpm_oa_decoder */
+	/* The raw fields in the accumulator's layout: GPM_ACC_GPU_TIME holds
+	 * the timestamp field as written, GPM_ACC_GPU_CLOCK the GPU ticks,
+	 * then the A, B, C or PEC counters (40-bit ones whole). Slots the
+	 * format lacks are left untouched by decode and ignored by encode. */
+	uint64_t value[GPM_ACC_SLOTS];
+};
+
+/*
+ * Decodes the report at bytes (any alignment, at least the format's size).
+ * -EMSGSIZE if size is smaller than a report.
+ */
+int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
+			 size_t size, struct gpm_oa_report *report);
+
+/*
+ * Writes report as the format's size bytes at bytes; bytes no field covers
+ * are zero. report->timestamp is derived and not used. -EMSGSIZE if size is
+ * too small; -ERANGE if a value does not fit its field (a reason beyond the
+ * platform's reason bits, a 32-bit counter above 2^32 - 1...); -EINVAL if
+ * report_id has bits where the reason or the ctx-valid bit go.
+ */
+int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
+			 const struct gpm_oa_report *report, void *bytes, size_t size);
+
+/*
+ * The context a report says is running, for per-context accounting:
+ * - an MMIO-triggered report carries a marker, not a context, in its ctx
+ *   field: the context stays `running`;
+ * - ctx 0xffffffff is no context (the kernel squashes reports without a
+ *   valid context to it, and rewrites the ids of contexts a filtered
+ *   stream hides): GPM_OA_CTX_NONE;
+ * - a clear valid bit means idle where ctx_invalid_means_idle is set:
+ *   GPM_OA_CTX_NONE;
+ * - otherwise the ctx field.
+ */
+uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
+			       const struct gpm_oa_report *report, uint32_t running);
+
+#endif
