@@ -53,8 +53,9 @@ struct gpm_equation_error {
 
 /*
  * How a `$Name` that is not a device variable is resolved: a counter of the
- * same metric set. Returns 0 and fills index (the counter's position in its
- * set) and type (its declared data type), or -ENOENT.
+ * same metric set. name is the symbol without the leading '$' (len bytes,
+ * not NUL-terminated). Returns 0 and fills index (the counter's position in
+ * its set) and type (its declared data type), or -ENOENT.
  */
 struct gpm_equation_resolver {
 	int (*counter)(void *ctx, const char *name, size_t len,
@@ -67,9 +68,11 @@ struct gpm_equation;
 /*
  * Compiles rpn. The result is converted to result_type at the end, the way
  * a generated read function returning that type would. Availability
- * expressions (with `&&`, `==`, `OR`, `true`) compile with the same call.
+ * expressions (with `&&`, `==`, `OR`, `true`) compile with the same call;
+ * `OR` is bitwise, as Mesa, its only generator, splices it.
  * resolver may be NULL (then every non-variable `$Name` is an error).
- * Returns 0, or -EINVAL / -ENOMEM with *err filled.
+ * Returns 0, or -EINVAL / -ENOMEM with *err filled (on -ENOMEM its code is
+ * GPM_EQ_OK); err may be NULL.
  */
 int gpm_equation_compile(const char *rpn, enum gpm_value_type result_type,
 			 const struct gpm_equation_resolver *resolver,
@@ -98,7 +101,9 @@ struct gpm_eval_inputs {
 struct gpm_value gpm_equation_eval(const struct gpm_equation *eq,
 				   const struct gpm_eval_inputs *in);
 
-/* Helpers for callers. */
+/* Helpers for callers. A double becomes a u64 as C truncates it, except
+ * that negatives and NaN give 0 and values from 2^64 up give UINT64_MAX
+ * (C leaves those undefined); equations convert the same way. */
 double gpm_value_as_double(struct gpm_value v);
 uint64_t gpm_value_as_u64(struct gpm_value v);
 
