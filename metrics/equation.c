@@ -133,7 +133,7 @@ static const struct read_type read_types[] = {
 };
 
 /*
- * C's double -> uint64_t conversion is undefined outside [0, 2^64); the
+ * C's double -> uint64_t conversion is undefined outside (-1, 2^64); the
  * generated code never guards it. Here values truncate toward zero as in
  * C, negatives and NaN give 0, and values from 2^64 up saturate.
  */
