@@ -62,8 +62,9 @@ struct gpm_recording_info {
 	uint32_t oa_format;             /* enum drm_i915_oa_format of the stream */
 	char metric_set[GPM_RECORDING_METRIC_SET_LEN];  /* symbol, e.g. RenderBasic */
 	char uuid[GPM_RECORDING_UUID_LEN];              /* hw config GUID */
-	/* Reader only: payload bytes of the first SAMPLE (the report size), 0
-	 * when the recording holds no sample. */
+	/* Reader only: the bytes of report every SAMPLE carries: the size of
+	 * oa_format's reports, or where the format is unknown, of the first
+	 * SAMPLE's; 0 until known. */
 	uint32_t report_size;
 };
 
@@ -132,6 +133,7 @@ struct gpm_recording_writer {
 	unsigned flags;
 	int failed;                     /* sticky negative errno */
 	bool header_written;
+	uint32_t report_size;           /* every SAMPLE's; 0 until known */
 	bool have_correlation;
 	struct gpm_recording_correlation last_correlation;
 	uint64_t offset;                /* bytes accepted so far */
@@ -179,7 +181,9 @@ int gpm_recording_write_correlation_bridged(
 	const struct gpm_recording_correlation *c,
 	struct gpm_recording_error *err);
 
-/* A SAMPLE record holding one raw report of size bytes. */
+/* A SAMPLE record holding one raw report of size bytes: the size of the
+ * header's oa_format, or where that format is unknown, of the first
+ * sample. */
 int gpm_recording_write_sample(struct gpm_recording_writer *w,
 			       const void *report, size_t size,
 			       struct gpm_recording_error *err);
@@ -254,6 +258,7 @@ struct gpm_recording_reader {
 	bool have_device_info;
 	bool have_topology;
 	unsigned char device_info_raw[336];     /* to compare repeats with */
+	const char *report_format;      /* name of oa_format, NULL if unknown */
 	int failed;                     /* sticky negative errno */
 	struct gpm_recording_error error;       /* what failed */
 	unsigned char window[GPM_RECORDING_READER_BUFFER_SIZE];

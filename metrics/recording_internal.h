@@ -8,13 +8,6 @@
 
 #include "metrics/recording.h"
 
-/* The kernel's record types (i915 uAPI enum drm_i915_perf_record_type). */
-enum {
-	GPM__REC_SAMPLE = 1,
-	GPM__REC_OA_REPORT_LOST = 2,
-	GPM__REC_OA_BUFFER_LOST = 3,
-};
-
 /* struct drm_i915_perf_record_header; the u16 pad at 4 is 0. */
 enum {
 	GPM__REC_HDR_TYPE = 0,

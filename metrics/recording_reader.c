@@ -18,6 +18,8 @@
 
 #include "metrics/i915_topology.h"
 #include "metrics/little_endian.h"
+#include "metrics/oa_format.h"
+#include "metrics/oa_record.h"
 #include "metrics/recording_internal.h"
 
 /* A record as framed, before its type is looked at. */
@@ -38,26 +40,30 @@ static int io_error(struct gpm_recording_error *err, uint64_t offset, int rc,
 				   strerror_r(-rc, words, sizeof(words)));
 }
 
-/* Makes [offset, offset + len) of the file addressable at *out. The
- * caller has checked that the range lies inside the recording. */
-static int view(struct gpm_recording_reader *r, uint64_t offset, size_t len,
-		const unsigned char **out, struct gpm_recording_error *err)
+/* The bytes of the recording from offset on that are at hand. */
+static size_t at_hand(const struct gpm_recording_reader *r, uint64_t offset,
+		      const unsigned char **p)
 {
 	if (r->memory) {
-		*out = r->memory + offset;
-		return 0;
+		*p = r->memory + offset;
+		return (size_t)(r->size - offset);
 	}
-	if (offset >= r->window_offset &&
-	    offset + len <= r->window_offset + r->window_len) {
-		*out = r->window + (offset - r->window_offset);
+	if (offset < r->window_offset ||
+	    offset >= r->window_offset + r->window_len)
 		return 0;
-	}
+	*p = r->window + (offset - r->window_offset);
+	return (size_t)(r->window_offset + r->window_len - offset);
+}
 
-	/* Refill from the record's start: a record never exceeds the window,
-	 * and re-reading the partial record at the end costs one page. */
+/* Reads the window full from offset on. Re-reading the partial record the
+ * last window ended in costs less than moving it. */
+static int refill(struct gpm_recording_reader *r, uint64_t offset,
+		  struct gpm_recording_error *err)
+{
 	uint64_t left = r->size - offset;
 	size_t want = left < sizeof(r->window) ? (size_t)left : sizeof(r->window);
 	size_t got = 0;
+
 	r->window_len = 0;
 	while (got < want) {
 		ssize_t n = pread(r->fd, r->window + got, want - got,
@@ -76,52 +82,141 @@ static int view(struct gpm_recording_reader *r, uint64_t offset, size_t len,
 	}
 	r->window_offset = offset;
 	r->window_len = got;
-	*out = r->window;
 	return 0;
 }
 
-/* Frames the record at r->offset. Returns 1 and fills rec, 0 at the end of
- * the file, or a negative errno. */
-static int frame(struct gpm_recording_reader *r, struct raw_record *rec,
-		 struct gpm_recording_error *err)
+static bool is_oa_record(uint32_t type)
 {
-	uint64_t offset = r->offset;
-	uint64_t left = r->size - offset;
-	const unsigned char *p;
+	return type == GPM_OA_RECORD_SAMPLE ||
+	       type == GPM_OA_RECORD_REPORT_LOST ||
+	       type == GPM_OA_RECORD_BUFFER_LOST;
+}
 
-	if (left == 0)
-		return 0;
-	if (left < GPM_RECORDING_HEADER_SIZE)
-		return gpm__recording_fail(err, -ENODATA,
-					   GPM_RECORDING_ERR_TRUNCATED, offset,
-					   "the file ends %" PRIu64 " bytes into "
-					   "a record header (truncated recording)",
-					   left);
-	int rc = view(r, offset, GPM_RECORDING_HEADER_SIZE, &p, err);
-	if (rc < 0)
-		return rc;
+/* OA records need the device, and with it the report size, described
+ * before them. */
+static int need_device(struct gpm_recording_reader *r, uint64_t offset,
+		       struct gpm_recording_error *err)
+{
+	if (!r->have_device_info)
+		return gpm__recording_fail(err, -EBADMSG,
+					   GPM_RECORDING_ERR_NO_DEVICE_INFO,
+					   offset,
+					   "no DEVICE_INFO record before the "
+					   "first OA record");
+	if (!r->have_topology)
+		return gpm__recording_fail(err, -EBADMSG,
+					   GPM_RECORDING_ERR_NO_TOPOLOGY, offset,
+					   "no DEVICE_TOPOLOGY record before the "
+					   "first OA record");
+	return 0;
+}
 
-	rec->offset = offset;
-	rec->type = gpm__le32_load(p + GPM__REC_HDR_TYPE);
-	rec->size = gpm__le16_load(p + GPM__REC_HDR_SIZE);
+/* Words for a record the framing refused. */
+static int framing_error(const struct gpm_recording_reader *r,
+			 uint64_t offset, uint32_t type, uint32_t size,
+			 struct gpm_recording_error *err)
+{
 	/* Size 0 would make IGT's reader loop forever on this record. */
-	if (rec->size < GPM_RECORDING_HEADER_SIZE)
+	if (size < GPM_RECORDING_HEADER_SIZE)
 		return gpm__recording_fail(err, -EBADMSG,
 					   GPM_RECORDING_ERR_BAD_SIZE, offset,
 					   "record size %" PRIu32 " is smaller "
 					   "than the 8-byte record header "
 					   "(record type %#" PRIx32 ")",
-					   rec->size, rec->type);
-	if (rec->size > left)
+					   size, type);
+	if (type == GPM_OA_RECORD_SAMPLE && r->report_format)
+		return gpm__recording_fail(err, -EBADMSG,
+					   GPM_RECORDING_ERR_RECORD_SIZE, offset,
+					   "SAMPLE record of %" PRIu32 " bytes, "
+					   "expected %" PRIu32 " for %s reports",
+					   size, 8 + r->info.report_size,
+					   r->report_format);
+	if (type == GPM_OA_RECORD_SAMPLE)
+		return gpm__recording_fail(err, -EBADMSG,
+					   GPM_RECORDING_ERR_RECORD_SIZE, offset,
+					   "SAMPLE record of %" PRIu32 " bytes, "
+					   "the first one had %" PRIu32,
+					   size, 8 + r->info.report_size);
+	return gpm__recording_fail(err, -EBADMSG,
+				   GPM_RECORDING_ERR_RECORD_SIZE, offset,
+				   "%s record of %" PRIu32 " bytes, expected 8",
+				   type == GPM_OA_RECORD_REPORT_LOST ?
+				   "OA_REPORT_LOST" : "OA_BUFFER_LOST", size);
+}
+
+/*
+ * Frames the record at r->offset with the OA record framing, refilling the
+ * window as needed. Returns 1 and fills rec, 0 at the end of the file, or a
+ * negative errno.
+ */
+static int frame(struct gpm_recording_reader *r, struct raw_record *rec,
+		 struct gpm_recording_error *err)
+{
+	uint64_t offset = r->offset;
+	uint64_t left = r->size - offset;
+	const unsigned char *p = NULL;
+	struct gpm_oa_record_reader rd;
+	struct gpm_oa_record oa;
+	uint32_t type, size;
+	int rc;
+
+	if (left == 0)
+		return 0;
+	size_t avail = at_hand(r, offset, &p);
+	for (int attempt = 0;; attempt++) {
+		if (avail < GPM_RECORDING_HEADER_SIZE && avail < left) {
+			rc = refill(r, offset, err);
+			if (rc < 0)
+				return rc;
+			avail = at_hand(r, offset, &p);
+		}
+		if (avail < GPM_RECORDING_HEADER_SIZE)
+			return gpm__recording_fail(
+				err, -ENODATA, GPM_RECORDING_ERR_TRUNCATED,
+				offset,
+				"the file ends %zu bytes into a record header "
+				"(truncated recording)", avail);
+
+		type = gpm__le32_load(p + GPM__REC_HDR_TYPE);
+		size = gpm__le16_load(p + GPM__REC_HDR_SIZE);
+		if (is_oa_record(type)) {
+			rc = need_device(r, offset, err);
+			if (rc < 0)
+				return rc;
+			/* Without a known format the first sample sets the
+			 * size. */
+			if (type == GPM_OA_RECORD_SAMPLE &&
+			    !r->info.report_size &&
+			    size > GPM_RECORDING_HEADER_SIZE)
+				r->info.report_size =
+					size - GPM_RECORDING_HEADER_SIZE;
+		}
+
+		gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
+					  r->info.report_size, p, avail);
+		rc = gpm_oa_record_next(&rd, &oa);
+		if (rc == -EAGAIN && avail < left && attempt == 0) {
+			/* The record goes on past the window. */
+			avail = 0;
+			continue;
+		}
+		break;
+	}
+	if (rc == -EBADMSG)
+		return framing_error(r, offset, type, size, err);
+	if (rc == -EAGAIN)
 		return gpm__recording_fail(err, -ENODATA,
 					   GPM_RECORDING_ERR_TRUNCATED, offset,
 					   "record size %" PRIu32 " runs past the "
 					   "end of the file, %" PRIu64 " bytes "
 					   "on (truncated recording)",
-					   rec->size, left);
-	rc = view(r, offset, rec->size, &p, err);
-	if (rc < 0)
-		return rc;
+					   size, left);
+	if (rc <= 0)
+		return gpm__recording_fail(err, -EIO, GPM_RECORDING_ERR_IO,
+					   offset, "unframeable record");
+	rec->offset = offset;
+	rec->type = oa.type;
+	rec->size = (uint32_t)oa.size;
 	rec->payload = p + GPM_RECORDING_HEADER_SIZE;
 	return 1;
 }
@@ -208,6 +303,15 @@ static int read_device_info(struct gpm_recording_reader *r,
 	memcpy(info->uuid, p + GPM__DI_METRIC_SET_UUID, GPM_RECORDING_UUID_LEN);
 	memcpy(r->device_info_raw, p, GPM__DI_SIZE);
 	r->have_device_info = true;
+
+	/* IGT's reader takes the report layout from its metric tables and
+	 * ignores oa_format; what the recorder wrote there is the stream's
+	 * format, so its report size is what every SAMPLE must carry. */
+	const struct gpm_oa_format *format;
+	if (gpm_oa_format_from_i915(info->oa_format, &format) == 0) {
+		info->report_size = format->size;
+		r->report_format = format->name;
+	}
 	return 0;
 }
 
@@ -254,26 +358,6 @@ static int read_topology(struct gpm_recording_reader *r,
 	return 0;
 }
 
-/* The first kernel record needs the device described before it. */
-static int need_device(struct gpm_recording_reader *r,
-		       const struct raw_record *rec,
-		       struct gpm_recording_error *err)
-{
-	if (!r->have_device_info)
-		return gpm__recording_fail(err, -EBADMSG,
-					   GPM_RECORDING_ERR_NO_DEVICE_INFO,
-					   rec->offset,
-					   "no DEVICE_INFO record before the "
-					   "first OA record");
-	if (!r->have_topology)
-		return gpm__recording_fail(err, -EBADMSG,
-					   GPM_RECORDING_ERR_NO_TOPOLOGY,
-					   rec->offset,
-					   "no DEVICE_TOPOLOGY record before the "
-					   "first OA record");
-	return 0;
-}
-
 /*
  * Checks one record and turns it into out. Header records and unknown
  * types leave out->kind at GPM_RECORDING_END: nothing to yield.
@@ -283,49 +367,23 @@ static int interpret(struct gpm_recording_reader *r,
 		     struct gpm_recording_record *out,
 		     struct gpm_recording_error *err)
 {
-	int rc;
-
 	out->kind = GPM_RECORDING_END;
 	out->offset = rec->offset;
 	out->data = NULL;
 	out->size = 0;
 
 	switch (rec->type) {
-	case GPM__REC_SAMPLE: {
-		uint32_t report_size = rec->size - GPM_RECORDING_HEADER_SIZE;
-		if (report_size == 0)
-			return gpm__recording_fail(
-				err, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
-				rec->offset, "SAMPLE record holds no report");
-		rc = need_device(r, rec, err);
-		if (rc < 0)
-			return rc;
-		/* A stream has one report format, hence one report size. */
-		if (r->info.report_size && report_size != r->info.report_size)
-			return gpm__recording_fail(
-				err, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
-				rec->offset,
-				"SAMPLE report of %" PRIu32 " bytes, the first "
-				"one had %" PRIu32,
-				report_size, r->info.report_size);
-		r->info.report_size = report_size;
+	case GPM_OA_RECORD_SAMPLE:
+		/* the framing checked its size */
 		out->kind = GPM_RECORDING_SAMPLE;
 		out->data = rec->payload;
-		out->size = report_size;
+		out->size = rec->size - GPM_RECORDING_HEADER_SIZE;
 		return 0;
-	}
-	case GPM__REC_OA_REPORT_LOST:
-	case GPM__REC_OA_BUFFER_LOST:
-		if (rec->size != GPM_RECORDING_LOST_SIZE)
-			return wrong_size(err, rec,
-					  rec->type == GPM__REC_OA_REPORT_LOST ?
-					  "OA_REPORT_LOST" : "OA_BUFFER_LOST",
-					  GPM_RECORDING_LOST_SIZE);
-		rc = need_device(r, rec, err);
-		if (rc < 0)
-			return rc;
-		out->kind = rec->type == GPM__REC_OA_REPORT_LOST ?
-			    GPM_RECORDING_REPORT_LOST : GPM_RECORDING_BUFFER_LOST;
+	case GPM_OA_RECORD_REPORT_LOST:
+		out->kind = GPM_RECORDING_REPORT_LOST;
+		return 0;
+	case GPM_OA_RECORD_BUFFER_LOST:
+		out->kind = GPM_RECORDING_BUFFER_LOST;
 		return 0;
 	case GPM_RECORDING_TYPE_VERSION:
 		return read_version(r, rec, err);
@@ -361,10 +419,11 @@ static int reader_fail(struct gpm_recording_reader *r, int rc,
 }
 
 int gpm_recording_reader_next(struct gpm_recording_reader *r,
-			      struct gpm_recording_record *rec,
+			      struct gpm_recording_record *out,
 			      struct gpm_recording_error *err)
 {
 	struct gpm_recording_error why;
+	struct gpm_recording_record rec;
 	struct raw_record raw;
 
 	if (r->failed) {
@@ -377,18 +436,18 @@ int gpm_recording_reader_next(struct gpm_recording_reader *r,
 		if (rc < 0)
 			return reader_fail(r, rc, &why, err);
 		if (rc == 0) {
-			memset(rec, 0, sizeof(*rec));
-			rec->kind = GPM_RECORDING_END;
-			rec->offset = r->offset;
+			memset(out, 0, sizeof(*out));
+			out->kind = GPM_RECORDING_END;
+			out->offset = r->offset;
 			gpm__recording_ok(err);
 			return 0;
 		}
-		rc = interpret(r, &raw, rec, &why);
+		rc = interpret(r, &raw, &rec, &why);
 		if (rc < 0)
 			return reader_fail(r, rc, &why, err);
 		r->offset += raw.size;
 		r->stats.bytes = r->offset;
-		switch (rec->kind) {
+		switch (rec.kind) {
 		case GPM_RECORDING_SAMPLE:
 			r->stats.samples++;
 			break;
@@ -404,6 +463,7 @@ int gpm_recording_reader_next(struct gpm_recording_reader *r,
 		case GPM_RECORDING_END:
 			continue;
 		}
+		*out = rec;
 		gpm__recording_ok(err);
 		return 0;
 	}
@@ -444,8 +504,7 @@ static int read_header(struct gpm_recording_reader *r,
 		r->offset += raw.size;
 	}
 	/* A recording cut off before any OA record still needs its device. */
-	raw.offset = r->offset;
-	int rc = need_device(r, &raw, err);
+	int rc = need_device(r, r->offset, err);
 	if (rc < 0)
 		return rc;
 	gpm_recording_reader_rewind(r);
@@ -466,6 +525,7 @@ static void reader_init(struct gpm_recording_reader *r)
 	r->window_len = 0;
 	r->have_device_info = false;
 	r->have_topology = false;
+	r->report_format = NULL;
 	r->failed = 0;
 	gpm__recording_ok(&r->error);
 }

@@ -4,11 +4,14 @@
  * (the flush policy is described in recording.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "metrics/i915_topology.h"
 #include "metrics/little_endian.h"
+#include "metrics/oa_format.h"
+#include "metrics/oa_record.h"
 #include "metrics/recording_internal.h"
 
 /* Bridging more epochs than this means the two points cannot come from
@@ -28,6 +31,7 @@ static void writer_init(struct gpm_recording_writer *w, int fd, FILE *file,
 	w->flags = flags;
 	w->failed = 0;
 	w->header_written = false;
+	w->report_size = 0;
 	w->have_correlation = false;
 	memset(&w->last_correlation, 0, sizeof(w->last_correlation));
 	w->offset = 0;
@@ -211,8 +215,12 @@ int gpm_recording_write_header(struct gpm_recording_writer *w,
 			    padded, err);
 	if (rc == 0)
 		rc = gpm_recording_writer_flush(w, err);
-	if (rc == 0)
+	if (rc == 0) {
+		const struct gpm_oa_format *format;
 		w->header_written = true;
+		if (gpm_oa_format_from_i915(info->oa_format, &format) == 0)
+			w->report_size = format->size;
+	}
 	return rc;
 }
 
@@ -313,15 +321,27 @@ int gpm_recording_write_record(struct gpm_recording_writer *w, uint32_t type,
 		return rc;
 
 	switch (type) {
-	case GPM__REC_SAMPLE:
+	case GPM_OA_RECORD_SAMPLE:
 		if (size == 0)
 			return gpm__recording_fail(err, -EINVAL,
 						   GPM_RECORDING_ERR_ARGUMENT,
 						   w->offset,
 						   "a SAMPLE needs a report");
-		break;
-	case GPM__REC_OA_REPORT_LOST:
-	case GPM__REC_OA_BUFFER_LOST:
+		/* One stream, one format: readers check every sample. */
+		if (w->report_size && size != w->report_size)
+			return gpm__recording_fail(err, -EINVAL,
+						   GPM_RECORDING_ERR_ARGUMENT,
+						   w->offset,
+						   "a report of %zu bytes in a "
+						   "stream of %" PRIu32 "-byte "
+						   "reports", size,
+						   w->report_size);
+		rc = append(w, type, payload, size, err);
+		if (rc == 0)
+			w->report_size = (uint32_t)size;
+		return rc;
+	case GPM_OA_RECORD_REPORT_LOST:
+	case GPM_OA_RECORD_BUFFER_LOST:
 		if (size != 0)
 			return gpm__recording_fail(err, -EINVAL,
 						   GPM_RECORDING_ERR_ARGUMENT,
@@ -360,20 +380,20 @@ int gpm_recording_write_sample(struct gpm_recording_writer *w,
 			       const void *report, size_t size,
 			       struct gpm_recording_error *err)
 {
-	return gpm_recording_write_record(w, GPM__REC_SAMPLE, report, size,
+	return gpm_recording_write_record(w, GPM_OA_RECORD_SAMPLE, report, size,
 					  err);
 }
 
 int gpm_recording_write_report_lost(struct gpm_recording_writer *w,
 				    struct gpm_recording_error *err)
 {
-	return gpm_recording_write_record(w, GPM__REC_OA_REPORT_LOST, NULL, 0,
+	return gpm_recording_write_record(w, GPM_OA_RECORD_REPORT_LOST, NULL, 0,
 					  err);
 }
 
 int gpm_recording_write_buffer_lost(struct gpm_recording_writer *w,
 				    struct gpm_recording_error *err)
 {
-	return gpm_recording_write_record(w, GPM__REC_OA_BUFFER_LOST, NULL, 0,
+	return gpm_recording_write_record(w, GPM_OA_RECORD_BUFFER_LOST, NULL, 0,
 					  err);
 }
