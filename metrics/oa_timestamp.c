@@ -18,7 +18,12 @@ uint64_t gpm_oa_ts_extend(struct gpm_oa_ts_extender *ext, uint64_t ts)
 		ext->started = true;
 		ext->extended = ts;
 	} else {
-		ext->extended += (ts - ext->last) & ext->mask;
+		uint64_t step = (ts - ext->last) & ext->mask;
+
+		/* Only full 64-bit timestamps can get here, from garbage:
+		 * staying at the end keeps the time line monotonic. */
+		ext->extended = step > UINT64_MAX - ext->extended ? UINT64_MAX
+								   : ext->extended + step;
 	}
 	ext->last = ts;
 	return ext->extended;

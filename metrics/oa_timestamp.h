@@ -26,8 +26,9 @@ void gpm_oa_ts_extender_init(struct gpm_oa_ts_extender *ext, uint64_t mask);
  * Returns ts on the 64-bit time line. The first timestamp maps to itself;
  * each later one moves forward by (ts - last) mod (mask + 1), so a wrap
  * between two reports is taken as such, and a timestamp never goes back
- * (an earlier one reads as a nearly full wrap forward). Gaps longer than
- * one wrap, as after a lost buffer, cannot be told apart and count once.
+ * (an earlier one reads as a nearly full wrap forward; the line stops at
+ * 2^64 - 1 rather than wrap). Gaps longer than one wrap, as after a lost
+ * buffer, cannot be told apart and count once.
  */
 uint64_t gpm_oa_ts_extend(struct gpm_oa_ts_extender *ext, uint64_t ts);
 

@@ -67,6 +67,9 @@ START_TEST(test_64bit)
 	gpm_oa_ts_extender_init(&ext, UINT64_MAX);
 	ck_assert_uint_eq(gpm_oa_ts_extend(&ext, 0x123456789abcull), 0x123456789abcull);
 	ck_assert_uint_eq(gpm_oa_ts_extend(&ext, 0x123456789abdull), 0x123456789abdull);
+	/* Going back would run past 2^64: the line stops at its end. */
+	ck_assert_uint_eq(gpm_oa_ts_extend(&ext, 5), UINT64_MAX);
+	ck_assert_uint_eq(gpm_oa_ts_extend(&ext, 6), UINT64_MAX);
 }
 END_TEST
 
