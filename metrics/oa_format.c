@@ -9,6 +9,7 @@
 #include "metrics/oa_format.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -163,12 +164,12 @@ int gpm_oa_format_from_i915(uint32_t i915_format, const struct gpm_oa_format **o
 static const struct {
 	unsigned min_version, max_version;
 	enum gpm_oa_format_id oag;
-	int has_256b;                   /* the OAG report is the 256-byte one */
+	bool has_256b;                  /* the OAG report is the 256-byte one */
 } generations[] = {
-	{ 700, 799, GPM_OA_FORMAT_A45_B8_C8, 1 },
-	{ 800, 1254, GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1 },
-	{ 1255, 1999, GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1 },
-	{ 2000, 0xffff, GPM_OA_FORMAT_PEC64u64, 0 },
+	{ 700, 799, GPM_OA_FORMAT_A45_B8_C8, true },
+	{ 800, 1254, GPM_OA_FORMAT_A32u40_A4u32_B8_C8, true },
+	{ 1255, 1999, GPM_OA_FORMAT_A24u40_A14u32_B8_C8, true },
+	{ 2000, 0xffff, GPM_OA_FORMAT_PEC64u64, false },
 };
 
 enum { SET_FORMAT_GENERIC_256B = -1 };

@@ -95,15 +95,17 @@ int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
 			 const struct gpm_oa_report *report, void *bytes, size_t size);
 
 /*
- * The context a report says is running, for per-context accounting:
- * - an MMIO-triggered report carries a marker, not a context, in its ctx
- *   field: the context stays `running`;
- * - ctx 0xffffffff is no context (the kernel squashes reports without a
- *   valid context to it, and rewrites the ids of contexts a filtered
- *   stream hides): GPM_OA_CTX_NONE;
- * - a clear valid bit means idle where ctx_invalid_means_idle is set:
- *   GPM_OA_CTX_NONE;
- * - otherwise the ctx field.
+ * The context a report says is running, for per-context accounting. In
+ * this order:
+ * - an MMIO-triggered report (Gen12+) carries a marker, not a context, in
+ *   its ctx field: the context stays `running`;
+ * - ctx 0xffffffff is no context, GPM_OA_CTX_NONE: i915 writes it into
+ *   reports whose valid bit is clear (squashing, below IP 12.55) and into
+ *   the ids of contexts a filtered stream hides, whatever the valid bit;
+ * - a clear valid bit where ctx_invalid_means_idle (before Xe_HP: Gen8 to
+ *   Gen12.0, also unsquashed as xe delivers them) is idle: GPM_OA_CTX_NONE;
+ * - otherwise the ctx field: on Xe_HP and later a clear bit only says the
+ *   report is not a switch-in, and HSW has no valid bit at all.
  */
 uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
 			       const struct gpm_oa_report *report, uint32_t running);
