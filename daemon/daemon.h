@@ -1,0 +1,60 @@
+/*
+ * The daemon's one context: its loop, options, metric definitions and
+ * devices. Nothing else in the daemon holds mutable global state.
+ */
+#ifndef GPD_DAEMON_H
+#define GPD_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "daemon/device.h"
+#include "daemon/device_spec.h"
+#include "daemon/subscription.h"
+
+struct gpm_metrics_db;
+
+struct gpd_options {
+	const char **device_specs;      /* --device, in order; none = auto */
+	size_t n_device_specs;
+	const char **metrics_dirs;      /* --metrics-dir; none = built-in sim */
+	size_t n_metrics_dirs;
+	uint64_t seed;                  /* sim workload */
+	uint64_t linger_ms;             /* stream stays open after the last
+					 * subscriber leaves */
+};
+
+struct gpd_daemon {
+	uv_loop_t *loop;
+	struct gpd_options options;
+	struct gpm_metrics_db *metrics;
+	struct gpd_device **devices;
+	size_t n_devices;
+	uv_signal_t sigint, sigterm;
+	bool signals_installed;
+	bool stopping;
+	int exit_status;
+};
+
+/* Loads the metric definitions and creates every device. 0, or a negative
+ * code with err saying what to fix. */
+int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,
+		    const struct gpd_options *options, struct gpd_error *err);
+
+/* SIGINT and SIGTERM stop the daemon cleanly. */
+int gpd_daemon_handle_signals(struct gpd_daemon *d);
+
+/* Closes every device and handle; uv_run returns once they are closed. */
+void gpd_daemon_stop(struct gpd_daemon *d);
+
+/* Frees what init allocated, after the loop has run dry. */
+void gpd_daemon_fini(struct gpd_daemon *d);
+
+/* By name; NULL name gives the first device. */
+struct gpd_device *gpd_daemon_find_device(struct gpd_daemon *d,
+					  const char *name);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+ * A device: its source, its one hardware configuration, and the fan-out of
+ * decoded report pairs to its subscribers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/daemon.h"
+#include "daemon/device.h"
+#include "daemon/log.h"
+#include "daemon/subscription_internal.h"
+#include "metrics/oa_delta.h"
+#include "metrics/oa_record.h"
+
+uint64_t gpd_monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* a * b / c without overflowing the intermediate product. */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	return c ? (uint64_t)((unsigned __int128)a * b / c) : 0;
+}
+
+uint64_t gpd_device_ticks_to_ns(const struct gpd_device *dev, uint64_t ticks)
+{
+	return mul_div(ticks, 1000000000ull, dev->source->info.timestamp_frequency);
+}
+
+uint64_t gpd_device_ns_to_ticks(const struct gpd_device *dev, uint64_t ns)
+{
+	return mul_div(ns, dev->source->info.timestamp_frequency, 1000000000ull);
+}
+
+bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
+			 uint64_t *cpu_ns)
+{
+	if (!dev->anchored)
+		return false;
+	if (ts >= dev->ts_anchor)
+		*cpu_ns = dev->cpu_anchor_ns +
+			  gpd_device_ticks_to_ns(dev, ts - dev->ts_anchor);
+	else
+		*cpu_ns = dev->cpu_anchor_ns -
+			  gpd_device_ticks_to_ns(dev, dev->ts_anchor - ts);
+	return true;
+}
+
+bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts)
+{
+	if (!dev->anchored)
+		return false;
+	uint64_t now = gpd_monotonic_ns();
+	uint64_t since = now > dev->cpu_anchor_ns ? now - dev->cpu_anchor_ns : 0;
+	*ts = dev->ts_anchor + gpd_device_ns_to_ticks(dev, since);
+	return true;
+}
+
+static void reset_decoding(struct gpd_device *dev)
+{
+	dev->have_prev = false;
+	dev->running_ctx = GPM_OA_CTX_NONE;
+	dev->anchored = false;
+	dev->partial_len = 0;
+	gpm_oa_ts_extender_init(&dev->ts, dev->decoder.ts_mask);
+}
+
+static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
+			  size_t size)
+{
+	unsigned cur = dev->prev ^ 1;
+	struct gpm_oa_report *report = &dev->report[cur];
+	if (gpm_oa_report_decode(&dev->decoder, bytes, size, report)) {
+		dev->stats.bad_records++;
+		return;
+	}
+	dev->stats.reports++;
+	uint64_t ts = gpm_oa_ts_extend(&dev->ts, report->timestamp);
+	if (!dev->anchored) {
+		dev->anchored = true;
+		dev->ts_anchor = ts;
+		dev->cpu_anchor_ns = gpd_monotonic_ns();
+	}
+	uint32_t ctx = gpm_oa_report_context(&dev->decoder, report,
+					     dev->running_ctx);
+	if (dev->have_prev) {
+		/* The delta from one report to the next belongs to the
+		 * context that ran from the first. */
+		for (struct gpd_subscription *s = dev->subscribers, *n; s; s = n) {
+			n = s->next;
+			gpd_subscription_pair(s, &dev->decoder,
+					      &dev->report[dev->prev], report,
+					      dev->running_ctx, dev->prev_ts, ts);
+		}
+	}
+	dev->prev = cur;
+	dev->prev_ts = ts;
+	dev->have_prev = true;
+	dev->running_ctx = ctx;
+}
+
+static void handle_loss(struct gpd_device *dev, bool buffer_lost)
+{
+	if (buffer_lost) {
+		/* What the buffer held is gone: no delta may span the gap. */
+		dev->stats.buffers_lost++;
+		dev->have_prev = false;
+	} else {
+		dev->stats.reports_lost++;
+	}
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
+		gpd_subscription_loss(s, buffer_lost);
+}
+
+static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
+			      size_t len)
+{
+	struct gpm_oa_record_reader rd;
+	struct gpm_oa_record rec;
+	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
+				  dev->source->format->size, data, len);
+	for (;;) {
+		int ret = gpm_oa_record_next(&rd, &rec);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			if (ret == -EAGAIN)     /* a record continues later */
+				return rd.offset;
+			/* A malformed record: its size cannot be trusted, so
+			 * nothing after it in this read can be either. */
+			dev->stats.bad_records++;
+			gpd_warn("%s: malformed OA record at byte %zu of a read (%s); "
+				 "dropping the rest of the read",
+				 dev->source->name, rd.offset, strerror(-ret));
+			dev->have_prev = false;
+			return len;
+		}
+		switch (rec.type) {
+		case GPM_OA_RECORD_SAMPLE:
+			handle_sample(dev, rec.payload, rec.payload_size);
+			break;
+		case GPM_OA_RECORD_REPORT_LOST:
+			handle_loss(dev, false);
+			break;
+		case GPM_OA_RECORD_BUFFER_LOST:
+			handle_loss(dev, true);
+			break;
+		default:
+			break;
+		}
+	}
+	return len;
+}
+
+static void on_records(void *user, const void *data, size_t len)
+{
+	struct gpd_device *dev = user;
+	if (!dev->open)
+		return;
+	const unsigned char *bytes = data;
+	if (dev->partial_len) {
+		/* Complete the split record first; records are at most 64 KiB. */
+		size_t want = 65536 - dev->partial_len;
+		size_t take = len < want ? len : want;
+		memcpy(dev->partial + dev->partial_len, bytes, take);
+		size_t have = dev->partial_len + take;
+		size_t used = consume_records(dev, dev->partial, have);
+		if (used <= dev->partial_len) {
+			dev->partial_len = have;
+			if (have == 65536)
+				dev->partial_len = 0;   /* cannot be a record */
+			return;
+		}
+		used -= dev->partial_len;
+		dev->partial_len = 0;
+		bytes += used;
+		len -= used;
+	}
+	size_t used = consume_records(dev, bytes, len);
+	if (used < len) {
+		if (!dev->partial)
+			dev->partial = malloc(65536);
+		if (dev->partial && len - used <= 65536) {
+			memcpy(dev->partial, bytes + used, len - used);
+			dev->partial_len = len - used;
+		}
+	}
+}
+
+static void on_source_event(void *user, enum gpd_event_kind kind,
+			    const char *message)
+{
+	struct gpd_device *dev = user;
+	if (kind == GPD_EVENT_DEVICE_LOST || kind == GPD_EVENT_BUSY_ELSEWHERE ||
+	    kind == GPD_EVENT_ENDED || kind == GPD_EVENT_RESTARTED) {
+		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
+			gpd_subscription_flush(s);
+		reset_decoding(dev);
+	}
+	gpd_info("%s: %s", dev->source->name, message);
+	for (struct gpd_subscription *s = dev->subscribers, *n; s; s = n) {
+		n = s->next;
+		gpd_subscription_event(s, kind, message);
+	}
+}
+
+int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
+		    struct gpd_source *source,
+		    const struct gpm_metrics_file *metrics, uint64_t linger_ms)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->daemon = daemon;
+	dev->source = source;
+	dev->metrics = metrics;
+	dev->linger_ms = linger_ms;
+	gpm_device_vars_init(&dev->vars, &source->info);
+	int ret = gpm_oa_decoder_init(&dev->decoder, source->format,
+				      source->info.graphics_version);
+	if (ret)
+		return ret;
+	dev->bindings = calloc(metrics->n_sets ? metrics->n_sets : 1,
+			       sizeof(*dev->bindings));
+	dev->bound = calloc(metrics->n_sets ? metrics->n_sets : 1,
+			    sizeof(*dev->bound));
+	if (!dev->bindings || !dev->bound) {
+		free(dev->bindings);
+		free(dev->bound);
+		return -ENOMEM;
+	}
+	uv_timer_init(daemon->loop, &dev->linger_timer);
+	dev->linger_timer.data = dev;
+	source->listener.records = on_records;
+	source->listener.event = on_source_event;
+	source->listener.user = dev;
+	reset_decoding(dev);
+	return 0;
+}
+
+const struct gpm_metric_set *gpd_device_find_set(const struct gpd_device *dev,
+						 const char *name)
+{
+	return gpm_metrics_file_find_set(dev->metrics, name);
+}
+
+const struct gpm_metric_set *gpd_device_default_set(const struct gpd_device *dev)
+{
+	if (dev->source->fixed_metric_set)
+		return gpd_device_find_set(dev, dev->source->fixed_metric_set);
+	const struct gpm_metric_set *set = gpd_device_find_set(dev, "RenderBasic");
+	if (set)
+		return set;
+	return dev->metrics->n_sets ? &dev->metrics->sets[0] : NULL;
+}
+
+const struct gpm_binding *gpd_device_binding(struct gpd_device *dev,
+					     const struct gpm_metric_set *set)
+{
+	size_t i = (size_t)(set - dev->metrics->sets);
+	if (i >= dev->metrics->n_sets)
+		return NULL;
+	if (!dev->bound[i]) {
+		if (gpm_binding_init(&dev->bindings[i], set, &dev->vars))
+			return NULL;
+		dev->bound[i] = true;
+	}
+	return &dev->bindings[i];
+}
+
+static void stop_stream(struct gpd_device *dev)
+{
+	if (!dev->open)
+		return;
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
+		gpd_subscription_flush(s);
+	dev->source->ops->close(dev->source);
+	dev->open = false;
+	gpd_info("%s: stream closed", dev->source->name);
+}
+
+int gpd_device_configure(struct gpd_device *dev,
+			 const struct gpm_metric_set *set, unsigned exponent,
+			 struct gpd_error *err)
+{
+	const struct gpm_binding *binding = gpd_device_binding(dev, set);
+	if (!binding) {
+		err->code = -ENOMEM;
+		snprintf(err->message, sizeof(err->message),
+			 "out of memory binding %s", set->symbol_name);
+		return err->code;
+	}
+	struct gpd_stream_config cfg = {
+		.set = set,
+		.binding = binding,
+		.exponent = exponent,
+	};
+	uv_timer_stop(&dev->linger_timer);
+	bool same = dev->open && dev->set == set && dev->exponent == exponent;
+	if (same)
+		return 0;
+
+	int ret = -EOPNOTSUPP;
+	if (dev->open) {
+		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
+			gpd_subscription_flush(s);
+		if (dev->source->ops->reconfigure)
+			ret = dev->source->ops->reconfigure(dev->source, &cfg, err);
+		if (ret == -EOPNOTSUPP)
+			stop_stream(dev);
+		else if (ret)
+			return ret;
+		dev->stats.reconfigurations++;
+	}
+	if (ret) {
+		ret = dev->source->ops->open(dev->source, &cfg, err);
+		if (ret)
+			return ret;
+	}
+	reset_decoding(dev);
+	dev->open = true;
+	dev->set = set;
+	dev->binding = binding;
+	dev->exponent = exponent;
+	gpd_info("%s: streaming %s every %llu ns", dev->source->name,
+		 set->symbol_name,
+		 (unsigned long long)gpd_exponent_to_ns(&dev->source->info,
+							exponent));
+	return 0;
+}
+
+void gpd_device_add_subscriber(struct gpd_device *dev,
+			       struct gpd_subscription *sub)
+{
+	sub->next = dev->subscribers;
+	dev->subscribers = sub;
+	dev->n_subscribers++;
+	uv_timer_stop(&dev->linger_timer);
+}
+
+static void on_linger_expired(uv_timer_t *timer)
+{
+	struct gpd_device *dev = timer->data;
+	if (!dev->subscribers)
+		stop_stream(dev);
+}
+
+void gpd_device_remove_subscriber(struct gpd_device *dev,
+				  struct gpd_subscription *sub)
+{
+	for (struct gpd_subscription **p = &dev->subscribers; *p; p = &(*p)->next) {
+		if (*p == sub) {
+			*p = sub->next;
+			dev->n_subscribers--;
+			break;
+		}
+	}
+	if (!dev->subscribers && dev->open && !dev->closing) {
+		if (dev->linger_ms)
+			uv_timer_start(&dev->linger_timer, on_linger_expired,
+				       dev->linger_ms, 0);
+		else
+			stop_stream(dev);
+	}
+}
+
+static void on_linger_closed(uv_handle_t *handle)
+{
+	struct gpd_device *dev = handle->data;
+	for (size_t i = 0; i < dev->metrics->n_sets; i++)
+		if (dev->bound[i])
+			gpm_binding_fini(&dev->bindings[i]);
+	free(dev->bindings);
+	free(dev->bound);
+	free(dev->partial);
+	free(dev);
+}
+
+void gpd_device_close(struct gpd_device *dev)
+{
+	dev->closing = true;
+	while (dev->subscribers) {
+		struct gpd_subscription *s = dev->subscribers;
+		gpd_subscription_event(s, GPD_EVENT_DEVICE_LOST,
+				       "the daemon is shutting down");
+		/* The subscriber may have unsubscribed from the event. */
+		if (dev->subscribers == s)
+			gpd_unsubscribe(s);
+	}
+	stop_stream(dev);
+	dev->source->ops->destroy(dev->source);
+	dev->source = NULL;
+	uv_timer_stop(&dev->linger_timer);
+	uv_close((uv_handle_t *)&dev->linger_timer, on_linger_closed);
+}

@@ -1,0 +1,117 @@
+/*
+ * A device: one OA unit behind a source, owned by the daemon, and the
+ * subscribers sharing its one hardware configuration.
+ *
+ * The device decodes each report once, extends its timestamp, and hands
+ * every consecutive pair to each subscriber, which sums it into its own
+ * windows. The stream opens with the first subscriber and closes a linger
+ * time after the last one leaves, so other tools can have the unit.
+ */
+#ifndef GPD_DEVICE_H
+#define GPD_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "daemon/source.h"
+#include "daemon/subscription.h"
+#include "metrics/metric_binding.h"
+#include "metrics/metric_set.h"
+#include "metrics/oa_report.h"
+#include "metrics/oa_timestamp.h"
+
+/* The sampling period used when nobody asked for one. */
+#define GPD_DEFAULT_PERIOD_NS 1000000ull
+
+struct gpd_device_stats {
+	uint64_t reports;               /* SAMPLE records decoded */
+	uint64_t reports_lost;          /* REPORT_LOST records */
+	uint64_t buffers_lost;          /* BUFFER_LOST records */
+	uint64_t bad_records;           /* framing or decoding errors */
+	uint64_t reconfigurations;
+};
+
+struct gpd_device {
+	struct gpd_daemon *daemon;
+	struct gpd_source *source;
+	const struct gpm_metrics_file *metrics;         /* the platform's sets */
+	struct gpm_device_vars vars;
+	struct gpm_oa_decoder decoder;
+
+	/* Bindings are made the first time a set is configured. */
+	struct gpm_binding *bindings;
+	bool *bound;
+
+	/* The hardware configuration; set is NULL while closed. */
+	const struct gpm_metric_set *set;
+	const struct gpm_binding *binding;
+	unsigned exponent;
+	bool open;
+	uint64_t linger_ms;
+	uv_timer_t linger_timer;
+
+	struct gpd_subscription *subscribers;
+	unsigned n_subscribers;
+
+	/* Decoding state, reset whenever the stream (re)starts. */
+	struct gpm_oa_report report[2];
+	unsigned prev;
+	bool have_prev;
+	uint32_t running_ctx;
+	uint64_t prev_ts;               /* extended ticks */
+	struct gpm_oa_ts_extender ts;
+	bool anchored;                  /* cpu_anchor_ns <-> ts_anchor */
+	uint64_t cpu_anchor_ns;
+	uint64_t ts_anchor;
+	unsigned char *partial;         /* a record split across deliveries */
+	size_t partial_len;
+
+	struct gpd_device_stats stats;
+	bool closing;
+};
+
+/* Takes ownership of source. metrics: the definitions of its platform. */
+int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
+		    struct gpd_source *source,
+		    const struct gpm_metrics_file *metrics,
+		    uint64_t linger_ms);
+
+/* Closes the stream and the source; frees the device's memory once the
+ * loop has closed its handles. */
+void gpd_device_close(struct gpd_device *dev);
+
+/* The set named by symbol or guid; NULL if the platform has none. */
+const struct gpm_metric_set *gpd_device_find_set(const struct gpd_device *dev,
+						 const char *name);
+
+/* The set used when a subscriber names none. */
+const struct gpm_metric_set *gpd_device_default_set(const struct gpd_device *dev);
+
+/* The binding of set to this device, made on first use; NULL on ENOMEM. */
+const struct gpm_binding *gpd_device_binding(struct gpd_device *dev,
+					     const struct gpm_metric_set *set);
+
+/* Ticks <-> ns on this device's timestamp clock. */
+uint64_t gpd_device_ticks_to_ns(const struct gpd_device *dev, uint64_t ticks);
+uint64_t gpd_device_ns_to_ticks(const struct gpd_device *dev, uint64_t ns);
+
+/* The CLOCK_MONOTONIC time of an extended GPU timestamp, and the reverse
+ * for now; both need a report to have arrived (false before). */
+bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
+			 uint64_t *cpu_ns);
+bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts);
+
+/* Used by the subscription code. */
+int gpd_device_configure(struct gpd_device *dev,
+			 const struct gpm_metric_set *set, unsigned exponent,
+			 struct gpd_error *err);
+void gpd_device_add_subscriber(struct gpd_device *dev,
+			       struct gpd_subscription *sub);
+void gpd_device_remove_subscriber(struct gpd_device *dev,
+				  struct gpd_subscription *sub);
+
+uint64_t gpd_monotonic_ns(void);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * The sim source: the simulated OA unit (oa_model.c) paced by the daemon's
+ * monotonic clock.
+ *
+ * Like i915's poll timer, a 5 ms timer advances the model by the time that
+ * really passed and reads what it wrote. A daemon that falls behind (a
+ * blocked loop) lets the modeled buffer fill exactly as a slow reader of a
+ * real stream would, and gets the same BUFFER_LOST.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/device.h"
+#include "daemon/log.h"
+#include "daemon/sim/oa_model.h"
+#include "daemon/sim/sim_source.h"
+#include "metrics/sim_device.h"
+
+#define SIM_POLL_MS 5
+/* After a suspend or a debugger stop, do not replay minutes of GPU time. */
+#define SIM_MAX_CATCH_UP_NS 1000000000ull
+#define SIM_READ_SIZE (1u << 20)
+
+struct sim_source {
+	struct gpd_source base;
+	const struct gpm_metrics_db *db;
+	uint64_t seed;
+	size_t buffer_size;
+	struct gpd_oa_model *model;
+	unsigned exponent;
+	uv_timer_t timer;
+	bool timer_running;
+	uint64_t last_ns;               /* monotonic time the model is at */
+	uint64_t ns_remainder;          /* ns not yet worth a whole tick */
+	unsigned char *read_buf;
+};
+
+static void deliver(struct sim_source *sim)
+{
+	for (;;) {
+		ssize_t n = gpd_oa_model_read(sim->model, sim->read_buf,
+					      SIM_READ_SIZE);
+		if (n <= 0)
+			break;
+		sim->base.listener.records(sim->base.listener.user,
+					   sim->read_buf, (size_t)n);
+		/* The listener may have closed the stream. */
+		if (!sim->model)
+			break;
+	}
+}
+
+static void on_poll(uv_timer_t *timer)
+{
+	struct sim_source *sim = timer->data;
+	uint64_t now = gpd_monotonic_ns();
+	uint64_t elapsed = now - sim->last_ns + sim->ns_remainder;
+	sim->last_ns = now;
+	if (elapsed > SIM_MAX_CATCH_UP_NS)
+		elapsed = SIM_MAX_CATCH_UP_NS;
+	uint64_t freq = sim->base.info.timestamp_frequency;
+	uint64_t ticks = (uint64_t)((unsigned __int128)elapsed * freq / 1000000000ull);
+	sim->ns_remainder = elapsed -
+		(uint64_t)((unsigned __int128)ticks * 1000000000ull / freq);
+	gpd_oa_model_advance(sim->model, ticks);
+	deliver(sim);
+}
+
+static int make_model(struct sim_source *sim, const struct gpd_stream_config *cfg,
+		      struct gpd_error *err)
+{
+	struct gpd_oa_model_config mc = {
+		.dev = &sim->base.info,
+		.oa_format = sim->base.platform->i915_oa_format,
+		.exponent = (int)cfg->exponent,
+		.seed = sim->seed,
+		.buffer_size = sim->buffer_size,
+		.set = cfg->set,
+		/* Hardware timestamps do not start at 0; starting mid-range
+		 * makes the 32-bit wrap come within minutes, not hours. */
+		.start_timestamp = 0x80000000u,
+	};
+	/* mc.workload left zero: the workload's defaults. */
+	int ret = gpd_oa_model_create(&mc, &sim->model);
+	if (ret) {
+		err->code = ret;
+		snprintf(err->message, sizeof(err->message),
+			 "the simulated OA unit refused %s at exponent %u: %s",
+			 cfg->set->symbol_name, cfg->exponent, strerror(-ret));
+	}
+	return ret;
+}
+
+static int sim_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
+		    struct gpd_error *err)
+{
+	struct sim_source *sim = (struct sim_source *)src;
+	if (sim->model) {
+		gpd_oa_model_destroy(sim->model);
+		sim->model = NULL;
+	}
+	int ret = make_model(sim, cfg, err);
+	if (ret)
+		return ret;
+	sim->exponent = cfg->exponent;
+	gpd_oa_model_enable(sim->model);
+	sim->last_ns = gpd_monotonic_ns();
+	sim->ns_remainder = 0;
+	uv_timer_start(&sim->timer, on_poll, SIM_POLL_MS, SIM_POLL_MS);
+	sim->timer_running = true;
+	return 0;
+}
+
+static int sim_reconfigure(struct gpd_source *src,
+			   const struct gpd_stream_config *cfg,
+			   struct gpd_error *err)
+{
+	struct sim_source *sim = (struct sim_source *)src;
+	/* The hardware switches sets without closing (I915_PERF_IOCTL_CONFIG)
+	 * but a new period needs a new stream. */
+	if (!sim->model || cfg->exponent != sim->exponent)
+		return -EOPNOTSUPP;
+	int ret = gpd_oa_model_set_metric_set(sim->model, cfg->set);
+	if (ret) {
+		err->code = ret;
+		snprintf(err->message, sizeof(err->message),
+			 "the simulated OA unit could not switch to %s: %s",
+			 cfg->set->symbol_name, strerror(-ret));
+	}
+	return ret;
+}
+
+static void sim_close(struct gpd_source *src)
+{
+	struct sim_source *sim = (struct sim_source *)src;
+	if (sim->timer_running) {
+		uv_timer_stop(&sim->timer);
+		sim->timer_running = false;
+	}
+	if (sim->model) {
+		gpd_oa_model_destroy(sim->model);
+		sim->model = NULL;
+	}
+}
+
+static void on_timer_closed(uv_handle_t *handle)
+{
+	struct sim_source *sim = handle->data;
+	free(sim->read_buf);
+	free(sim);
+}
+
+static void sim_destroy(struct gpd_source *src)
+{
+	struct sim_source *sim = (struct sim_source *)src;
+	sim_close(src);
+	uv_close((uv_handle_t *)&sim->timer, on_timer_closed);
+}
+
+static const struct gpd_source_ops sim_ops = {
+	.open = sim_open,
+	.reconfigure = sim_reconfigure,
+	.close = sim_close,
+	.destroy = sim_destroy,
+};
+
+int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
+			  const struct gpd_sim_source_options *opts,
+			  struct gpd_source **out, struct gpd_error *err)
+{
+	const char *name = opts->platform ? opts->platform : "simgen12";
+	const struct gpm_platform *platform = gpm_platform_by_name(name);
+	if (!platform) {
+		err->code = -ENOENT;
+		snprintf(err->message, sizeof(err->message),
+			 "sim:%s: unknown platform; use a name from "
+			 "'gpuperf metrics list', e.g. sim:tglgt2", name);
+		return err->code;
+	}
+	if (!gpm_metrics_db_find_platform(db, platform->name)) {
+		err->code = -ENOENT;
+		snprintf(err->message, sizeof(err->message),
+			 "sim:%s: no metric definitions for %s are loaded; add "
+			 "--metrics-dir DIR where DIR holds oa-%s.xml",
+			 name, platform->name, platform->name);
+		return err->code;
+	}
+	const struct gpm_oa_format *format;
+	if (!platform->i915_oa_format ||
+	    gpm_oa_format_from_i915(platform->i915_oa_format, &format)) {
+		err->code = -EOPNOTSUPP;
+		snprintf(err->message, sizeof(err->message),
+			 "sim:%s: the simulated OA unit models i915 platforms "
+			 "only; pick one up to Meteor Lake", name);
+		return err->code;
+	}
+	struct sim_source *sim = calloc(1, sizeof(*sim));
+	unsigned char *buf = malloc(SIM_READ_SIZE);
+	if (!sim || !buf) {
+		free(sim);
+		free(buf);
+		err->code = -ENOMEM;
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return err->code;
+	}
+	sim->base.ops = &sim_ops;
+	sim->base.kind = GPD_SOURCE_SIM;
+	snprintf(sim->base.name, sizeof(sim->base.name), "sim%u", opts->index);
+	if (opts->platform)
+		gpm_platform_default_device(platform, &sim->base.info);
+	else
+		gpm_sim_device_info(&sim->base.info);
+	sim->base.platform = platform;
+	sim->base.format = format;
+	sim->base.loop = loop;
+	sim->db = db;
+	sim->seed = opts->seed;
+	sim->buffer_size = opts->buffer_size;
+	sim->read_buf = buf;
+	uv_timer_init(loop, &sim->timer);
+	sim->timer.data = sim;
+	*out = &sim->base;
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * The source interface: where a device's OA records come from.
+ *
+ * Every source (the simulated OA unit, a recording, i915, xe) hands its data
+ * upward as i915 perf records, exactly as read() on an i915 perf stream
+ * returns them: struct drm_i915_perf_record_header + report for samples,
+ * bare headers for REPORT_LOST and BUFFER_LOST. A source whose kernel has no
+ * record headers (xe) frames its reports that way, so nothing above a source
+ * can tell them apart.
+ */
+#ifndef GPD_SOURCE_H
+#define GPD_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "daemon/device_spec.h"
+#include "daemon/subscription.h"
+#include "metrics/device.h"
+#include "metrics/metric_binding.h"
+#include "metrics/oa_format.h"
+#include "metrics/platform.h"
+
+struct gpd_source;
+
+/* What the device asks a source to stream. */
+struct gpd_stream_config {
+	const struct gpm_metric_set *set;
+	const struct gpm_binding *binding;      /* set bound to this device */
+	unsigned exponent;              /* period = 2^(exponent+1) ticks */
+	bool ctx_filter;
+	uint32_t ctx_id;
+};
+
+/* Where a source delivers, set by the device before open. */
+struct gpd_source_listener {
+	/* Whole records, on the loop. */
+	void (*records)(void *user, const void *data, size_t len);
+	/* The stream stopped or came back on its own (device lost, unit taken
+	 * by another process, recovered, a replay reached its end). */
+	void (*event)(void *user, enum gpd_event_kind kind,
+		      const char *message);
+	void *user;
+};
+
+struct gpd_source_ops {
+	/* Starts streaming cfg. 0, or a negative code with err filled. */
+	int (*open)(struct gpd_source *src, const struct gpd_stream_config *cfg,
+		    struct gpd_error *err);
+	/* Switches metric set or period without closing; NULL or -EOPNOTSUPP
+	 * when the source cannot, then the device closes and reopens. */
+	int (*reconfigure)(struct gpd_source *src,
+			   const struct gpd_stream_config *cfg,
+			   struct gpd_error *err);
+	void (*close)(struct gpd_source *src);
+	void (*destroy)(struct gpd_source *src);
+};
+
+struct gpd_source {
+	const struct gpd_source_ops *ops;
+	enum gpd_source_kind kind;
+	char name[64];                          /* "sim0", "card1", a file */
+	struct gpm_device_info info;
+	const struct gpm_platform *platform;
+	const struct gpm_oa_format *format;     /* what its reports are */
+	/* A recording fixes the metric set and period it was made with. */
+	const char *fixed_metric_set;           /* symbol; NULL if free */
+	uint64_t fixed_period_ns;               /* 0 if free or unknown */
+	struct gpd_source_listener listener;
+	uv_loop_t *loop;
+};
+
+/* Period of an exponent on a device, as the kernel computes it. */
+uint64_t gpd_exponent_to_ns(const struct gpm_device_info *info,
+			    unsigned exponent);
+
+/* The largest exponent whose period does not exceed period_ns (the
+ * fastest, 0, if none does). */
+unsigned gpd_exponent_for_period(const struct gpm_device_info *info,
+				 uint64_t period_ns);
+
+#endif

@@ -1,0 +1,550 @@
+/*
+ * Subscriptions: the arbitration of a device's one configuration between
+ * subscribers, and each subscriber's windows and frames.
+ *
+ * Policy: an idle device takes any subscriber's configuration. On a running
+ * device, a request that fits what runs (same set, a period no faster than
+ * the running one) joins it; anything else needs a controller, whose change
+ * every subscriber is told about. A viewer asking for more is refused with
+ * words saying what runs and how to join it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/subscription_internal.h"
+#include "metrics/oa_delta.h"
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static void window_reset(struct gpd_window *w)
+{
+	w->open = false;
+	w->reports = 0;
+	w->reports_lost = 0;
+	w->buffers_lost = 0;
+	memset(&w->acc, 0, sizeof(w->acc));
+}
+
+static void window_add(struct gpd_window *w, const struct gpm_oa_decoder *dec,
+		       const struct gpm_oa_report *start,
+		       const struct gpm_oa_report *end, uint64_t start_ts,
+		       uint64_t end_ts)
+{
+	if (!w->open) {
+		w->open = true;
+		w->start_ts = start_ts;
+	}
+	w->end_ts = end_ts;
+	w->reports++;
+	gpm_oa_delta_add(dec, start, end, &w->acc);
+}
+
+static struct gpd_context_acc *context_slot(struct gpd_subscription *sub,
+					    uint32_t ctx)
+{
+	for (size_t i = 0; i < sub->n_contexts; i++)
+		if (sub->contexts[i].ctx_id == ctx)
+			return &sub->contexts[i];
+	if (sub->n_contexts == sub->cap_contexts) {
+		size_t cap = sub->cap_contexts ? sub->cap_contexts * 2 : 8;
+		/* A window with thousands of contexts is an attack or a bug;
+		 * fold the excess into the last row rather than grow forever. */
+		if (cap > 1024)
+			return &sub->contexts[sub->n_contexts - 1];
+		struct gpd_context_acc *c = realloc(sub->contexts, cap * sizeof(*c));
+		if (!c)
+			return sub->n_contexts ? &sub->contexts[sub->n_contexts - 1] : NULL;
+		sub->contexts = c;
+		sub->cap_contexts = cap;
+	}
+	struct gpd_context_acc *c = &sub->contexts[sub->n_contexts++];
+	memset(c, 0, sizeof(*c));
+	c->ctx_id = ctx;
+	return c;
+}
+
+static void evaluate(struct gpd_subscription *sub,
+		     const struct gpm_accumulator *acc, struct gpm_value *out)
+{
+	const struct gpm_binding *binding = sub->device->binding;
+	gpm_binding_evaluate(binding, acc, sub->set_values);
+	for (size_t i = 0; i < sub->n_counters; i++)
+		out[i] = sub->set_values[sub->index[i]];
+}
+
+static void emit(struct gpd_subscription *sub, struct gpd_window *w,
+		 bool from_mark)
+{
+	struct gpd_device *dev = sub->device;
+	if (!dev->binding)
+		return;
+	struct gpd_frame frame = {
+		.gpu_start_ns = gpd_device_ticks_to_ns(dev, w->start_ts),
+		.gpu_end_ns = gpd_device_ticks_to_ns(dev, w->end_ts),
+		.reports = w->reports,
+		.lost_reports = w->reports_lost,
+		.buffer_lost = w->buffers_lost,
+		.from_mark = from_mark,
+		.n_values = sub->n_counters,
+		.values = sub->values,
+	};
+	gpd_device_cpu_time(dev, w->start_ts, &frame.cpu_start_ns);
+	gpd_device_cpu_time(dev, w->end_ts, &frame.cpu_end_ns);
+	evaluate(sub, &w->acc, sub->values);
+	if (sub->raw)
+		frame.raw = &w->acc;
+	if (sub->per_context && !from_mark && sub->n_contexts) {
+		size_t need = sub->n_contexts * (sub->n_counters ? sub->n_counters : 1);
+		if (need > sub->cap_context_values) {
+			struct gpm_value *v = realloc(sub->context_values,
+						      need * sizeof(*v));
+			struct gpd_context_row *r = realloc(sub->rows,
+				sub->n_contexts * sizeof(*r));
+			if (v)
+				sub->context_values = v;
+			if (r)
+				sub->rows = r;
+			if (v && r)
+				sub->cap_context_values = need;
+		}
+		if (need <= sub->cap_context_values) {
+			for (size_t i = 0; i < sub->n_contexts; i++) {
+				struct gpd_context_acc *c = &sub->contexts[i];
+				struct gpm_value *vals =
+					sub->context_values + i * sub->n_counters;
+				evaluate(sub, &c->acc, vals);
+				sub->rows[i] = (struct gpd_context_row){
+					.ctx_id = c->ctx_id,
+					.reports = c->reports,
+					.gpu_time_ns = gpd_device_ticks_to_ns(dev, c->ticks),
+					.values = vals,
+				};
+			}
+			frame.n_contexts = sub->n_contexts;
+			frame.contexts = sub->rows;
+		}
+	}
+	if (!from_mark)
+		sub->n_contexts = 0;
+	window_reset(w);
+	sub->ops->frame(sub->user, &frame);
+}
+
+void gpd_subscription_pair(struct gpd_subscription *sub,
+			   const struct gpm_oa_decoder *dec,
+			   const struct gpm_oa_report *start,
+			   const struct gpm_oa_report *end, uint32_t ctx,
+			   uint64_t start_ts, uint64_t end_ts)
+{
+	bool wanted = !sub->ctx_filter || ctx == sub->ctx_id;
+
+	if (sub->mark_state == GPD_MARK_CLOSING && end_ts > sub->mark_end_ts) {
+		sub->mark_state = GPD_MARK_IDLE;
+		emit(sub, &sub->mark, true);
+	}
+	if (sub->mark_state != GPD_MARK_IDLE && start_ts >= sub->mark_begin_ts &&
+	    wanted)
+		window_add(&sub->mark, dec, start, end, start_ts, end_ts);
+
+	if (!sub->window_ticks)
+		return;
+	if (!sub->deadline)
+		sub->deadline = (start_ts / sub->window_ticks + 1) * sub->window_ticks;
+	if (wanted) {
+		window_add(&sub->window, dec, start, end, start_ts, end_ts);
+		if (sub->per_context) {
+			struct gpd_context_acc *c = context_slot(sub, ctx);
+			if (c) {
+				c->reports++;
+				c->ticks += end_ts - start_ts;
+				gpm_oa_delta_add(dec, start, end, &c->acc);
+			}
+		}
+	}
+	/* The report that reaches the deadline ends the window; windows are
+	 * aligned to multiples of their length on the GPU time line. */
+	if (end_ts >= sub->deadline) {
+		if (sub->window.open || sub->window.reports_lost ||
+		    sub->window.buffers_lost)
+			emit(sub, &sub->window, false);
+		sub->deadline = (end_ts / sub->window_ticks + 1) * sub->window_ticks;
+	}
+}
+
+void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost)
+{
+	if (buffer_lost) {
+		sub->window.buffers_lost++;
+		if (sub->mark_state != GPD_MARK_IDLE)
+			sub->mark.buffers_lost++;
+	} else {
+		sub->window.reports_lost++;
+		if (sub->mark_state != GPD_MARK_IDLE)
+			sub->mark.reports_lost++;
+	}
+}
+
+void gpd_subscription_flush(struct gpd_subscription *sub)
+{
+	if (sub->window.open || sub->window.reports_lost ||
+	    sub->window.buffers_lost)
+		emit(sub, &sub->window, false);
+	sub->deadline = 0;
+	if (sub->mark_state == GPD_MARK_CLOSING) {
+		sub->mark_state = GPD_MARK_IDLE;
+		emit(sub, &sub->mark, true);
+	}
+}
+
+void gpd_subscription_event(struct gpd_subscription *sub,
+			    enum gpd_event_kind kind, const char *message)
+{
+	struct gpd_event ev = { .kind = kind, .message = message };
+	if (sub->ops->event)
+		sub->ops->event(sub->user, &ev);
+}
+
+static void free_counters(struct gpd_subscription *sub)
+{
+	free(sub->index);
+	free(sub->symbols);
+	free(sub->set_values);
+	free(sub->values);
+	sub->index = NULL;
+	sub->symbols = NULL;
+	sub->set_values = NULL;
+	sub->values = NULL;
+	sub->n_counters = 0;
+}
+
+/* Resolves the requested symbols (or all available counters) against the
+ * set the device runs. A symbol the set lacks is an error when asked;
+ * after a reconfiguration it is just dropped. */
+static int resolve_counters(struct gpd_subscription *sub, bool strict,
+			    struct gpd_error *err)
+{
+	struct gpd_device *dev = sub->device;
+	const struct gpm_metric_set *set = dev->set;
+	const struct gpm_binding *binding = dev->binding;
+	free_counters(sub);
+	sub->set = set;
+	size_t max = sub->requested ? sub->n_requested : set->n_counters;
+	sub->index = calloc(max ? max : 1, sizeof(*sub->index));
+	sub->symbols = calloc(max ? max : 1, sizeof(*sub->symbols));
+	sub->set_values = calloc(set->n_counters ? set->n_counters : 1,
+				 sizeof(*sub->set_values));
+	sub->values = calloc(max ? max : 1, sizeof(*sub->values));
+	if (!sub->index || !sub->symbols || !sub->set_values || !sub->values) {
+		free_counters(sub);
+		return fail(err, -ENOMEM, "out of memory");
+	}
+	size_t n = 0;
+	if (!sub->requested) {
+		for (size_t i = 0; i < set->n_counters; i++)
+			if (binding->available[i])
+				sub->index[n++] = (unsigned)i;
+	} else {
+		for (size_t i = 0; i < sub->n_requested; i++) {
+			int c = gpm_metric_set_find_counter(set, sub->requested[i]);
+			if (c < 0 || !binding->available[c]) {
+				if (!strict)
+					continue;
+				free_counters(sub);
+				return fail(err, -ENOENT,
+					    "metric set %s has no counter '%s'%s; "
+					    "list them with 'gpuperf counters %s'",
+					    set->symbol_name, sub->requested[i],
+					    c >= 0 ? " on this device" : "",
+					    set->symbol_name);
+			}
+			sub->index[n++] = (unsigned)c;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		sub->symbols[i] = set->counters[sub->index[i]].symbol_name;
+	sub->n_counters = n;
+	return 0;
+}
+
+int gpd_subscription_rebind(struct gpd_subscription *sub)
+{
+	struct gpd_error err;
+	sub->n_contexts = 0;
+	window_reset(&sub->window);
+	window_reset(&sub->mark);
+	sub->mark_state = GPD_MARK_IDLE;
+	sub->deadline = 0;
+	return resolve_counters(sub, false, &err);
+}
+
+static void free_subscription(struct gpd_subscription *sub)
+{
+	for (size_t i = 0; i < sub->n_requested; i++)
+		free(sub->requested[i]);
+	free(sub->requested);
+	free_counters(sub);
+	free(sub->contexts);
+	free(sub->context_values);
+	free(sub->rows);
+	free(sub);
+}
+
+static void describe_config(const struct gpd_device *dev, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s sampled every %llu ns", dev->set->symbol_name,
+		 (unsigned long long)gpd_exponent_to_ns(&dev->source->info,
+							dev->exponent));
+}
+
+/* Moves every subscriber onto the new configuration and tells them. */
+static void announce_config(struct gpd_device *dev)
+{
+	char config[160], message[sizeof(((struct gpd_error *)0)->message) + 160];
+	describe_config(dev, config, sizeof(config));
+	snprintf(message, sizeof(message),
+		 "device %s reconfigured by a controller: now %s",
+		 dev->source->name, config);
+	for (struct gpd_subscription *s = dev->subscribers, *n; s; s = n) {
+		n = s->next;
+		gpd_subscription_rebind(s);
+		gpd_subscription_event(s, GPD_EVENT_CONFIG_CHANGED, message);
+	}
+}
+
+/* Decides whether the request can run, and configures the device when it
+ * needs to. */
+static int arbitrate(struct gpd_device *dev, enum gpd_role role,
+		     const struct gpm_metric_set *set, unsigned exponent,
+		     bool period_given, bool *changed, struct gpd_error *err)
+{
+	*changed = false;
+	if (dev->source->fixed_metric_set && set != gpd_device_default_set(dev))
+		return fail(err, -EINVAL,
+			    "device %s replays a recording of %s and cannot "
+			    "stream %s; subscribe to %s",
+			    dev->source->name, dev->source->fixed_metric_set,
+			    set->symbol_name, dev->source->fixed_metric_set);
+	if (!dev->open || !dev->subscribers) {
+		*changed = dev->open && (dev->set != set || dev->exponent != exponent);
+		return gpd_device_configure(dev, set, exponent, err);
+	}
+	bool same_set = dev->set == set;
+	bool fast_enough = !period_given || exponent >= dev->exponent;
+	if (same_set && fast_enough)
+		return 0;
+	if (role != GPD_ROLE_CONTROLLER) {
+		char config[160];
+		describe_config(dev, config, sizeof(config));
+		return fail(err, -EBUSY,
+			    "device %s is running %s for other subscribers; a "
+			    "viewer cannot change it: subscribe to that set with "
+			    "a period of at least the running one, or connect "
+			    "as a controller", dev->source->name, config);
+	}
+	int ret = gpd_device_configure(dev, set, exponent, err);
+	if (ret)
+		return ret;
+	*changed = true;
+	return 0;
+}
+
+static int resolve_set_and_period(struct gpd_device *dev, const char *name,
+				  uint64_t period_ns,
+				  const struct gpm_metric_set **set,
+				  unsigned *exponent, struct gpd_error *err)
+{
+	if (name) {
+		*set = gpd_device_find_set(dev, name);
+		if (!*set)
+			return fail(err, -ENOENT,
+				    "device %s (%s) has no metric set '%s'; list "
+				    "them with 'gpuperf sets -d %s'",
+				    dev->source->name, dev->metrics->platform,
+				    name, dev->source->name);
+	} else {
+		*set = dev->open && dev->set ? dev->set : gpd_device_default_set(dev);
+		if (!*set)
+			return fail(err, -ENOENT,
+				    "device %s has no metric sets; point "
+				    "--metrics-dir at its platform's oa-*.xml",
+				    dev->source->name);
+	}
+	if (period_ns)
+		*exponent = gpd_exponent_for_period(&dev->source->info, period_ns);
+	else if (dev->open)
+		*exponent = dev->exponent;
+	else
+		*exponent = gpd_exponent_for_period(&dev->source->info,
+						    dev->source->fixed_period_ns ?
+						    dev->source->fixed_period_ns :
+						    GPD_DEFAULT_PERIOD_NS);
+	return 0;
+}
+
+int gpd_subscribe(struct gpd_daemon *daemon,
+		  const struct gpd_subscribe_request *req,
+		  const struct gpd_subscriber_ops *ops, void *user,
+		  struct gpd_subscription **out, struct gpd_error *err)
+{
+	*out = NULL;
+	struct gpd_device *dev = gpd_daemon_find_device(daemon, req->device);
+	if (!dev)
+		return fail(err, -ENODEV,
+			    req->device ? "no device '%s'; list them with "
+					  "'gpuperf devices'"
+					: "the daemon has no devices%s",
+			    req->device ? req->device : "");
+	if (!ops || !ops->frame)
+		return fail(err, -EINVAL, "a subscriber needs a frame callback");
+
+	const struct gpm_metric_set *set;
+	unsigned exponent;
+	int ret = resolve_set_and_period(dev, req->metric_set,
+					 req->sampling_period_ns, &set,
+					 &exponent, err);
+	if (ret)
+		return ret;
+
+	struct gpd_subscription *sub = calloc(1, sizeof(*sub));
+	if (!sub)
+		return fail(err, -ENOMEM, "out of memory");
+	sub->device = dev;
+	sub->ops = ops;
+	sub->user = user;
+	sub->role = req->role;
+	sub->ctx_filter = req->ctx_filter;
+	sub->ctx_id = req->ctx_id;
+	sub->raw = req->raw;
+	sub->per_context = req->per_context;
+	sub->window_ticks = gpd_device_ns_to_ticks(dev, req->window_ns);
+	if (req->window_ns && !sub->window_ticks)
+		sub->window_ticks = 1;
+	if (req->counters) {
+		sub->requested = calloc(req->n_counters ? req->n_counters : 1,
+					sizeof(*sub->requested));
+		if (!sub->requested) {
+			free(sub);
+			return fail(err, -ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < req->n_counters; i++) {
+			sub->requested[i] = strdup(req->counters[i]);
+			if (!sub->requested[i]) {
+				sub->n_requested = i;
+				free_subscription(sub);
+				return fail(err, -ENOMEM, "out of memory");
+			}
+		}
+		sub->n_requested = req->n_counters;
+	}
+
+	bool changed;
+	ret = arbitrate(dev, req->role, set, exponent, req->sampling_period_ns != 0,
+			&changed, err);
+	if (ret) {
+		free_subscription(sub);
+		return ret;
+	}
+	ret = resolve_counters(sub, true, err);
+	if (ret) {
+		/* The stream may have opened for this request alone: let the
+		 * linger rule close it again. */
+		gpd_device_remove_subscriber(dev, sub);
+		free_subscription(sub);
+		return ret;
+	}
+	if (changed)
+		announce_config(dev);
+	gpd_device_add_subscriber(dev, sub);
+	*out = sub;
+	return 0;
+}
+
+void gpd_unsubscribe(struct gpd_subscription *sub)
+{
+	if (!sub)
+		return;
+	gpd_device_remove_subscriber(sub->device, sub);
+	free_subscription(sub);
+}
+
+int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
+		    uint64_t sampling_period_ns, struct gpd_error *err)
+{
+	struct gpd_device *dev = sub->device;
+	if (sub->role != GPD_ROLE_CONTROLLER)
+		return fail(err, -EPERM,
+			    "only a controller may reconfigure device %s; "
+			    "connect with a controller token",
+			    dev->source->name);
+	const struct gpm_metric_set *set;
+	unsigned exponent;
+	int ret = resolve_set_and_period(dev, metric_set, sampling_period_ns,
+					 &set, &exponent, err);
+	if (ret)
+		return ret;
+	if (dev->source->fixed_metric_set && set != gpd_device_default_set(dev))
+		return fail(err, -EINVAL,
+			    "device %s replays a recording of %s and cannot "
+			    "stream %s", dev->source->name,
+			    dev->source->fixed_metric_set, set->symbol_name);
+	if (dev->open && dev->set == set && dev->exponent == exponent)
+		return 0;
+	ret = gpd_device_configure(dev, set, exponent, err);
+	if (ret)
+		return ret;
+	announce_config(dev);
+	return 0;
+}
+
+int gpd_mark_begin(struct gpd_subscription *sub, struct gpd_error *err)
+{
+	uint64_t now;
+	if (sub->mark_state != GPD_MARK_IDLE)
+		return fail(err, -EALREADY,
+			    "a mark is already open; end it before beginning "
+			    "another");
+	if (!gpd_device_gpu_now(sub->device, &now))
+		return fail(err, -EAGAIN,
+			    "device %s has not delivered a report yet; begin "
+			    "the mark again in a moment",
+			    sub->device->source->name);
+	window_reset(&sub->mark);
+	sub->mark_begin_ts = now;
+	sub->mark_state = GPD_MARK_OPEN;
+	return 0;
+}
+
+int gpd_mark_end(struct gpd_subscription *sub, struct gpd_error *err)
+{
+	uint64_t now;
+	if (sub->mark_state != GPD_MARK_OPEN)
+		return fail(err, -EINVAL, "no mark is open; begin one first");
+	if (!gpd_device_gpu_now(sub->device, &now))
+		now = sub->mark_begin_ts;
+	sub->mark_end_ts = now;
+	sub->mark_state = GPD_MARK_CLOSING;
+	return 0;
+}
+
+size_t gpd_subscription_counters(const struct gpd_subscription *sub,
+				 const char *const **symbols)
+{
+	*symbols = sub->symbols;
+	return sub->n_counters;
+}

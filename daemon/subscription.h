@@ -1,0 +1,116 @@
+/*
+ * The internal subscription API: how the network layer (and tests) ask a
+ * device for frames.
+ *
+ * A device has one hardware configuration at a time (metric set, sampling
+ * period, optional context filter); every subscriber shares it and gets its
+ * own windows, counter subset and options. A controller may change the
+ * configuration, which every subscriber is told about; a viewer may only
+ * subscribe to what is configured (or configure an idle device).
+ */
+#ifndef GPD_SUBSCRIPTION_H
+#define GPD_SUBSCRIPTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics/accumulator.h"
+#include "metrics/equation.h"
+
+struct gpd_daemon;
+struct gpd_device;
+struct gpd_subscription;
+
+enum gpd_role {
+	GPD_ROLE_VIEWER,
+	GPD_ROLE_CONTROLLER,
+};
+
+/* An error on its way to a user: a negative errno-style code and words
+ * that say what to do. */
+struct gpd_error {
+	int code;
+	char message[256];
+};
+
+struct gpd_subscribe_request {
+	const char *device;             /* device name; NULL = the first */
+	const char *metric_set;         /* symbol or guid; NULL = current/default */
+	uint64_t sampling_period_ns;    /* 0 = current, or the default */
+	uint64_t window_ns;             /* 0 = frames only at end marks */
+	const char *const *counters;    /* symbols; NULL = every counter */
+	size_t n_counters;
+	bool ctx_filter;                /* only reports of ctx_id */
+	uint32_t ctx_id;
+	bool raw;                       /* frames carry the summed raw deltas */
+	bool per_context;               /* frames carry per-context rows */
+	enum gpd_role role;
+};
+
+/* One context's share of a window. */
+struct gpd_context_row {
+	uint32_t ctx_id;                /* GPD_CTX_IDLE for idle/unknown */
+	uint32_t reports;
+	uint64_t gpu_time_ns;           /* time this context ran in the window */
+	const struct gpm_value *values; /* subscribed counters, as in the frame */
+};
+
+#define GPD_CTX_IDLE UINT32_MAX
+
+struct gpd_frame {
+	uint64_t gpu_start_ns, gpu_end_ns;      /* GPU timestamps, in ns */
+	uint64_t cpu_start_ns, cpu_end_ns;      /* CLOCK_MONOTONIC */
+	uint32_t reports;                       /* reports summed */
+	uint32_t lost_reports;                  /* REPORT_LOST seen */
+	uint32_t buffer_lost;                   /* BUFFER_LOST seen */
+	bool from_mark;                         /* closed by an end mark */
+	size_t n_values;
+	const struct gpm_value *values;         /* in subscribed order */
+	const struct gpm_accumulator *raw;      /* when requested */
+	size_t n_contexts;
+	const struct gpd_context_row *contexts; /* when requested */
+};
+
+enum gpd_event_kind {
+	GPD_EVENT_CONFIG_CHANGED,       /* metric set or period changed */
+	GPD_EVENT_BUSY_ELSEWHERE,       /* another process owns the unit */
+	GPD_EVENT_DEVICE_LOST,
+	GPD_EVENT_RECOVERED,
+	GPD_EVENT_ENDED,                /* the source ended (replay finished) */
+	GPD_EVENT_RESTARTED,            /* the source started over (replay loop) */
+};
+
+struct gpd_event {
+	enum gpd_event_kind kind;
+	const char *message;
+};
+
+struct gpd_subscriber_ops {
+	void (*frame)(void *user, const struct gpd_frame *frame);
+	void (*event)(void *user, const struct gpd_event *event);
+};
+
+/* Subscribes; frames and events arrive on the daemon's loop. */
+int gpd_subscribe(struct gpd_daemon *daemon,
+		  const struct gpd_subscribe_request *req,
+		  const struct gpd_subscriber_ops *ops, void *user,
+		  struct gpd_subscription **out, struct gpd_error *err);
+
+void gpd_unsubscribe(struct gpd_subscription *sub);
+
+/* Changes the device's metric set and/or sampling period (0 / NULL keep
+ * the current one). Controllers only. */
+int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
+		    uint64_t sampling_period_ns, struct gpd_error *err);
+
+/* Begin/end a query window: the frame for [begin, end] arrives after end
+ * with from_mark set. */
+int gpd_mark_begin(struct gpd_subscription *sub, struct gpd_error *err);
+int gpd_mark_end(struct gpd_subscription *sub, struct gpd_error *err);
+
+/* What a subscription receives: its counters, in frame order. */
+size_t gpd_subscription_counters(const struct gpd_subscription *sub,
+				 const char *const **symbols);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * A subscription's insides, shared by device.c (which feeds it report
+ * pairs) and subscription.c (which sums them into windows and frames).
+ */
+#ifndef GPD_SUBSCRIPTION_INTERNAL_H
+#define GPD_SUBSCRIPTION_INTERNAL_H
+
+#include "daemon/device.h"
+#include "daemon/subscription.h"
+#include "metrics/accumulator.h"
+#include "metrics/oa_report.h"
+
+/* One context's accumulation inside the open window. */
+struct gpd_context_acc {
+	uint32_t ctx_id;
+	uint32_t reports;
+	uint64_t ticks;
+	struct gpm_accumulator acc;
+};
+
+/* A window being summed: the interval one or the mark one. */
+struct gpd_window {
+	bool open;                      /* holds at least one pair */
+	uint64_t start_ts, end_ts;      /* extended ticks */
+	uint32_t reports;
+	uint32_t reports_lost;
+	uint32_t buffers_lost;
+	struct gpm_accumulator acc;
+};
+
+enum gpd_mark_state {
+	GPD_MARK_IDLE,
+	GPD_MARK_OPEN,                  /* begun; pairs after begin_ts count */
+	GPD_MARK_CLOSING,               /* ended; waiting for a report past end_ts */
+};
+
+struct gpd_subscription {
+	struct gpd_device *device;
+	struct gpd_subscription *next;
+	const struct gpd_subscriber_ops *ops;
+	void *user;
+	enum gpd_role role;
+
+	/* Requested counters by symbol (NULL: all), resolved against the set
+	 * the device runs: index[i] is the set's counter for frame value i. */
+	char **requested;
+	size_t n_requested;
+	const struct gpm_metric_set *set;
+	unsigned *index;
+	const char **symbols;
+	size_t n_counters;
+
+	bool ctx_filter;
+	uint32_t ctx_id;
+	bool raw;
+	bool per_context;
+
+	uint64_t window_ticks;          /* 0: frames at end marks only */
+	uint64_t deadline;              /* the interval window ends here */
+	struct gpd_window window;
+
+	enum gpd_mark_state mark_state;
+	uint64_t mark_begin_ts, mark_end_ts;
+	struct gpd_window mark;
+
+	struct gpd_context_acc *contexts;
+	size_t n_contexts, cap_contexts;
+
+	/* Scratch for frames: values of the whole set, then the subscribed
+	 * ones, then per-context rows. */
+	struct gpm_value *set_values;
+	struct gpm_value *values;
+	struct gpm_value *context_values;
+	size_t cap_context_values;
+	struct gpd_context_row *rows;
+};
+
+/* Device -> subscription. */
+void gpd_subscription_pair(struct gpd_subscription *sub,
+			   const struct gpm_oa_decoder *dec,
+			   const struct gpm_oa_report *start,
+			   const struct gpm_oa_report *end, uint32_t ctx,
+			   uint64_t start_ts, uint64_t end_ts);
+void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost);
+/* Hands out what is summed so far (stream stopping or reconfiguring). */
+void gpd_subscription_flush(struct gpd_subscription *sub);
+/* The device now runs another set: re-resolve the counters. */
+int gpd_subscription_rebind(struct gpd_subscription *sub);
+void gpd_subscription_event(struct gpd_subscription *sub,
+			    enum gpd_event_kind kind, const char *message);
+
+#endif
