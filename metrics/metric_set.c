@@ -205,12 +205,16 @@ void gpm_metrics_file_free(struct gpm_metrics_file *file)
 #define REPORT(sc, line, ...)                                                \
 	gpm_diagnostics_add((sc)->diag, (sc)->path, (line), __VA_ARGS__)
 
+/* what names the attribute ("" for the equation). An unknown `$Name` in an
+ * equation that may read counters is a reference to a missing counter. */
 static int report_equation_error(struct set_compiler *sc,
 				 const struct gpm_counter *c, const char *what,
+				 bool reads_counters,
 				 const struct gpm_equation_error *err)
 {
-	if ((err->code == GPM_EQ_UNKNOWN_VARIABLE ||
-	     err->code == GPM_EQ_UNKNOWN_COUNTER) && err->token[0] == '$')
+	if (reads_counters && err->token[0] == '$' &&
+	    (err->code == GPM_EQ_UNKNOWN_VARIABLE ||
+	     err->code == GPM_EQ_UNKNOWN_COUNTER))
 		return REPORT(sc, c->line,
 			      "set %s, counter %s: %sunknown counter reference "
 			      "'%s': no counter of the set and no device "
@@ -274,7 +278,7 @@ static int compile_counter(struct set_compiler *sc, unsigned i)
 	if (ret) {
 		c->eq = NULL;
 		mark_bad(sc, i);
-		return report_equation_error(sc, c, "", &err);
+		return report_equation_error(sc, c, "", true, &err);
 	}
 
 	if (c->availability) {
@@ -288,7 +292,7 @@ static int compile_counter(struct set_compiler *sc, unsigned i)
 			c->availability_eq = NULL;
 			mark_bad(sc, i);
 			return report_equation_error(sc, c, "availability: ",
-						     &err);
+						     false, &err);
 		}
 		if (!gpm_equation_is_constant(c->availability_eq)) {
 			mark_bad(sc, i);
@@ -310,7 +314,7 @@ static int compile_counter(struct set_compiler *sc, unsigned i)
 			c->max_eq = NULL;
 			c->max_equation = NULL;
 			return report_equation_error(sc, c, "max_equation: ",
-						     &err);
+						     true, &err);
 		}
 	}
 	return 0;
