@@ -109,6 +109,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		struct gpd_sim_source_options so = {
 			.platform = spec.platform,
 			.seed = d->options.seed,
+			.buffer_size = d->options.sim_buffer_size,
 			.index = index,
 		};
 		ret = gpd_sim_source_create(d->loop, d->metrics, &so, &source, err);

@@ -23,6 +23,7 @@ struct gpd_options {
 	const char **metrics_dirs;      /* --metrics-dir; none = built-in sim */
 	size_t n_metrics_dirs;
 	uint64_t seed;                  /* sim workload */
+	size_t sim_buffer_size;         /* sim OA buffer; 0: 16 MiB */
 	uint64_t linger_ms;             /* stream stays open after the last
 					 * subscriber leaves */
 };

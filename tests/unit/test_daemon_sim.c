@@ -1,0 +1,370 @@
+/*
+ * The daemon core on the sim device, driven through the internal
+ * subscription API on a real loop: windows, bounds, contexts,
+ * reconfiguration, arbitration between roles, and loss.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/subscription_internal.h"
+#include "metrics/metric_binding.h"
+#include "tests/unit/test_util.h"
+
+struct collector {
+	struct gpd_daemon *daemon;
+	struct gpd_subscription *sub;
+	unsigned frames;
+	unsigned events;
+	enum gpd_event_kind last_event;
+	uint64_t min_ns, max_ns;        /* window lengths seen (GPU time) */
+	unsigned out_of_bounds;
+	unsigned checked_values;
+	uint64_t reports;
+	uint64_t buffers_lost;
+	uint32_t contexts_seen[16];
+	unsigned n_contexts_seen;
+	const char *set_at_last_frame;
+	unsigned stall_at_frame;        /* block the loop once, at this frame */
+	unsigned stall_ms;
+	unsigned stop_after;            /* frames, then stop the loop */
+};
+
+static void note_context(struct collector *c, uint32_t ctx)
+{
+	for (unsigned i = 0; i < c->n_contexts_seen; i++)
+		if (c->contexts_seen[i] == ctx)
+			return;
+	if (c->n_contexts_seen < 16)
+		c->contexts_seen[c->n_contexts_seen++] = ctx;
+}
+
+static void check_bounds(struct collector *c, const struct gpd_frame *f)
+{
+	const struct gpd_device *dev = c->sub->device;
+	const struct gpm_binding *b = dev->binding;
+	const struct gpm_metric_set *set = dev->set;
+	struct gpm_value all[512], max[512];
+	ck_assert_uint_le(set->n_counters, 512);
+	gpm_binding_evaluate(b, f->raw, all);
+	gpm_binding_evaluate_max(b, f->raw, all, max);
+	for (size_t i = 0; i < b->n_max; i++) {
+		unsigned k = b->max[i].counter;
+		double v = gpm_value_as_double(all[k]);
+		double m = gpm_value_as_double(max[k]);
+		c->checked_values++;
+		/* Bounds are met within rounding of the max's own equation. */
+		if (!(v >= 0) || !isfinite(v) || v > m * (1 + 1e-9) + 1e-9) {
+			c->out_of_bounds++;
+			fprintf(stderr, "%s.%s = %g outside [0, %g]\n",
+				set->symbol_name, set->counters[k].symbol_name, v, m);
+		}
+	}
+}
+
+static void on_frame(void *user, const struct gpd_frame *f)
+{
+	struct collector *c = user;
+	c->frames++;
+	uint64_t len = f->gpu_end_ns - f->gpu_start_ns;
+	if (f->reports) {
+		if (!c->min_ns || len < c->min_ns)
+			c->min_ns = len;
+		if (len > c->max_ns)
+			c->max_ns = len;
+	}
+	c->reports += f->reports;
+	c->buffers_lost += f->buffer_lost;
+	for (size_t i = 0; i < f->n_contexts; i++)
+		note_context(c, f->contexts[i].ctx_id);
+	if (f->raw && f->reports)
+		check_bounds(c, f);
+	c->set_at_last_frame = c->sub->device->set->symbol_name;
+	if (c->stall_at_frame && c->frames == c->stall_at_frame)
+		usleep(c->stall_ms * 1000);
+	if (c->stop_after && c->frames >= c->stop_after)
+		uv_stop(c->daemon->loop);
+}
+
+static void on_event(void *user, const struct gpd_event *ev)
+{
+	struct collector *c = user;
+	c->events++;
+	c->last_event = ev->kind;
+}
+
+static const struct gpd_subscriber_ops collector_ops = {
+	.frame = on_frame,
+	.event = on_event,
+};
+
+struct fixture {
+	uv_loop_t loop;
+	struct gpd_daemon daemon;
+	uv_timer_t deadline;
+};
+
+static void on_deadline(uv_timer_t *t)
+{
+	uv_stop(t->loop);
+}
+
+static void fixture_start(struct fixture *fx, size_t sim_buffer)
+{
+	static const char *devices[] = { "sim" };
+	struct gpd_options opts = {
+		.device_specs = devices,
+		.n_device_specs = 1,
+		.seed = 7,
+		.linger_ms = 0,
+		.sim_buffer_size = sim_buffer,
+	};
+	struct gpd_error err = { 0 };
+	gpd_log_set_level(GPD_LOG_WARNING);
+	uv_loop_init(&fx->loop);
+	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
+		      "%s", err.message);
+	uv_timer_init(&fx->loop, &fx->deadline);
+}
+
+/* Runs the loop until a collector stops it or ms pass. */
+static void fixture_run(struct fixture *fx, unsigned ms)
+{
+	uv_timer_start(&fx->deadline, on_deadline, ms, 0);
+	uv_run(&fx->loop, UV_RUN_DEFAULT);
+	uv_timer_stop(&fx->deadline);
+}
+
+static void fixture_stop(struct fixture *fx)
+{
+	uv_close((uv_handle_t *)&fx->deadline, NULL);
+	gpd_daemon_stop(&fx->daemon);
+	uv_run(&fx->loop, UV_RUN_DEFAULT);
+	gpd_daemon_fini(&fx->daemon);
+	ck_assert_int_eq(uv_loop_close(&fx->loop), 0);
+}
+
+static int subscribe(struct fixture *fx, struct collector *c,
+		     struct gpd_subscribe_request req, struct gpd_error *err)
+{
+	c->daemon = &fx->daemon;
+	return gpd_subscribe(&fx->daemon, &req, &collector_ops, c, &c->sub, err);
+}
+
+START_TEST(frames_arrive_per_window_within_bounds)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 8 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.window_ns = 50000000,
+		.raw = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_ge(c.frames, 8);
+	/* Windows end at the first report past each 50 ms boundary, so a
+	 * window spans 50 ms give or take a sampling period, except the
+	 * first, which starts mid-way. */
+	ck_assert_uint_le(c.max_ns, 50000000 + 2 * 110000);
+	ck_assert_uint_gt(c.checked_values, 100);
+	ck_assert_uint_eq(c.out_of_bounds, 0);
+	ck_assert_uint_gt(c.reports, 8 * 400);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+START_TEST(every_set_stays_within_bounds)
+{
+	static const char *const sets[] = { "RenderBasic", "ComputeBasic", "MemoryL3" };
+	for (size_t i = 0; i < 3; i++) {
+		struct fixture fx;
+		fixture_start(&fx, 0);
+		struct collector c = { .stop_after = 4 };
+		struct gpd_error err;
+		struct gpd_subscribe_request req = {
+			.metric_set = sets[i],
+			.sampling_period_ns = 50000,
+			.window_ns = 20000000,
+			.raw = true,
+			.role = GPD_ROLE_CONTROLLER,
+		};
+		ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+		fixture_run(&fx, 5000);
+		ck_assert_uint_ge(c.frames, 4);
+		ck_assert_uint_gt(c.checked_values, 0);
+		ck_assert_msg(c.out_of_bounds == 0, "%s: %u values out of bounds",
+			      sets[i], c.out_of_bounds);
+		gpd_unsubscribe(c.sub);
+		fixture_stop(&fx);
+	}
+}
+END_TEST
+
+START_TEST(contexts_show_up_per_context)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 10 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 50000000,
+		.per_context = true,
+		.role = GPD_ROLE_VIEWER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	fixture_run(&fx, 5000);
+	/* The workload runs several contexts and idles in between. */
+	ck_assert_uint_ge(c.n_contexts_seen, 3);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+START_TEST(reconfiguration_reaches_every_subscriber)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector a = { 0 }, b = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.window_ns = 20000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &a, req, &err) == 0, "%s", err.message);
+	req.role = GPD_ROLE_VIEWER;
+	req.metric_set = NULL;
+	ck_assert_msg(subscribe(&fx, &b, req, &err) == 0, "%s", err.message);
+	fixture_run(&fx, 100);
+	ck_assert_int_eq(gpd_reconfigure(a.sub, "ComputeBasic", 0, &err), 0);
+	ck_assert_uint_eq(a.events, 1);
+	ck_assert_uint_eq(b.events, 1);
+	ck_assert_int_eq(a.last_event, GPD_EVENT_CONFIG_CHANGED);
+	ck_assert_int_eq(b.last_event, GPD_EVENT_CONFIG_CHANGED);
+	b.stop_after = b.frames + 2;
+	fixture_run(&fx, 3000);
+	ck_assert_str_eq(b.set_at_last_frame, "ComputeBasic");
+	const char *const *symbols;
+	size_t n = gpd_subscription_counters(b.sub, &symbols);
+	ck_assert_uint_gt(n, 10);
+
+	/* A viewer may not reconfigure. */
+	ck_assert_int_eq(gpd_reconfigure(b.sub, "RenderBasic", 0, &err), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err.message, "controller"));
+	gpd_unsubscribe(a.sub);
+	gpd_unsubscribe(b.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+START_TEST(viewer_with_another_set_is_refused)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector a = { 0 }, b = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.window_ns = 20000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_int_eq(subscribe(&fx, &a, req, &err), 0);
+	req.metric_set = "MemoryL3";
+	req.role = GPD_ROLE_VIEWER;
+	ck_assert_int_eq(subscribe(&fx, &b, req, &err), -EBUSY);
+	ck_assert_ptr_null(b.sub);
+	ck_assert_ptr_nonnull(strstr(err.message, "RenderBasic"));
+	ck_assert_ptr_nonnull(strstr(err.message, "viewer"));
+	/* An unknown set and counter are refused with their names. */
+	req.metric_set = "NoSuchSet";
+	ck_assert_int_eq(subscribe(&fx, &b, req, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.message, "NoSuchSet"));
+	static const char *const bad[] = { "GpuTime", "NoSuchCounter" };
+	req.metric_set = "RenderBasic";
+	req.counters = bad;
+	req.n_counters = 2;
+	ck_assert_int_eq(subscribe(&fx, &b, req, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.message, "NoSuchCounter"));
+	gpd_unsubscribe(a.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+START_TEST(stalled_consumer_loses_the_buffer_and_says_so)
+{
+	struct fixture fx;
+	/* 128 KiB holds ~500 reports: 25 ms at a 50 us period. */
+	fixture_start(&fx, 128 * 1024);
+	struct collector c = { .stall_at_frame = 2, .stall_ms = 300, .stop_after = 6 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 50000,
+		.window_ns = 20000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_ge(c.frames, 6);
+	ck_assert_uint_ge(c.buffers_lost, 1);
+	ck_assert_uint_ge(c.sub->device->stats.buffers_lost, 1);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+START_TEST(marks_bound_a_window)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	ck_assert_int_eq(gpd_mark_end(c.sub, &err), -EINVAL);
+	fixture_run(&fx, 50);
+	ck_assert_int_eq(gpd_mark_begin(c.sub, &err), 0);
+	fixture_run(&fx, 200);
+	ck_assert_int_eq(gpd_mark_end(c.sub, &err), 0);
+	c.stop_after = 1;
+	fixture_run(&fx, 2000);
+	ck_assert_uint_eq(c.frames, 1);
+	/* ~200 ms of 100 us reports. */
+	ck_assert_uint_gt(c.reports, 1000);
+	ck_assert_uint_gt(c.max_ns, 150000000);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+static Suite *daemon_sim_suite(void)
+{
+	Suite *s = suite_create("daemon_sim");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, frames_arrive_per_window_within_bounds);
+	tcase_add_test(tc, every_set_stays_within_bounds);
+	tcase_add_test(tc, contexts_show_up_per_context);
+	tcase_add_test(tc, reconfiguration_reaches_every_subscriber);
+	tcase_add_test(tc, viewer_with_another_set_is_refused);
+	tcase_add_test(tc, stalled_consumer_loses_the_buffer_and_says_so);
+	tcase_add_test(tc, marks_bound_a_window);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(daemon_sim_suite)
