@@ -27,7 +27,7 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := expat libuv
+PKGS := expat libuv libwebsockets libprotobuf-c libdrm
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
@@ -37,8 +37,8 @@ endif
 
 OPT ?= -O2
 VERSION := 0.1.0
-CPPFLAGS += -D_GNU_SOURCE -I. -DGPM_DATADIR='"$(DATADIR)"' -DGPUPERF_VERSION='"$(VERSION)"'
-CFLAGS += -std=gnu11 $(OPT) -g $(WARN) $(SAN_FLAGS) \
+CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD) -DGPM_DATADIR='"$(DATADIR)"' -DGPUPERF_VERSION='"$(VERSION)"'
+CFLAGS += -std=gnu11 $(OPT) -g -fPIC $(WARN) $(SAN_FLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDFLAGS += $(SAN_FLAGS)
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
@@ -48,7 +48,8 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 # Debian packages needed to build, test and fuzz.
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
-	clang intel-gpu-tools
+	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
+	libdrm-dev clang intel-gpu-tools
 
 # Each room builds an archive of its non-main objects; binaries link main.o
 # with the archives. Tests link all archives.
@@ -58,14 +59,25 @@ DAEMON_SRCS := $(filter-out daemon/main.c,$(shell find daemon -name '*.c'))
 CLIENT_SRCS := $(filter-out client/main.c,$(shell find client -name '*.c'))
 SIM_XML := $(wildcard metrics/sim/*.xml)
 
+# proto/*.proto -> $(BUILD)/proto/*.pb-c.[ch], included as "proto/x.pb-c.h".
+PROTO_SRCS := $(wildcard proto/*.proto)
+PROTO_C := $(PROTO_SRCS:%.proto=$(BUILD)/%.pb-c.c)
+PROTO_OBJS := $(PROTO_C:%.c=%.o)
+
 METRICS_OBJS := $(METRICS_SRCS:%.c=$(BUILD)/%.o) $(METRICS_ASM:%.S=$(BUILD)/%.o)
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLIENT_OBJS := $(CLIENT_SRCS:%.c=$(BUILD)/%.o)
 
 LIBGPM := $(BUILD)/libgpm.a
+LIBPROTO := $(BUILD)/libgpuperf-proto.a
 LIBDAEMON := $(BUILD)/libgpuperfd.a
 LIBCLIENT := $(BUILD)/libgpuperf-cli.a
 
+# Integration tests are scripts printing "checks: N passed, F failed".
+SCRIPT_TESTS := $(sort $(wildcard tests/cli/test-*.sh tests/integration/test-*.sh))
+# The fake kernel: an LD_PRELOAD library answering DRM ioctls from the OA model.
+FAKE_KERNEL_SRCS := $(wildcard tests/fake-kernel/*.c)
+FAKE_KERNEL := $(if $(FAKE_KERNEL_SRCS),$(BUILD)/tests/libfake-kernel.so)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
@@ -79,9 +91,20 @@ FUZZ_SECONDS ?= 60
 
 all: $(BUILD)/gpuperfd $(BUILD)/gpuperf
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(PROTO_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
+	@mkdir -p $(dir $@)
+	protoc-c --c_out=$(BUILD) $<
+# Generated code is not ours to warn about.
+$(BUILD)/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c
+	$(CC) $(CPPFLAGS) -std=gnu11 $(OPT) -g -fPIC $(SAN_FLAGS) \
+		$(shell $(PKG_CONFIG) --cflags libprotobuf-c) -c -o $@ $<
+$(LIBPROTO): $(PROTO_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
 
 # The sim metric definitions are embedded so the binaries need no data files.
 $(BUILD)/metrics/sim_builtin.o: metrics/sim_builtin.S $(SIM_XML)
@@ -98,32 +121,39 @@ $(LIBCLIENT): $(CLIENT_OBJS) | $(BUILD)/client
 $(BUILD)/daemon $(BUILD)/client:
 	mkdir -p $@
 
-$(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBGPM)
+$(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBPROTO) $(LIBGPM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBGPM)
+$(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBPROTO) $(LIBGPM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(LIBCLIENT) $(LIBDAEMON) $(LIBGPM)
+ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBPROTO) $(LIBGPM)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
-		$(LIBCLIENT) $(LIBDAEMON) $(LIBGPM) $(LDFLAGS) $(LDLIBS) $(CHECK_LIBS)
+		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS) $(CHECK_LIBS)
 
-unit-tests: $(UNIT_BINS)
+$(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(LIBDAEMON) $(LIBGPM)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(FAKE_KERNEL_SRCS) \
+		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) $(LDLIBS) -ldl
+
+unit-tests: $(UNIT_BINS) $(FAKE_KERNEL)
 
 test: deps
 	$(MAKE) all unit-tests
-	GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) sh tests/run-tests.sh $(UNIT_BINS)
+	GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) sh tests/run-tests.sh \
+		$(UNIT_BINS) $(SCRIPT_TESTS)
 
 run: deps
 	$(MAKE) all
 	$(BUILD)/gpuperfd --device sim
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIBGPM)
+$(BUILD)/bench/%: tests/bench/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIBGPM) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
-bench: $(BENCH_BINS)
-	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) $$b || exit 1; done
+bench: all $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) $$b || exit 1; done
 
 # libFuzzer needs clang; the library is rebuilt with coverage instrumentation.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
