@@ -14,5 +14,6 @@ enum gpuperf_exit {
 };
 
 int gpuperf_cmd_metrics(int argc, char **argv);
+int gpuperf_cmd_replay(int argc, char **argv);
 
 #endif

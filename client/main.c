@@ -15,6 +15,8 @@ struct gpuperf_command {
 static const struct gpuperf_command commands[] = {
 	{ "metrics", "check, list and show metric definitions (offline)",
 	  gpuperf_cmd_metrics },
+	{ "replay", "compute the counters of an i915-perf recording (offline)",
+	  gpuperf_cmd_replay },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,715 @@
+/*
+ * gpuperf replay: an IGT i915-perf recording, offline, through the same
+ * decoder, windows and equations as the daemon.
+ *
+ * The recording names its device (PCI id, topology, clocks) and metric set
+ * (symbol and GUID); the platform table turns the PCI id into the metric
+ * file to use, found in the --metrics-dir directories. Windows are every
+ * report pair (--per-report, the pairs `i915-perf-reader -r` prints), fixed
+ * intervals, or runs of one context (the default, like IGT's timelines).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/commands.h"
+#include "client/output.h"
+#include "metrics/metric_binding.h"
+#include "metrics/metrics_db.h"
+#include "metrics/oa_format.h"
+#include "metrics/oa_record.h"
+#include "metrics/oa_report.h"
+#include "metrics/oa_window.h"
+#include "metrics/platform.h"
+#include "metrics/recording.h"
+#include "metrics/timestamp_correlation.h"
+
+static const char usage_line[] =
+	"gpuperf replay FILE [--metrics-dir DIR...] [-c C1,C2|all]\n"
+	"       [--per-report | --interval DURATION | --per-context]\n"
+	"       [--format table|csv|ndjson] [--raw] [-o OUT]";
+
+static const char help_text[] =
+	"Computes the counters of an i915-perf recording (IGT's\n"
+	"i915-perf-recorder format) offline.\n"
+	"\n"
+	"  --metrics-dir DIR  read the oa-*.xml files in DIR (IGT's\n"
+	"                     lib/i915/perf-configs, Mesa's src/intel/perf);\n"
+	"                     repeatable, earlier directories win; without it,\n"
+	"                     the built-in definitions of the sim GPU\n"
+	"  -c, --counters C1,C2\n"
+	"                     the counters to print, by symbol name; 'all'\n"
+	"                     (the default) prints every counter the recorded\n"
+	"                     device has\n"
+	"  --per-report       one row per consecutive pair of reports\n"
+	"  --interval DURATION\n"
+	"                     one row per DURATION of GPU time (e.g. 100ms,\n"
+	"                     1s, 500us, 20000ns)\n"
+	"  --per-context      one row per run of reports of one context\n"
+	"                     (the default)\n"
+	"  --format FORMAT    table (aligned, human units; the default), csv\n"
+	"                     or ndjson (plain numbers)\n"
+	"  --raw              add the raw counter deltas (raw_gpu_time,\n"
+	"                     raw_a0, ...)\n"
+	"  -o, --output OUT   write to OUT instead of standard output\n"
+	"\n"
+	"Columns: timestamp_ns (CPU time of the window's first report, from\n"
+	"the recording's correlation points; empty without them),\n"
+	"gpu_timestamp (its GPU timestamp in ticks, extended past 32-bit\n"
+	"wraps), duration_ns, context_id (empty where none), reports (report\n"
+	"pairs summed), lost (OA_REPORT_LOST), buffers_lost (OA_BUFFER_LOST),\n"
+	"then one column per counter, named by its symbol. The pair across an\n"
+	"OA_BUFFER_LOST has no valid deltas and gives no row.\n";
+
+enum metadata_column {
+	COL_TIMESTAMP,
+	COL_GPU_TIMESTAMP,
+	COL_DURATION,
+	COL_CONTEXT,
+	COL_REPORTS,
+	COL_LOST,
+	COL_BUFFERS_LOST,
+	N_METADATA,
+};
+
+static const struct gpuperf_column metadata[N_METADATA] = {
+	[COL_TIMESTAMP] = { "timestamp_ns", GPUPERF_UNITS_TIMESTAMP },
+	[COL_GPU_TIMESTAMP] = { "gpu_timestamp", NULL },
+	[COL_DURATION] = { "duration_ns", "ns" },
+	[COL_CONTEXT] = { "context_id", GPUPERF_UNITS_CONTEXT },
+	[COL_REPORTS] = { "reports", NULL },
+	[COL_LOST] = { "lost", NULL },
+	[COL_BUFFERS_LOST] = { "buffers_lost", NULL },
+};
+
+struct options {
+	const char *file;
+	const char **dirs;
+	size_t n_dirs;
+	const char *counters;           /* NULL: all */
+	enum gpm_oa_window_mode mode;
+	uint64_t interval_ns;
+	enum gpuperf_format format;
+	bool raw;
+	const char *output;
+	bool help;
+};
+
+/* An accumulator slot printed with --raw. */
+struct raw_column {
+	unsigned slot;
+	char key[24];
+};
+
+struct replay {
+	struct options opt;
+	const char *file;
+	struct gpm_recording_reader *reader;
+	struct gpm_metrics_db db;
+	const struct gpm_platform *platform;
+	const struct gpm_metric_set *set;
+	struct gpm_device_info device;
+	struct gpm_device_vars *vars;
+	struct gpm_binding binding;
+	bool bound;
+	struct gpm_oa_decoder decoder;
+	struct gpm_oa_windower *windower;
+	struct gpm_ts_correlation correlation;
+
+	size_t n_selected;
+	unsigned *selected;             /* counter indices */
+	size_t n_raw;
+	struct raw_column *raw;
+	struct gpm_value *values;       /* one per counter of the set */
+	struct gpuperf_column *columns;
+	struct gpuperf_cell *cells;
+	struct gpuperf_output output;
+	bool output_ready;
+	FILE *out;
+	int write_error;
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gpuperf replay: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: %s\n(see 'gpuperf replay --help')\n",
+		usage_line);
+	return GPUPERF_EXIT_USAGE;
+}
+
+/* "100ms", "1s", "500us", "20000ns" into nanoseconds. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 },
+	};
+	char *end;
+
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || !(v > 0))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		double total = v * (double)units[i].ns;
+		if (total < 1 || total > 1e18)
+			return -ERANGE;
+		*ns = (uint64_t)total;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Matches "--name VALUE", "--name=VALUE" and, given short, "-c VALUE";
+ * advances *i past the value. 1 matched, 0 not, -1 value missing. */
+static int option_value(int argc, char **argv, int *i, const char *name,
+			const char *short_name, const char **value)
+{
+	const char *arg = argv[*i];
+	size_t len = strlen(name);
+
+	if (!strncmp(arg, name, len) && arg[len] == '=') {
+		*value = arg + len + 1;
+		return 1;
+	}
+	if (strcmp(arg, name) && (!short_name || strcmp(arg, short_name)))
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*value = argv[++*i];
+	return 1;
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	bool options_done = false, mode_set = false;
+
+	opt->mode = GPM_OA_WINDOW_CONTEXT;
+	opt->format = GPUPERF_FORMAT_TABLE;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *value = NULL;
+		int m;
+
+		if (options_done || arg[0] != '-' || !arg[1]) {
+			if (opt->file)
+				return usage_error("one FILE at a time; '%s' "
+						   "is one too many", arg);
+			opt->file = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			options_done = true;
+			continue;
+		}
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			opt->help = true;
+			return 0;
+		}
+		if (!strcmp(arg, "--raw")) {
+			opt->raw = true;
+			continue;
+		}
+		if (!strcmp(arg, "--per-report") ||
+		    !strcmp(arg, "--per-context")) {
+			if (mode_set)
+				return usage_error("choose one of --per-report, "
+						   "--interval and --per-context");
+			mode_set = true;
+			opt->mode = strcmp(arg, "--per-report") ?
+				    GPM_OA_WINDOW_CONTEXT : GPM_OA_WINDOW_PAIR;
+			continue;
+		}
+		if ((m = option_value(argc, argv, &i, "--interval", NULL,
+				      &value))) {
+			if (m < 0)
+				return usage_error("--interval needs a duration, "
+						   "e.g. 100ms");
+			if (mode_set)
+				return usage_error("choose one of --per-report, "
+						   "--interval and --per-context");
+			mode_set = true;
+			opt->mode = GPM_OA_WINDOW_INTERVAL;
+			if (parse_duration(value, &opt->interval_ns) < 0)
+				return usage_error("bad duration '%s': give a "
+						   "positive number with ns, us, "
+						   "ms or s, e.g. 100ms", value);
+			continue;
+		}
+		if ((m = option_value(argc, argv, &i, "--metrics-dir", NULL,
+				      &value))) {
+			if (m < 0)
+				return usage_error("--metrics-dir needs a "
+						   "directory");
+			opt->dirs[opt->n_dirs++] = value;
+			continue;
+		}
+		if ((m = option_value(argc, argv, &i, "--counters", "-c",
+				      &value))) {
+			if (m < 0 || !*value)
+				return usage_error("-c needs counter names, "
+						   "e.g. -c GpuTime,GpuBusy, "
+						   "or 'all'");
+			opt->counters = strcmp(value, "all") ? value : NULL;
+			continue;
+		}
+		if ((m = option_value(argc, argv, &i, "--format", NULL,
+				      &value))) {
+			if (m < 0 || gpuperf_format_parse(value, &opt->format))
+				return usage_error("--format takes table, csv "
+						   "or ndjson");
+			continue;
+		}
+		if ((m = option_value(argc, argv, &i, "--output", "-o",
+				      &value))) {
+			if (m < 0)
+				return usage_error("-o needs a file name");
+			opt->output = value;
+			continue;
+		}
+		return usage_error("unknown option '%s'", arg);
+	}
+	if (!opt->file)
+		return usage_error("name the recording to replay");
+	return 0;
+}
+
+static int input_error(const struct replay *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int input_error(const struct replay *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gpuperf replay: %s: ", r->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return GPUPERF_EXIT_INPUT;
+}
+
+static int failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int failure(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gpuperf replay: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return GPUPERF_EXIT_FAILURE;
+}
+
+static int load_metrics(struct replay *r)
+{
+	const struct options *opt = &r->opt;
+	int ret = 0;
+
+	if (!opt->n_dirs)
+		ret = gpm_metrics_db_add_builtin(&r->db);
+	for (size_t i = 0; i < opt->n_dirs && ret >= 0; i++) {
+		ret = gpm_metrics_db_add_dir(&r->db, opt->dirs[i]);
+		if (ret < 0 && ret != -ENOMEM)
+			return failure("cannot read metrics directory %s: %s",
+				       opt->dirs[i], strerror(-ret));
+	}
+	if (ret < 0)
+		return failure("out of memory loading the metric files");
+	return 0;
+}
+
+/* The device, platform and metric set the recording was made with. */
+static int find_metric_set(struct replay *r)
+{
+	const struct gpm_recording_info *info = &r->reader->info;
+	unsigned eus = gpm_topology_eu_count(&info->device.topology);
+	int ret = gpm_platform_by_pci_id(info->device.pci_id, eus, &r->platform);
+
+	if (ret < 0)
+		return input_error(r, "recorded on PCI device 0x%04" PRIx32
+				   ", a GPU no metric file describes",
+				   info->device.pci_id);
+	r->device = info->device;
+	r->device.graphics_version = r->platform->graphics_version;
+	r->device.eu_threads_count = r->platform->eu_threads_count;
+	r->device.l3_bank_count = r->platform->l3_bank_count;
+
+	ret = load_metrics(r);
+	if (ret)
+		return ret;
+	r->set = gpm_metrics_db_find_set(&r->db, r->platform->name,
+					 info->metric_set);
+	if (!r->set && info->uuid[0])
+		r->set = gpm_metrics_db_find_set(&r->db, r->platform->name,
+						 info->uuid);
+	if (!r->set && !gpm_metrics_db_find_platform(&r->db, r->platform->name))
+		return failure("%s was recorded on %s (PCI id 0x%04" PRIx32
+			       "), but no oa-%s.xml is in %s; point "
+			       "--metrics-dir at IGT's lib/i915/perf-configs "
+			       "or Mesa's src/intel/perf",
+			       r->file, r->platform->description,
+			       info->device.pci_id, r->platform->name,
+			       r->opt.n_dirs ? "the metrics directories" :
+			       "the built-in definitions");
+	if (!r->set)
+		return failure("%s uses metric set '%s' (%s), which "
+			       "oa-%s.xml lacks", r->file, info->metric_set,
+			       info->uuid, r->platform->name);
+	if (strcmp(r->set->hw_config_guid, info->uuid))
+		fprintf(stderr, "gpuperf replay: warning: %s was recorded with "
+			"configuration %s of %s; the metric file has %s\n",
+			r->file, info->uuid, r->set->symbol_name,
+			r->set->hw_config_guid);
+	return 0;
+}
+
+static int setup_decoder(struct replay *r)
+{
+	const struct gpm_recording_info *info = &r->reader->info;
+	const struct gpm_oa_format *format;
+
+	/* Like IGT's reader, the layout comes from the metric set and the
+	 * platform, not from the oa_format field. */
+	if (gpm_oa_format_for_set(r->platform->graphics_version,
+				  r->set->oa_format, &format) < 0 ||
+	    gpm_oa_decoder_init(&r->decoder, format,
+				r->platform->graphics_version) < 0)
+		return failure("no OA report format for %s on %s",
+			       r->set->symbol_name, r->platform->description);
+	if (info->report_size && info->report_size != format->size)
+		return input_error(r, "its reports are %" PRIu32 " bytes, but "
+				   "%s reports of %s are %u", info->report_size,
+				   format->name, r->platform->name,
+				   format->size);
+	return 0;
+}
+
+static int select_counters(struct replay *r)
+{
+	const struct gpm_metric_set *set = r->set;
+
+	r->vars = malloc(sizeof(*r->vars));
+	r->values = calloc(set->n_counters ? set->n_counters : 1,
+			   sizeof(*r->values));
+	r->selected = calloc(set->n_counters ? set->n_counters : 1,
+			     sizeof(*r->selected));
+	if (!r->vars || !r->values || !r->selected)
+		return failure("out of memory");
+	gpm_device_vars_init(r->vars, &r->device);
+	if (gpm_binding_init(&r->binding, set, r->vars) < 0)
+		return failure("out of memory");
+	r->bound = true;
+
+	if (!r->opt.counters) {
+		for (size_t i = 0; i < set->n_counters; i++)
+			if (r->binding.available[i])
+				r->selected[r->n_selected++] = (unsigned)i;
+		return 0;
+	}
+	const char *p = r->opt.counters;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char name[128];
+		if (len == 0 || len >= sizeof(name))
+			return usage_error("bad counter list '%s'",
+					   r->opt.counters);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		int index = gpm_metric_set_find_counter(set, name);
+		if (index < 0)
+			return usage_error("%s has no counter '%s' ('gpuperf "
+					   "metrics show --platform %s %s' "
+					   "lists them)", set->symbol_name,
+					   name, r->platform->name,
+					   set->symbol_name);
+		if (!r->binding.available[index])
+			return failure("counter %s of %s is not available on "
+				       "the recorded device", name,
+				       set->symbol_name);
+		if (r->n_selected == set->n_counters)
+			return usage_error("counter '%s' named twice", name);
+		r->selected[r->n_selected++] = (unsigned)index;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static void raw_key(struct raw_column *c)
+{
+	static const struct {
+		unsigned first, count;
+		const char *name;
+	} ranges[] = {
+		{ GPM_ACC_A, GPM_ACC_A_COUNT, "raw_a" },
+		{ GPM_ACC_B, GPM_ACC_B_COUNT, "raw_b" },
+		{ GPM_ACC_C, GPM_ACC_C_COUNT, "raw_c" },
+		{ GPM_ACC_PERFCNT, GPM_ACC_PERFCNT_COUNT, "raw_perfcnt" },
+		{ GPM_ACC_PEC, GPM_ACC_PEC_COUNT, "raw_pec" },
+	};
+
+	if (c->slot == GPM_ACC_GPU_TIME) {
+		snprintf(c->key, sizeof(c->key), "raw_gpu_time");
+		return;
+	}
+	if (c->slot == GPM_ACC_GPU_CLOCK) {
+		snprintf(c->key, sizeof(c->key), "raw_gpu_clock");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (c->slot >= ranges[i].first &&
+		    c->slot < ranges[i].first + ranges[i].count)
+			snprintf(c->key, sizeof(c->key), "%s%u",
+				 ranges[i].name, c->slot - ranges[i].first);
+}
+
+/* The accumulator slots of the report format, GPU time first. */
+static int select_raw(struct replay *r)
+{
+	const struct gpm_oa_format *format = r->decoder.format;
+	size_t n = 1;
+
+	for (unsigned g = 0; g < format->n_groups; g++)
+		n += format->group[g].count;
+	r->raw = calloc(n, sizeof(*r->raw));
+	if (!r->raw)
+		return failure("out of memory");
+	r->raw[r->n_raw++].slot = GPM_ACC_GPU_TIME;
+	for (unsigned g = 0; g < format->n_groups; g++)
+		for (unsigned i = 0; i < format->group[g].count; i++)
+			r->raw[r->n_raw++].slot = format->group[g].slot + i;
+	for (size_t i = 0; i < r->n_raw; i++)
+		raw_key(&r->raw[i]);
+	return 0;
+}
+
+static int setup_output(struct replay *r)
+{
+	size_t n = N_METADATA + r->n_selected + (r->opt.raw ? r->n_raw : 0);
+
+	r->columns = calloc(n, sizeof(*r->columns));
+	r->cells = calloc(n, sizeof(*r->cells));
+	if (!r->columns || !r->cells)
+		return failure("out of memory");
+	memcpy(r->columns, metadata, sizeof(metadata));
+	size_t c = N_METADATA;
+	for (size_t i = 0; i < r->n_selected; i++, c++) {
+		const struct gpm_counter *counter =
+			&r->set->counters[r->selected[i]];
+		r->columns[c].key = counter->symbol_name;
+		r->columns[c].units = counter->units;
+	}
+	for (size_t i = 0; r->opt.raw && i < r->n_raw; i++, c++)
+		r->columns[c].key = r->raw[i].key;
+
+	r->out = stdout;
+	if (r->opt.output) {
+		r->out = fopen(r->opt.output, "w");
+		if (!r->out)
+			return failure("cannot write %s: %s", r->opt.output,
+				       strerror(errno));
+	}
+	if (gpuperf_output_init(&r->output, r->out, r->opt.format, r->columns,
+				n) < 0)
+		return failure("out of memory");
+	r->output_ready = true;
+	return 0;
+}
+
+static struct gpuperf_cell u64_cell(uint64_t v)
+{
+	return (struct gpuperf_cell){ .type = GPUPERF_CELL_U64, .u = v };
+}
+
+static struct gpuperf_cell value_cell(struct gpm_value v)
+{
+	if (v.type == GPM_VALUE_DOUBLE)
+		return (struct gpuperf_cell){ .type = GPUPERF_CELL_DOUBLE,
+					      .d = v.d };
+	return u64_cell(v.u);
+}
+
+static uint64_t ticks_to_ns(const struct replay *r, uint64_t ticks)
+{
+	uint64_t freq = r->device.timestamp_frequency;
+	return freq ? (uint64_t)((unsigned __int128)ticks * 1000000000u / freq) : 0;
+}
+
+static void on_window(void *data, const struct gpm_oa_window *w)
+{
+	struct replay *r = data;
+	struct gpuperf_cell *cells = r->cells;
+	uint64_t cpu_ns;
+
+	if (r->write_error)
+		return;
+	gpm_binding_evaluate(&r->binding, &w->acc, r->values);
+
+	cells[COL_TIMESTAMP].type = GPUPERF_CELL_NONE;
+	if (gpm_ts_correlation_cpu_ns(&r->correlation, w->start_ts, &cpu_ns) == 0)
+		cells[COL_TIMESTAMP] = u64_cell(cpu_ns);
+	cells[COL_GPU_TIMESTAMP] = u64_cell(w->start_ts);
+	cells[COL_DURATION] = u64_cell(ticks_to_ns(r, w->end_ts - w->start_ts));
+	cells[COL_CONTEXT] = u64_cell(w->ctx_id);
+	if (w->ctx_id == GPM_OA_CTX_NONE)
+		cells[COL_CONTEXT].type = GPUPERF_CELL_NONE;
+	cells[COL_REPORTS] = u64_cell(w->n_reports);
+	cells[COL_LOST] = u64_cell(w->reports_lost);
+	cells[COL_BUFFERS_LOST] = u64_cell(w->buffers_lost);
+	size_t c = N_METADATA;
+	for (size_t i = 0; i < r->n_selected; i++)
+		cells[c++] = value_cell(r->values[r->selected[i]]);
+	for (size_t i = 0; r->opt.raw && i < r->n_raw; i++)
+		cells[c++] = u64_cell(w->acc.slot[r->raw[i].slot]);
+
+	r->write_error = gpuperf_output_row(&r->output, cells);
+}
+
+/* Streams every record of the recording through the windows. */
+static int replay_records(struct replay *r)
+{
+	struct gpm_recording_record rec;
+	struct gpm_recording_error err;
+	uint64_t interval = 0;
+
+	if (r->opt.mode == GPM_OA_WINDOW_INTERVAL) {
+		unsigned __int128 ticks = (unsigned __int128)r->opt.interval_ns *
+					  r->device.timestamp_frequency /
+					  1000000000u;
+		interval = ticks ? (ticks > UINT64_MAX ? UINT64_MAX :
+				    (uint64_t)ticks) : 1;
+	}
+	r->windower = malloc(sizeof(*r->windower));
+	if (!r->windower)
+		return failure("out of memory");
+	if (gpm_oa_windower_init(r->windower, &r->decoder, r->opt.mode,
+				 interval, on_window, r) < 0)
+		return failure("cannot set up windows");
+	gpm_ts_correlation_init(&r->correlation,
+				r->device.timestamp_frequency,
+				r->decoder.ts_mask);
+
+	for (;;) {
+		int ret = gpm_recording_reader_next(r->reader, &rec, &err);
+		if (ret < 0) {
+			gpm_oa_windower_flush(r->windower);
+			return input_error(r, "%s%s", err.message,
+					   r->output.rows ?
+					   " (the rows before it were written)" :
+					   "");
+		}
+		if (rec.kind == GPM_RECORDING_END)
+			break;
+		switch (rec.kind) {
+		case GPM_RECORDING_SAMPLE:
+			if (gpm_oa_windower_feed(r->windower, rec.data,
+						 rec.size) == 0)
+				gpm_ts_correlation_report(
+					&r->correlation, r->windower->ts.last,
+					r->windower->ts.extended);
+			break;
+		case GPM_RECORDING_REPORT_LOST:
+			gpm_oa_windower_loss(r->windower, GPM_OA_LOSS_REPORT);
+			break;
+		case GPM_RECORDING_BUFFER_LOST:
+			gpm_oa_windower_loss(r->windower, GPM_OA_LOSS_BUFFER);
+			break;
+		case GPM_RECORDING_CORRELATION:
+			gpm_ts_correlation_point(&r->correlation,
+						 &rec.correlation);
+			break;
+		case GPM_RECORDING_END:
+			break;
+		}
+		if (r->write_error)
+			break;
+	}
+	gpm_oa_windower_flush(r->windower);
+	if (r->write_error)
+		return failure("cannot write %s: %s",
+			       r->opt.output ? r->opt.output : "the output",
+			       strerror(-r->write_error));
+	return GPUPERF_EXIT_OK;
+}
+
+static void replay_fini(struct replay *r)
+{
+	if (r->output_ready)
+		gpuperf_output_fini(&r->output);
+	if (r->out && r->out != stdout)
+		fclose(r->out);
+	if (r->bound)
+		gpm_binding_fini(&r->binding);
+	gpm_metrics_db_fini(&r->db);
+	if (r->reader)
+		gpm_recording_reader_close(r->reader);
+	free(r->reader);
+	free(r->windower);
+	free(r->columns);
+	free(r->cells);
+	free(r->raw);
+	free(r->selected);
+	free(r->values);
+	free(r->vars);
+	free(r->opt.dirs);
+}
+
+static int replay_run(struct replay *r)
+{
+	struct gpm_recording_error err;
+	int ret;
+
+	r->reader = malloc(sizeof(*r->reader));
+	if (!r->reader)
+		return failure("out of memory");
+	if (gpm_recording_reader_open(r->reader, r->file, &err) < 0) {
+		free(r->reader);
+		r->reader = NULL;
+		return input_error(r, "%s", err.message);
+	}
+	if ((ret = find_metric_set(r)) || (ret = setup_decoder(r)) ||
+	    (ret = select_counters(r)) || (ret = select_raw(r)) ||
+	    (ret = setup_output(r)))
+		return ret;
+	return replay_records(r);
+}
+
+int gpuperf_cmd_replay(int argc, char **argv)
+{
+	struct replay r;
+
+	memset(&r, 0, sizeof(r));
+	gpm_metrics_db_init(&r.db);
+	r.opt.dirs = calloc((size_t)argc, sizeof(*r.opt.dirs));
+	if (!r.opt.dirs)
+		return failure("out of memory");
+
+	int ret = parse_options(argc, argv, &r.opt);
+	if (ret == 0 && r.opt.help) {
+		printf("usage: %s\n\n%s", usage_line, help_text);
+	} else if (ret == 0) {
+		r.file = r.opt.file;
+		ret = replay_run(&r);
+	}
+	replay_fini(&r);
+	return ret;
+}
