@@ -1,0 +1,390 @@
+/*
+ * The simulated OA unit: GPU time, counters and the reports written into
+ * the OA buffer (see oa_model.h). read() lives in oa_read.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/sim/oa_model_internal.h"
+#include "metrics/oa_format.h"
+#include "metrics/oa_record.h"
+
+#define PRNG_TAG_REPORT_LOSS 0x6c6f7373ull
+
+/* Haswell sets this dword0 bit in timer reports (found empirically by
+ * IGT), and the kernel drops Haswell reports whose dword0 is 0. */
+#define HSW_REPORT_ID_TIMER (1u << 10)
+
+/* Clock ratios ride along in dword0 on Gen9 and later (i915 sets
+ * OA_DEBUG INCLUDE_CLK_RATIO), in units of 50/3 MHz. */
+#define CLOCK_RATIO_MIN_VERSION 900
+#define CLOCK_RATIO_UNIT_NUM 50000000ull
+#define CLOCK_RATIO_UNIT_DEN 3ull
+#define CLOCK_RATIO_MAX 0x1ff
+
+/* From Xe_HP on the ctx-valid bit is set only in the report of a context
+ * switching in; before it, in every report of a running context. */
+#define VALID_ONLY_ON_SWITCH_VERSION 1250
+/* i915 squashes the ctx field of reports without a valid context before
+ * graphics IP 12.55 (docs/oa-reference.md §2.4). */
+#define SQUASH_MAX_VERSION 1255
+
+static bool format_allowed(const struct gpm_oa_format *fmt, unsigned graphics_version)
+{
+	const struct gpm_oa_format *oag;
+
+	/* The i915 OA buffer takes 32-bit-header reports of the generation's
+	 * general-purpose unit; from 12.50 on also the OAR layout. */
+	if (fmt->i915_format == 0 || fmt->header_bits != 32 ||
+	    gpm_oa_format_for_set(graphics_version, NULL, &oag))
+		return false;
+	return fmt == oag || (fmt->id == GPM_OA_FORMAT_OAR_A32u40_A4u32_B8_C8 &&
+			      graphics_version >= VALID_ONLY_ON_SWITCH_VERSION);
+}
+
+static int pick_format(const struct gpd_oa_model_config *cfg,
+		       const struct gpm_oa_format **out)
+{
+	unsigned version = cfg->dev->graphics_version;
+	int ret;
+
+	if (cfg->oa_format)
+		ret = gpm_oa_format_from_i915(cfg->oa_format, out);
+	else
+		ret = gpm_oa_format_for_set(version, cfg->set ? cfg->set->oa_format : NULL,
+					    out);
+	if (ret)
+		return -EINVAL;
+	return format_allowed(*out, version) ? 0 : -EINVAL;
+}
+
+static void init_width_masks(struct gpd_oa_model *m)
+{
+	const struct gpm_oa_format *fmt = m->decoder.format;
+
+	for (unsigned g = 0; g < fmt->n_groups; g++) {
+		const struct gpm_oa_counter_group *grp = &fmt->group[g];
+		uint64_t mask = grp->width >= 64 ? UINT64_MAX
+				: ((uint64_t)1 << grp->width) - 1;
+
+		for (unsigned i = 0; i < grp->count; i++)
+			m->width_mask[grp->slot + i] = mask;
+	}
+}
+
+static int fit_rates(struct gpd_oa_model *m, const struct gpm_metric_set *set,
+		     struct gpd_rate_model *out)
+{
+	struct gpd_rate_model_params params = {
+		.dev = &m->dev,
+		.format = m->decoder.format,
+		.set = set,
+		.n_contexts = gpd_workload_n_contexts(&m->workload),
+		.seed = m->seed,
+	};
+
+	return gpd_rate_model_fit(out, &params);
+}
+
+int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
+			struct gpd_oa_model **out)
+{
+	const struct gpm_oa_format *fmt;
+	struct gpd_oa_model *m;
+	size_t buffer_size = cfg->buffer_size ? cfg->buffer_size
+			     : GPD_OA_MODEL_DEFAULT_BUFFER_SIZE;
+	int ret;
+
+	if (!cfg->dev || cfg->dev->timestamp_frequency == 0 ||
+	    cfg->exponent < GPD_OA_MODEL_NOT_PERIODIC ||
+	    cfg->exponent > GPD_OA_MODEL_MAX_EXPONENT)
+		return -EINVAL;
+	ret = pick_format(cfg, &fmt);
+	if (ret)
+		return ret;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->dev = *cfg->dev;
+	m->set = cfg->set;
+	m->seed = cfg->seed;
+	m->exponent = cfg->exponent;
+	ret = gpm_oa_decoder_init(&m->decoder, fmt, m->dev.graphics_version);
+	if (ret)
+		goto fail;
+	if (cfg->exponent != GPD_OA_MODEL_NOT_PERIODIC) {
+		m->period = (uint64_t)2 << cfg->exponent;
+		/* Haswell's periodic reports land half a period off the
+		 * multiples, which is how IGT tells them from others. */
+		if (m->decoder.reason_width == 0)
+			m->period_phase = m->period / 2;
+	}
+	m->now = m->origin = m->accounted = cfg->start_timestamp & m->decoder.ts_mask;
+	m->squash_invalid_context = m->decoder.ctx_valid_mask &&
+				    m->dev.graphics_version < SQUASH_MAX_VERSION;
+	m->filter_context = cfg->filter_context;
+	m->filter_context_id = cfg->filter_context_id;
+	m->last_context_id = GPM_OA_CTX_NONE;
+	m->report_loss_probability = cfg->workload.report_loss_probability;
+	gpd_prng_fork(&m->loss_prng, cfg->seed, PRNG_TAG_REPORT_LOSS);
+
+	struct gpd_workload_clocks clocks = {
+		.timestamp_frequency = m->dev.timestamp_frequency,
+		.gpu_min_freq = m->dev.gpu_min_freq,
+		.gpu_max_freq = m->dev.gpu_max_freq,
+	};
+	ret = gpd_workload_init(&m->workload, &cfg->workload, &clocks, cfg->seed);
+	if (ret)
+		goto fail;
+	m->freq = m->dev.gpu_min_freq;
+	ret = fit_rates(m, cfg->set, &m->rates);
+	if (ret)
+		goto fail;
+	ret = gpd_oa_buffer_init(&m->buffer, buffer_size, fmt->size);
+	if (ret)
+		goto fail;
+	init_width_masks(m);
+	if (cfg->initial_counters) {
+		memcpy(m->counter, cfg->initial_counters, sizeof(m->counter));
+		m->counter[GPM_ACC_GPU_TIME] = 0;
+	}
+	*out = m;
+	return 0;
+
+fail:
+	free(m);
+	return ret;
+}
+
+void gpd_oa_model_destroy(struct gpd_oa_model *model)
+{
+	if (!model)
+		return;
+	gpd_oa_buffer_free(&model->buffer);
+	free(model);
+}
+
+void gpd_oa_model_enable(struct gpd_oa_model *m)
+{
+	gpd_oa_buffer_reset(&m->buffer);
+	m->report_lost = false;
+	m->last_context_id = GPM_OA_CTX_NONE;
+	m->enabled = true;
+}
+
+void gpd_oa_model_disable(struct gpd_oa_model *m)
+{
+	m->enabled = false;
+}
+
+bool gpd_oa_model_enabled(const struct gpd_oa_model *m)
+{
+	return m->enabled;
+}
+
+int gpd_oa_model_set_metric_set(struct gpd_oa_model *m, const struct gpm_metric_set *set)
+{
+	struct gpd_rate_model *rates = malloc(sizeof(*rates));
+	int ret;
+
+	if (!rates)
+		return -ENOMEM;
+	ret = fit_rates(m, set, rates);
+	if (ret == 0) {
+		m->rates = *rates;
+		m->set = set;
+	}
+	free(rates);
+	return ret;
+}
+
+/* Brings the counters up to tick t, over which the workload's state is
+ * constant but for the utilization's ramp. */
+static void account(struct gpd_oa_model *m, uint64_t t)
+{
+	const struct gpd_workload *wl = &m->workload;
+
+	if (t <= m->accounted)
+		return;
+	uint64_t dt = t - m->accounted;
+	if (!gpd_workload_idle(wl)) {
+		double middle = (double)(m->accounted - m->origin) + (double)dt / 2;
+		double util = gpd_workload_utilization(wl, middle);
+		uint64_t freq = gpd_workload_frequency(wl, util);
+		/* Rounding the stretch down to whole nanoseconds, then to whole
+		 * clocks, keeps the clock count of any window at or below what
+		 * the maximum frequency allows over its GpuTime, which the
+		 * equations compute as whole nanoseconds. */
+		uint64_t ns = (uint64_t)((unsigned __int128)dt * 1000000000u /
+					 m->dev.timestamp_frequency);
+		uint64_t clocks = (uint64_t)((unsigned __int128)freq * ns / 1000000000u);
+		uint64_t inc[GPM_ACC_SLOTS];
+
+		gpd_rate_model_increments(&m->rates, gpd_workload_context(wl), util,
+					  clocks, inc);
+		m->counter[GPM_ACC_GPU_CLOCK] += clocks;
+		for (size_t i = 0; i < m->rates.n_slots; i++)
+			m->counter[m->rates.slot[i]] += inc[i];
+		m->freq = freq;
+	}
+	m->accounted = t;
+}
+
+static uint32_t clock_ratio_bits(const struct gpd_oa_model *m)
+{
+	const struct gpm_oa_decoder *dec = &m->decoder;
+
+	if (m->dev.graphics_version < CLOCK_RATIO_MIN_VERSION)
+		return 0;
+	uint64_t ratio = (m->freq * CLOCK_RATIO_UNIT_DEN + CLOCK_RATIO_UNIT_NUM / 2) /
+			 CLOCK_RATIO_UNIT_NUM;
+	if (ratio > CLOCK_RATIO_MAX)
+		ratio = CLOCK_RATIO_MAX;
+	/* Unslice ratio in [8:0]; slice ratio split over [31:25] and [10:9].
+	 * Gen12's seventh reason bit is bit 25, the slice ratio's lowest:
+	 * it stays clear so that no report claims an MMIO trigger. */
+	uint32_t bits = (uint32_t)ratio | (uint32_t)(ratio >> 7 & 3) << 9 |
+			(uint32_t)(ratio & 0x7f) << 25;
+	uint32_t reasons = (uint32_t)(((1ull << dec->reason_width) - 1) << GPM_OA_REASON_SHIFT);
+	return bits & ~(reasons | dec->ctx_valid_mask);
+}
+
+/* Writes a report of the state at m->now into the OA buffer. */
+static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_id,
+			 bool ctx_valid)
+{
+	const struct gpm_oa_decoder *dec = &m->decoder;
+	const struct gpm_oa_format *fmt = dec->format;
+	struct gpm_oa_report report;
+	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE];
+
+	account(m, m->now);
+	if (!m->enabled)
+		return;
+	if (m->report_loss_probability > 0 &&
+	    gpd_prng_unit(&m->loss_prng) < m->report_loss_probability) {
+		m->report_lost = true;
+		return;
+	}
+
+	report.reason = dec->reason_width ? reason : 0;
+	report.report_id = dec->reason_width ? clock_ratio_bits(m) : HSW_REPORT_ID_TIMER;
+	report.ctx_id = ctx_id;
+	report.ctx_valid = ctx_valid;
+	report.value[GPM_ACC_GPU_TIME] = (m->now & dec->ts_mask) << dec->ts_shift;
+	for (unsigned g = 0; g < fmt->n_groups; g++) {
+		const struct gpm_oa_counter_group *grp = &fmt->group[g];
+
+		for (unsigned i = 0; i < grp->count; i++) {
+			unsigned s = grp->slot + i;
+
+			report.value[s] = m->counter[s] & m->width_mask[s];
+		}
+	}
+	/* Every field is masked to its width, so encoding cannot fail. */
+	gpm_oa_report_encode(dec, &report, bytes, sizeof(bytes));
+	gpd_oa_buffer_push(&m->buffer, bytes);
+}
+
+/* The ctx field and valid bit of a report of the running state. */
+static void running_context(const struct gpd_oa_model *m, uint32_t *ctx_id, bool *valid)
+{
+	const struct gpd_workload *wl = &m->workload;
+
+	if (gpd_workload_idle(wl)) {
+		*ctx_id = GPM_OA_CTX_NONE;
+		*valid = false;
+		return;
+	}
+	*ctx_id = gpd_workload_context_id(wl, gpd_workload_context(wl));
+	*valid = m->dev.graphics_version < VALID_ONLY_ON_SWITCH_VERSION;
+}
+
+static void workload_change(struct gpd_oa_model *m, uint64_t t)
+{
+	struct gpd_workload *wl = &m->workload;
+	unsigned events;
+
+	account(m, t);
+	events = gpd_workload_advance(wl, t - m->origin);
+	/* Haswell's report has no reason field to tell these from periodic
+	 * reports; the model writes only those there. */
+	if (!m->decoder.reason_width || events == GPD_WORKLOAD_NOTHING)
+		return;
+	uint32_t id = gpd_workload_context_id(wl, gpd_workload_context(wl));
+	if (events & GPD_WORKLOAD_IDLE)
+		write_report(m, GPM_OA_REASON_GO_TRANSITION, GPM_OA_CTX_NONE, false);
+	else if (events & GPD_WORKLOAD_CONTEXT_SWITCH)
+		write_report(m, GPM_OA_REASON_CTX_SWITCH, id, true);
+	else
+		write_report(m, GPM_OA_REASON_CTX_SWITCH, id, false);
+}
+
+/* The first timer report after tick t. */
+static uint64_t next_timer(const struct gpd_oa_model *m, uint64_t t)
+{
+	uint64_t p = m->period;
+	uint64_t d = (m->period_phase % p + p - t % p) % p;
+
+	return t + (d ? d : p);
+}
+
+void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
+{
+	uint64_t target = m->now + ticks;
+
+	for (;;) {
+		uint64_t change = m->origin + gpd_workload_next_change(&m->workload);
+		/* Timer reports that cannot land (disabled, or the buffer
+		 * overflowed) are not even cut out of time. */
+		bool sampling = m->period && m->enabled && !m->buffer.overflow;
+		uint64_t timer = sampling ? next_timer(m, m->now) : UINT64_MAX;
+		uint64_t t = change < timer ? change : timer;
+
+		if (t > target)
+			break;
+		m->now = t;
+		if (t == timer) {
+			uint32_t ctx_id;
+			bool valid;
+
+			running_context(m, &ctx_id, &valid);
+			write_report(m, GPM_OA_REASON_TIMER, ctx_id, valid);
+		}
+		if (t == change)
+			workload_change(m, t);
+	}
+	m->now = target;
+}
+
+uint64_t gpd_oa_model_time(const struct gpd_oa_model *m)
+{
+	return m->now;
+}
+
+uint64_t gpd_oa_model_period(const struct gpd_oa_model *m)
+{
+	return m->period;
+}
+
+const struct gpm_oa_decoder *gpd_oa_model_decoder(const struct gpd_oa_model *m)
+{
+	return &m->decoder;
+}
+
+size_t gpd_oa_model_record_size(const struct gpd_oa_model *m)
+{
+	return GPM_OA_RECORD_HEADER_SIZE + m->decoder.format->size;
+}
+
+unsigned gpd_oa_model_n_contexts(const struct gpd_oa_model *m)
+{
+	return gpd_workload_n_contexts(&m->workload);
+}
+
+uint32_t gpd_oa_model_context_id(const struct gpd_oa_model *m, unsigned index)
+{
+	return gpd_workload_context_id(&m->workload, index);
+}

@@ -1,0 +1,51 @@
+/*
+ * The OA model's state, shared by the report writer (oa_model.c) and the
+ * read() side (oa_read.c).
+ */
+#ifndef GPD_SIM_OA_MODEL_INTERNAL_H
+#define GPD_SIM_OA_MODEL_INTERNAL_H
+
+#include "daemon/sim/oa_buffer.h"
+#include "daemon/sim/oa_model.h"
+#include "daemon/sim/prng.h"
+#include "daemon/sim/rate_model.h"
+#include "daemon/sim/workload.h"
+
+struct gpd_oa_model {
+	struct gpm_device_info dev;
+	struct gpm_oa_decoder decoder;
+	const struct gpm_metric_set *set;
+	uint64_t seed;
+	int exponent;
+	uint64_t period;                /* ticks; 0: not periodic */
+	uint64_t period_phase;          /* timer reports at phase mod period */
+	bool enabled;
+
+	/* Time: the absolute timestamp in ticks; the workload counts from
+	 * `origin`, the timestamp at creation. */
+	uint64_t now;
+	uint64_t origin;
+	struct gpd_workload workload;
+	/* Counters are brought up to date only at events (reports and
+	 * workload changes), so how time is cut into advance() calls never
+	 * changes their rounding. */
+	uint64_t accounted;             /* absolute tick up to which they are */
+	uint64_t counter[GPM_ACC_SLOTS];
+	uint64_t width_mask[GPM_ACC_SLOTS];
+	uint64_t freq;                  /* core clock of the last busy stretch, Hz */
+	struct gpd_rate_model rates;
+
+	/* The OA unit's status bits and buffer. */
+	struct gpd_oa_buffer buffer;
+	bool report_lost;
+	struct gpd_prng loss_prng;
+	double report_loss_probability;
+
+	/* i915's read() state. */
+	bool filter_context;
+	uint32_t filter_context_id;
+	uint32_t last_context_id;       /* of the last report forwarded */
+	bool squash_invalid_context;    /* graphics IP < 12.55 */
+};
+
+#endif
