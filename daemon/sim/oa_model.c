@@ -30,6 +30,8 @@
  * graphics IP 12.55 (docs/oa-reference.md §2.4). */
 #define SQUASH_MAX_VERSION 1255
 
+#define DEFAULT_SWITCH_REPORT_DELAY_NS 200
+
 static bool format_allowed(const struct gpm_oa_format *fmt, unsigned graphics_version)
 {
 	const struct gpm_oa_format *oag;
@@ -128,6 +130,14 @@ int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 	m->filter_context_id = cfg->filter_context_id;
 	m->last_context_id = GPM_OA_CTX_NONE;
 	m->report_loss_probability = cfg->workload.report_loss_probability;
+	if (cfg->ctx_switch_report_delay_ns >= 0) {
+		uint64_t ns = cfg->ctx_switch_report_delay_ns
+			      ? (uint64_t)cfg->ctx_switch_report_delay_ns
+			      : DEFAULT_SWITCH_REPORT_DELAY_NS;
+
+		m->switch_delay = (uint64_t)((unsigned __int128)ns *
+					     m->dev.timestamp_frequency / 1000000000u);
+	}
 	gpd_prng_fork(&m->loss_prng, cfg->seed, PRNG_TAG_REPORT_LOSS);
 
 	struct gpd_workload_clocks clocks = {
@@ -302,6 +312,15 @@ static void running_context(const struct gpd_oa_model *m, uint32_t *ctx_id, bool
 	*valid = m->dev.graphics_version < VALID_ONLY_ON_SWITCH_VERSION;
 }
 
+/* Writes the context-switch report on its way, if any, now. */
+static void flush_switch_report(struct gpd_oa_model *m)
+{
+	if (!m->switch_pending)
+		return;
+	m->switch_pending = false;
+	write_report(m, GPM_OA_REASON_CTX_SWITCH, m->switch_ctx_id, m->switch_ctx_valid);
+}
+
 static void workload_change(struct gpd_oa_model *m, uint64_t t)
 {
 	struct gpd_workload *wl = &m->workload;
@@ -313,13 +332,18 @@ static void workload_change(struct gpd_oa_model *m, uint64_t t)
 	 * reports; the model writes only those there. */
 	if (!m->decoder.reason_width || events == GPD_WORKLOAD_NOTHING)
 		return;
-	uint32_t id = gpd_workload_context_id(wl, gpd_workload_context(wl));
-	if (events & GPD_WORKLOAD_IDLE)
+	/* A report still on its way lands before the next one is due. */
+	flush_switch_report(m);
+	if (events & GPD_WORKLOAD_IDLE) {
 		write_report(m, GPM_OA_REASON_GO_TRANSITION, GPM_OA_CTX_NONE, false);
-	else if (events & GPD_WORKLOAD_CONTEXT_SWITCH)
-		write_report(m, GPM_OA_REASON_CTX_SWITCH, id, true);
-	else
-		write_report(m, GPM_OA_REASON_CTX_SWITCH, id, false);
+		return;
+	}
+	m->switch_ctx_id = gpd_workload_context_id(wl, gpd_workload_context(wl));
+	m->switch_ctx_valid = (events & GPD_WORKLOAD_CONTEXT_SWITCH) != 0;
+	m->switch_pending = true;
+	m->switch_report_at = t + m->switch_delay;
+	if (m->switch_delay == 0)
+		flush_switch_report(m);
 }
 
 /* The first timer report after tick t. */
@@ -341,8 +365,11 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 		 * overflowed) are not even cut out of time. */
 		bool sampling = m->period && m->enabled && !m->buffer.overflow;
 		uint64_t timer = sampling ? next_timer(m, m->now) : UINT64_MAX;
+		uint64_t pending = m->switch_pending ? m->switch_report_at : UINT64_MAX;
 		uint64_t t = change < timer ? change : timer;
 
+		if (pending < t)
+			t = pending;
 		if (t > target)
 			break;
 		m->now = t;
@@ -353,6 +380,8 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 			running_context(m, &ctx_id, &valid);
 			write_report(m, GPM_OA_REASON_TIMER, ctx_id, valid);
 		}
+		if (t == pending)
+			flush_switch_report(m);
 		if (t == change)
 			workload_change(m, t);
 	}

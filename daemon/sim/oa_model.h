@@ -9,7 +9,9 @@
  * - periodic reports every 2^(exponent + 1) ticks, at multiples of the
  *   period (Haswell: half a period off, which is how IGT recognizes its
  *   periodic reports);
- * - context-switch reports (reason bit 3) carrying the incoming context;
+ * - context-switch reports (reason bit 3) carrying the incoming context,
+ *   written a moment after the switch, so that a periodic report in
+ *   between already shows the new context (docs/oa-reference.md §2.5);
  *   a resubmission of the running context writes one with the ctx-valid
  *   bit clear;
  * - GO-transition reports (reason bit 4) when the GPU goes idle into RC6.
@@ -77,6 +79,9 @@ struct gpd_oa_model_config {
 	 * NULL starts them at 0. Lets tests start just before a 40-bit wrap. */
 	const uint64_t *initial_counters;
 	struct gpd_workload_config workload;
+	/* How long after a context switch its report lands: 0 gives 200 ns,
+	 * a negative value none. */
+	int64_t ctx_switch_report_delay_ns;
 	/* A single-context stream (i915's CTX_HANDLE): read() forwards only
 	 * this context's reports and their neighbours, as the kernel does. */
 	bool filter_context;

@@ -33,6 +33,12 @@ struct gpd_oa_model {
 	uint64_t counter[GPM_ACC_SLOTS];
 	uint64_t width_mask[GPM_ACC_SLOTS];
 	uint64_t freq;                  /* core clock of the last busy stretch, Hz */
+	/* A context-switch report on its way: written at switch_report_at. */
+	uint64_t switch_delay;          /* ticks */
+	bool switch_pending;
+	uint64_t switch_report_at;
+	uint32_t switch_ctx_id;
+	bool switch_ctx_valid;
 	struct gpd_rate_model rates;
 
 	/* The OA unit's status bits and buffer. */
