@@ -568,24 +568,26 @@ static void drop_bad_counters(struct set_compiler *sc)
 	sc->set->n_counters = kept;
 }
 
+/* Compiles the configs' availability and drops (and reports) the configs
+ * it fails for. On -ENOMEM the set keeps the configs handled so far, so
+ * that no program is freed twice. */
 static int compile_register_configs(struct gpm_metric_set *set,
 				    const char *path,
 				    struct gpm_diagnostics *diag)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < set->n_register_configs; i++) {
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < set->n_register_configs; i++) {
 		struct gpm_register_config *rc = &set->register_configs[i];
 		struct gpm_equation_error err;
-		int ret = 0;
 
 		if (rc->availability) {
 			ret = gpm_equation_compile(rc->availability,
 						   GPM_VALUE_U64, NULL,
 						   &rc->availability_eq, &err);
 			if (ret == -ENOMEM)
-				return ret;
-			if (ret)
-				rc->availability_eq = NULL;
+				break;
 		}
 		if (ret) {
 			ret = gpm_diagnostics_add(diag, path, rc->line,
@@ -596,23 +598,19 @@ static int compile_register_configs(struct gpm_metric_set *set,
 						  err.message);
 		} else if (rc->availability_eq &&
 			   !gpm_equation_is_constant(rc->availability_eq)) {
+			gpm_equation_free(rc->availability_eq);
 			ret = gpm_diagnostics_add(diag, path, rc->line,
 						  "set %s, %s register config: "
 						  "availability reads report "
 						  "data; config ignored",
 						  set->symbol_name,
 						  gpm_register_kind_name(rc->kind));
-			gpm_equation_free(rc->availability_eq);
-			rc->availability_eq = NULL;
 		} else {
 			set->register_configs[kept++] = *rc;
-			continue;
 		}
-		if (ret)
-			return ret;
 	}
 	set->n_register_configs = kept;
-	return 0;
+	return ret;
 }
 
 int gpm__metric_set_compile(struct gpm_metric_set *set, const char *path,

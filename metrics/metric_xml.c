@@ -626,60 +626,65 @@ static void drop_duplicate_sets(struct parser *p)
 	p->sets.count = kept;
 }
 
-/* Moves the finished sets into the file and names its platform. */
+/* Names the file's chipset and platform: from its sets, else from its
+ * name. 0 or -ENOMEM. */
+static int name_platform(struct parser *p, struct gpm_metrics_file *file)
+{
+	const struct gpm_metric_set *sets = p->sets.items;
+	char *platform;
+
+	if (p->sets.count) {
+		file->chipset = gpm__arena_strdup(p->arena, sets[0].chipset);
+		platform = gpm__arena_strdup(p->arena, sets[0].chipset);
+		for (char *c = platform; c && *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	} else {
+		file->chipset = gpm__arena_strdup(p->arena, "");
+		platform = platform_from_path(p->arena, p->path);
+		if (!platform)
+			platform = gpm__arena_strdup(p->arena, "");
+	}
+	file->platform = platform;
+	return file->chipset && file->platform ? 0 : -ENOMEM;
+}
+
+/* Moves the finished sets into the file, or frees everything on error. */
 static int parser_finish(struct parser *p, struct gpm_metrics_file **out)
 {
 	struct gpm_metrics_file *file = p->file;
+	struct gpm_metric_set *sets;
 
 	if (!p->err)
 		drop_duplicate_sets(p);
+	if (!p->err)
+		p->err = name_platform(p, file);
 	if (!p->err) {
-		file->n_sets = p->sets.count;
+		file->path = gpm__arena_strdup(p->arena, p->path);
 		file->sets = gpm__arena_memdup(p->arena, p->sets.items,
 					       p->sets.count *
 					       sizeof(struct gpm_metric_set));
-		file->path = gpm__arena_strdup(p->arena, p->path);
-		if (!file->sets || !file->path)
+		if (!file->path || !file->sets)
 			p->err = -ENOMEM;
-	}
-	if (p->err) {
-		struct gpm_metric_set *sets = p->sets.items;
-		for (size_t i = 0; i < p->sets.count; i++)
-			gpm__metric_set_free_equations(&sets[i]);
-		file->n_sets = 0;
-	} else {
-		char *chipset = NULL, *platform = NULL;
-		if (file->n_sets) {
-			chipset = gpm__arena_strdup(p->arena,
-						    file->sets[0].chipset);
-			platform = gpm__arena_strdup(p->arena,
-						     file->sets[0].chipset);
-			for (char *c = platform; c && *c; c++)
-				*c = (char)tolower((unsigned char)*c);
-		} else {
-			chipset = gpm__arena_strdup(p->arena, "");
-			platform = platform_from_path(p->arena, p->path);
-			if (!platform)
-				platform = gpm__arena_strdup(p->arena, "");
-		}
-		if (!chipset || !platform)
-			p->err = -ENOMEM;
-		file->chipset = chipset;
-		file->platform = platform;
 	}
 
+	sets = p->sets.items;
+	if (p->err) {
+		for (size_t i = 0; i < p->sets.count; i++)
+			gpm__metric_set_free_equations(&sets[i]);
+	} else {
+		file->n_sets = p->sets.count;
+		for (size_t i = 0; i < file->n_sets; i++)
+			file->sets[i].file = file;
+	}
 	XML_ParserFree(p->xp);
 	free(p->counters.items);
 	free(p->configs.items);
 	free(p->registers.items);
 	free(p->sets.items);
 	if (p->err) {
-		file->n_sets = 0;
 		gpm_metrics_file_free(file);
 		return p->err;
 	}
-	for (size_t i = 0; i < file->n_sets; i++)
-		file->sets[i].file = file;
 	*out = file;
 	return 0;
 }
