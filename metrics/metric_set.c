@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "metrics/arena.h"
-#include "metrics/metric_set.h"
+#include "metrics/metric_set_internal.h"
 
 enum counter_state {
 	COUNTER_GOOD,

@@ -139,16 +139,4 @@ const char *gpm_counter_type_name(enum gpm_counter_type type);
 const char *gpm_counter_data_type_name(enum gpm_counter_data_type type);
 const char *gpm_register_kind_name(enum gpm_register_kind kind);
 
-/*
- * Compiles the counters of a freshly parsed set (metric_xml.c), orders them
- * and drops the bad ones, reporting each problem into diag against path.
- * All memory it keeps comes from arena. 0 or -ENOMEM.
- */
-int gpm__metric_set_compile(struct gpm_metric_set *set, const char *path,
-			    struct gpm__arena *arena,
-			    struct gpm_diagnostics *diag);
-
-/* Frees the compiled programs of a set whose memory the arena keeps. */
-void gpm__metric_set_free_equations(struct gpm_metric_set *set);
-
 #endif

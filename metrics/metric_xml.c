@@ -19,6 +19,7 @@
 #include <expat.h>
 
 #include "metrics/arena.h"
+#include "metrics/metric_set_internal.h"
 #include "metrics/metric_xml.h"
 
 /* Where the parser is: the innermost element it is building. */
