@@ -138,6 +138,23 @@ static const struct gpm_oa_format formats[GPM_OA_FORMAT_COUNT] = {
 			U64(GPM_ACC_PEC, 32, 64),
 		},
 	},
+	[GPM_OA_FORMAT_NVPM32u64] = {
+		.id = GPM_OA_FORMAT_NVPM32u64,
+		.name = "NVPM32u64",
+		.i915_format = 0,
+		.size = 288,
+		HEADER_64,
+		.synthetic = true,
+		/* The NVIDIA source's own report (daemon/nvidia): CUPTI PM
+		 * samples summed into running 64-bit totals, so consecutive
+		 * reports give a sample's counts as plain u64 deltas. The
+		 * metric file names the raw counter behind each slot. */
+		.n_groups = 2,
+		.group = {
+			U64(GPM_ACC_GPU_CLOCK, 24, 1),
+			U64(GPM_ACC_PEC, 32, 32),
+		},
+	},
 };
 
 int gpm_oa_format_get(enum gpm_oa_format_id id, const struct gpm_oa_format **out)

@@ -10,6 +10,7 @@
 #ifndef GPM_OA_FORMAT_H
 #define GPM_OA_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum gpm_oa_format_id {
@@ -20,6 +21,7 @@ enum gpm_oa_format_id {
 	GPM_OA_FORMAT_MPEC8u64_B8_C8,           /* MTL media OAM */
 	GPM_OA_FORMAT_MPEC8u32_B8_C8,           /* MTL and later media OAM */
 	GPM_OA_FORMAT_PEC64u64,                 /* Xe2 and later OAG */
+	GPM_OA_FORMAT_NVPM32u64,                /* NVIDIA PM sampling, built by its source */
 	GPM_OA_FORMAT_COUNT,
 };
 
@@ -53,6 +55,10 @@ struct gpm_oa_format {
 	 * qword 3. GPU ticks are counter group GPM_ACC_GPU_CLOCK, absent on
 	 * HSW. */
 	uint8_t header_bits;            /* 32 or 64: width of report id and timestamp */
+	/* Reports a source builds itself rather than reads from an OA unit:
+	 * the header words hold exactly what was written, with no reason or
+	 * context-valid bits and no timestamp quirks, on any device. */
+	bool synthetic;
 	uint8_t ts_offset;
 	uint8_t ctx_offset;
 	uint8_t n_groups;

@@ -34,6 +34,13 @@ static const struct {
 int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *fmt,
 			unsigned graphics_version)
 {
+	if (fmt->synthetic) {
+		*dec = (struct gpm_oa_decoder){
+			.format = fmt,
+			.ts_mask = fmt->header_bits == 32 ? UINT32_MAX : UINT64_MAX,
+		};
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(platforms) / sizeof(platforms[0]); i++) {
 		if (graphics_version < platforms[i].min_version ||
 		    graphics_version > platforms[i].max_version)

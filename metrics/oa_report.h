@@ -57,7 +57,9 @@ struct gpm_oa_decoder {
 /*
  * Fills dec for reports of format fmt on a GPU of graphics IP version
  * graphics_version (times 100: 750 HSW, 1200 TGL, 1255 DG2, 2000 LNL).
- * -EINVAL for a version without an OA unit.
+ * -EINVAL for a version without an OA unit. A synthetic format decodes
+ * the same on every device: no reason or valid bits, ctx and timestamp as
+ * written.
  */
 int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *fmt,
 			unsigned graphics_version);

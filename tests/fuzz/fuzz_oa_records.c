@@ -36,6 +36,7 @@ static const unsigned versions[GPM_OA_FORMAT_COUNT][4] = {
 	[GPM_OA_FORMAT_MPEC8u64_B8_C8] = { 1270, 1270, 2000, 1270 },
 	[GPM_OA_FORMAT_MPEC8u32_B8_C8] = { 1270, 2000, 2000, 1270 },
 	[GPM_OA_FORMAT_PEC64u64] = { 2000, 2000, 3000, 2000 },
+	[GPM_OA_FORMAT_NVPM32u64] = { 0, 0, 0, 0 },
 };
 
 struct totals {

@@ -67,6 +67,7 @@ START_TEST(test_rows_are_consistent)
 		[GPM_OA_FORMAT_MPEC8u64_B8_C8] = 156,   /* dword 5, bytes 160.. */
 		[GPM_OA_FORMAT_MPEC8u32_B8_C8] = 124,   /* dword 5 */
 		[GPM_OA_FORMAT_PEC64u64] = 540,         /* dword 5, bytes 544.. */
+		[GPM_OA_FORMAT_NVPM32u64] = 284,        /* dword 5 */
 	};
 	unsigned char used[GPM_OA_MAX_REPORT_SIZE];
 
@@ -122,6 +123,7 @@ START_TEST(test_counter_ranges)
 		{ GPM_OA_FORMAT_MPEC8u64_B8_C8, 1, 8, 8, 8, 0 },
 		{ GPM_OA_FORMAT_MPEC8u32_B8_C8, 1, 8, 8, 8, 0 },
 		{ GPM_OA_FORMAT_PEC64u64, 1, 0, 0, 0, 64 },
+		{ GPM_OA_FORMAT_NVPM32u64, 1, 0, 0, 0, 32 },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
@@ -149,6 +151,7 @@ START_TEST(test_sizes_and_headers)
 		{ GPM_OA_FORMAT_MPEC8u64_B8_C8, 192, 64 },
 		{ GPM_OA_FORMAT_MPEC8u32_B8_C8, 128, 64 },
 		{ GPM_OA_FORMAT_PEC64u64, 576, 64 },
+		{ GPM_OA_FORMAT_NVPM32u64, 288, 64 },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {

@@ -19,6 +19,7 @@ static const unsigned version_of[GPM_OA_FORMAT_COUNT] = {
 	[GPM_OA_FORMAT_MPEC8u64_B8_C8] = 1270,
 	[GPM_OA_FORMAT_MPEC8u32_B8_C8] = 1270,
 	[GPM_OA_FORMAT_PEC64u64] = 2000,
+	[GPM_OA_FORMAT_NVPM32u64] = 0,          /* not an Intel GPU */
 };
 
 static struct gpm_oa_decoder decoder(enum gpm_oa_format_id id, unsigned version)
@@ -359,6 +360,17 @@ START_TEST(test_decoder_init_versions)
 	ck_assert_int_eq(gpm_oa_decoder_init(&dec, fmt, 750), 0);
 	ck_assert_uint_eq(dec.ctx_valid_mask, 0);
 	ck_assert_uint_eq(dec.reason_width, 0);
+
+	/* A synthetic format decodes alike on any device. */
+	ck_assert_int_eq(gpm_oa_format_get(GPM_OA_FORMAT_NVPM32u64, &fmt), 0);
+	for (unsigned version = 0; version <= 3000; version += 750) {
+		ck_assert_int_eq(gpm_oa_decoder_init(&dec, fmt, version), 0);
+		ck_assert_uint_eq(dec.ctx_valid_mask, 0);
+		ck_assert_uint_eq(dec.reason_width, 0);
+		ck_assert_uint_eq(dec.ts_shift, 0);
+		ck_assert_uint_eq(dec.ts_mask, UINT64_MAX);
+		ck_assert(!dec.ctx_invalid_means_idle);
+	}
 }
 END_TEST
 
