@@ -127,6 +127,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 	}
 	case GPD_SOURCE_I915:
 	case GPD_SOURCE_XE:
+	case GPD_SOURCE_NVIDIA:
 		ret = fail(err, -EOPNOTSUPP,
 			   "--device %s: this build has no %s source; use sim or "
 			   "replay:FILE", text, gpd_source_kind_name(spec.kind));

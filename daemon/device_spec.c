@@ -1,6 +1,7 @@
 /*
  * Parsing of --device SPEC.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ const char *gpd_source_kind_name(enum gpd_source_kind kind)
 		return "i915";
 	case GPD_SOURCE_XE:
 		return "xe";
+	case GPD_SOURCE_NVIDIA:
+		return "nvidia";
 	}
 	return "unknown";
 }
@@ -117,8 +120,22 @@ int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
 			return -ENOMEM;
 		return 0;
 	}
+	if (kind_len == 6 && !strncmp(text, "nvidia", 6)) {
+		spec->kind = GPD_SOURCE_NVIDIA;
+		char *end;
+		unsigned long index = arg ? strtoul(arg, &end, 10) : 0;
+		if (!arg || !isdigit((unsigned char)*arg) || *end ||
+		    index > 1023) {
+			*why = "expected nvidia:N with N a CUDA device index, "
+			       "e.g. nvidia:0";
+			return -EINVAL;
+		}
+		spec->index = (unsigned)index;
+		return 0;
+	}
 	*why = "unknown device kind; use auto, sim[:PLATFORM], "
-	       "replay:FILE[,loop][,speed=X|max], i915:PATH or xe:PATH";
+	       "replay:FILE[,loop][,speed=X|max], i915:PATH, xe:PATH or "
+	       "nvidia:N";
 	return -EINVAL;
 }
 

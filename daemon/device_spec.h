@@ -5,6 +5,7 @@
  *   sim[:PLATFORM]            the simulated OA unit (default: the virtual GPU)
  *   replay:FILE[,loop][,speed=X|max]
  *   i915:/dev/dri/cardN, xe:/dev/dri/cardN
+ *   nvidia:N                  CUDA device N, through CUPTI PM sampling
  */
 #ifndef GPD_DEVICE_SPEC_H
 #define GPD_DEVICE_SPEC_H
@@ -17,6 +18,7 @@ enum gpd_source_kind {
 	GPD_SOURCE_REPLAY,
 	GPD_SOURCE_I915,
 	GPD_SOURCE_XE,
+	GPD_SOURCE_NVIDIA,
 };
 
 struct gpd_device_spec {
@@ -25,6 +27,7 @@ struct gpd_device_spec {
 	char *path;             /* replay: file; i915/xe: device node */
 	bool loop;              /* replay: start over at the end */
 	double speed;           /* replay: pacing factor; 0 = as fast as possible */
+	unsigned index;         /* nvidia: CUDA device index */
 };
 
 /* Parses text into spec. On -EINVAL, *why says what is wrong in words. */

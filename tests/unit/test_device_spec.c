@@ -53,7 +53,8 @@ START_TEST(rejects_bad_specs_with_words)
 	static const char *const bad[] = {
 		"", "gpu", "sim:", "replay", "replay:", "replay:f,speed=0",
 		"replay:f,speed=-1", "replay:f,speed=x", "replay:f,fast",
-		"i915", "xe:", "auto:1",
+		"i915", "xe:", "auto:1", "nvidia", "nvidia:", "nvidia:x",
+		"nvidia:-1", "nvidia:1a", "nvidia:99999",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gpd_device_spec spec;
@@ -75,6 +76,11 @@ START_TEST(parses_kernel_devices)
 	gpd_device_spec_fini(&spec);
 	ck_assert_int_eq(gpd_device_spec_parse("xe:/dev/dri/card0", &spec, &why), 0);
 	ck_assert_int_eq(spec.kind, GPD_SOURCE_XE);
+	gpd_device_spec_fini(&spec);
+	ck_assert_int_eq(gpd_device_spec_parse("nvidia:3", &spec, &why), 0);
+	ck_assert_int_eq(spec.kind, GPD_SOURCE_NVIDIA);
+	ck_assert_uint_eq(spec.index, 3);
+	ck_assert_str_eq(gpd_source_kind_name(spec.kind), "nvidia");
 	gpd_device_spec_fini(&spec);
 }
 END_TEST
