@@ -23,6 +23,8 @@
 #define FMT_PVC "A24u40_A14u32_B8_C8", 256, 0, 0x500, 0, 0xffffffffu
 /* Xe2 and later: xe only, PEC counters behind a 64-bit header. */
 #define FMT_XE2 "PEC64u64", 576, 0, 0x10105, 0, UINT64_MAX
+/* NVIDIA: no OA unit; the nvidia source builds NVPM32u64 reports itself. */
+#define FMT_NVPM "NVPM32u64", 288, 0, 0, 0, UINT64_MAX
 
 #define MHZ(x) ((uint32_t)((x) * 1000000.0))
 
@@ -87,7 +89,12 @@ static const struct gpm_platform platforms[] = {
 	  0xb080, 3, 4, 8, MHZ(19.2), 400, 2500, 0 },
 	/* The sim source's virtual GPU (metrics/sim_device.c). */
 	{ "simgen12", "SIMGEN12", "SIMGEN12 virtual GPU", 1200, 7, FMT_GEN8,
-	  0x5f00, 1, 6, 16, MHZ(19.2), 300, 1300, 8 },
+	  0x5f00, 1, 6, 16, MHZ(19.2), 300, 1300, 8 },	/* NVIDIA Hopper (metrics/nvidia/README.md): no Intel graphics
+	 * version, 64 warps per SM in the threads-per-EU field, no EU
+	 * topology, and the nvidia source's clock of 2^20 ticks per ms. It
+	 * is found by CUPTI's chip name, so it has no PCI id entry. */
+	{ "gh100", "GH100", "NVIDIA GH100 (H100, H200)", 0, 64, FMT_NVPM,
+	  0x2335, 0, 0, 0, 1048576000u, 0, 1980, 0 },
 };
 
 #define N_PLATFORMS (sizeof(platforms) / sizeof(platforms[0]))
@@ -96,10 +103,10 @@ static const struct gpm_platform platforms[] = {
 enum {
 	HSW, BDW, CHV, SKLGT2, SKLGT3, SKLGT4, KBLGT2, KBLGT3, CFLGT2, CFLGT3,
 	BXT, GLK, CNL, ICL, EHL, TGLGT1, TGLGT2, RKL, DG1, ADL, ACMGT1, ACMGT2,
-	ACMGT3, MTLGT2, MTLGT3, PVC, LNL, BMG, PTL, SIMGEN12,
+	ACMGT3, MTLGT2, MTLGT3, PVC, LNL, BMG, PTL, SIMGEN12, GH100,
 };
 
-_Static_assert(SIMGEN12 + 1 == N_PLATFORMS, "index enum matches the table");
+_Static_assert(GH100 + 1 == N_PLATFORMS, "index enum matches the table");
 
 /* Meteor Lake and Arrow Lake ids cover both GT sizes; the EU count picks
  * the file (Mesa: up to 64 EUs is GT2). */
