@@ -27,8 +27,8 @@
 /* At full load a raw counter runs this far below what its tightest bound
  * allows, drawn per context: some run close to the bound, some well
  * below, and rounding never reaches it. */
-#define HEADROOM_MIN 0.03
-#define HEADROOM_MAX 0.35
+#define HEADROOM_MIN 0.02
+#define HEADROOM_MAX 0.25
 /* A context's share of the first context's rates; some raw counters
  * stand still in some contexts (a compute context draws no pixels). */
 #define MIX_ZERO_PROBABILITY 0.1

@@ -1,0 +1,119 @@
+/*
+ * The OA ring buffer: capacity and overflow, reset, the zeroing after a
+ * read, and reports that straddle the ring's end.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/sim/oa_buffer.h"
+#include "tests/unit/test_util.h"
+
+#define SIZE (128u * 1024)
+
+static void fill_report(unsigned char *r, size_t size, unsigned n)
+{
+	for (size_t i = 0; i < size; i++)
+		r[i] = (unsigned char)(n * 7 + i + 1);
+}
+
+START_TEST(test_capacity_and_overflow)
+{
+	struct gpd_oa_buffer buf;
+	unsigned char r[256], out[256];
+
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, SIZE, 256), 0);
+	/* One report's room stays free: head == tail means empty. */
+	for (unsigned n = 0; n < SIZE / 256 - 1; n++) {
+		fill_report(r, 256, n);
+		ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), 0);
+	}
+	ck_assert_uint_eq(gpd_oa_buffer_reports(&buf), SIZE / 256 - 1);
+	ck_assert(!buf.overflow);
+	ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), -ENOSPC);
+	ck_assert(buf.overflow);
+	/* Nothing lands after an overflow, even with room again. */
+	gpd_oa_buffer_peek(&buf, out);
+	gpd_oa_buffer_pop(&buf);
+	ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), -ENOSPC);
+	fill_report(r, 256, 0);
+	ck_assert_int_eq(memcmp(out, r, 256), 0);
+
+	gpd_oa_buffer_reset(&buf);
+	ck_assert(!buf.overflow);
+	ck_assert_uint_eq(gpd_oa_buffer_reports(&buf), 0);
+	for (size_t i = 0; i < SIZE; i++)
+		ck_assert_uint_eq(buf.mem[i], 0);
+	gpd_oa_buffer_free(&buf);
+}
+END_TEST
+
+START_TEST(test_pop_clears_id_and_timestamp)
+{
+	struct gpd_oa_buffer buf;
+	unsigned char r[256];
+
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, SIZE, 256), 0);
+	fill_report(r, 256, 3);
+	gpd_oa_buffer_push(&buf, r);
+	gpd_oa_buffer_pop(&buf);
+	for (int i = 0; i < 8; i++)
+		ck_assert_uint_eq(buf.mem[i], 0);
+	ck_assert_int_eq(memcmp(buf.mem + 8, r + 8, 248), 0);
+	gpd_oa_buffer_free(&buf);
+}
+END_TEST
+
+/* 192-byte reports do not divide the ring: one straddles its end, goes
+ * in and comes out in two parts, and is cleared whole. */
+START_TEST(test_report_straddles_end)
+{
+	struct gpd_oa_buffer buf;
+	unsigned char r[192], out[192];
+	unsigned n = 0;
+
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, SIZE, 192), 0);
+	for (int round = 0; round < 3; round++) {
+		while (gpd_oa_buffer_reports(&buf) < SIZE / 192 - 1) {
+			fill_report(r, 192, n++);
+			ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), 0);
+		}
+		unsigned first = n - gpd_oa_buffer_reports(&buf);
+		while (gpd_oa_buffer_reports(&buf)) {
+			fill_report(r, 192, first++);
+			gpd_oa_buffer_peek(&buf, out);
+			ck_assert_int_eq(memcmp(out, r, 192), 0);
+			gpd_oa_buffer_pop(&buf);
+		}
+	}
+	ck_assert(!buf.overflow);
+	for (size_t i = 0; i < SIZE; i++)
+		ck_assert_uint_eq(buf.mem[i], 0);
+	gpd_oa_buffer_free(&buf);
+}
+END_TEST
+
+START_TEST(test_bad_sizes)
+{
+	struct gpd_oa_buffer buf;
+
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, 64 * 1024, 256), -EINVAL);
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, 3 * 64 * 1024, 256), -EINVAL);
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, 32u * 1024 * 1024, 256), -EINVAL);
+	ck_assert_int_eq(gpd_oa_buffer_init(&buf, SIZE, 0), -EINVAL);
+}
+END_TEST
+
+static Suite *oa_buffer_suite(void)
+{
+	Suite *s = suite_create("oa_buffer");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_capacity_and_overflow);
+	tcase_add_test(tc, test_pop_clears_id_and_timestamp);
+	tcase_add_test(tc, test_report_straddles_end);
+	tcase_add_test(tc, test_bad_sizes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(oa_buffer_suite)
