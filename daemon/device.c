@@ -163,6 +163,13 @@ static void on_records(void *user, const void *data, size_t len)
 	struct gpd_device *dev = user;
 	if (!dev->open)
 		return;
+	for (struct gpd_record_tap *t = dev->taps, *n; t; t = n) {
+		n = t->next;
+		t->records(t->user, data, len);
+	}
+	/* A tap's owner may have closed the stream. */
+	if (!dev->open)
+		return;
 	const unsigned char *bytes = data;
 	if (dev->partial_len) {
 		/* Complete the split record first; records are at most 64 KiB. */
@@ -331,6 +338,22 @@ int gpd_device_configure(struct gpd_device *dev,
 		 (unsigned long long)gpd_exponent_to_ns(&dev->source->info,
 							exponent));
 	return 0;
+}
+
+void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap)
+{
+	tap->next = dev->taps;
+	dev->taps = tap;
+}
+
+void gpd_device_remove_tap(struct gpd_device *dev, struct gpd_record_tap *tap)
+{
+	for (struct gpd_record_tap **p = &dev->taps; *p; p = &(*p)->next) {
+		if (*p == tap) {
+			*p = tap->next;
+			break;
+		}
+	}
 }
 
 void gpd_device_add_subscriber(struct gpd_device *dev,

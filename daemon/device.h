@@ -33,6 +33,14 @@ struct gpd_device_stats {
 	uint64_t reconfigurations;
 };
 
+/* Sees a device's records as its source delivered them, before the device
+ * decodes them (a recording takes them from here). */
+struct gpd_record_tap {
+	void (*records)(void *user, const void *data, size_t len);
+	void *user;
+	struct gpd_record_tap *next;
+};
+
 struct gpd_device {
 	struct gpd_daemon *daemon;
 	struct gpd_source *source;
@@ -54,6 +62,7 @@ struct gpd_device {
 
 	struct gpd_subscription *subscribers;
 	unsigned n_subscribers;
+	struct gpd_record_tap *taps;
 
 	/* Decoding state, reset whenever the stream (re)starts. */
 	struct gpm_oa_report report[2];
@@ -102,6 +111,10 @@ uint64_t gpd_device_ns_to_ticks(const struct gpd_device *dev, uint64_t ns);
 bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
 			 uint64_t *cpu_ns);
 bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts);
+
+/* A tap may remove itself from inside its callback. */
+void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap);
+void gpd_device_remove_tap(struct gpd_device *dev, struct gpd_record_tap *tap);
 
 /* Used by the subscription code. */
 int gpd_device_configure(struct gpd_device *dev,
