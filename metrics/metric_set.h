@@ -87,6 +87,19 @@ struct gpm_counter {
 	struct gpm_equation *availability_eq;   /* NULL iff availability is */
 };
 
+/*
+ * A raw counter that a source reads itself, for devices without an OA unit
+ * (the schema's one extension, metrics/nvidia/README.md):
+ * <raw_counter slot="PEC 3" name="dram__bytes_read.sum"/> says that the
+ * running total of the device's counter `name` fills accumulator slot
+ * PEC 3, where equations READ it like any OA counter.
+ */
+struct gpm_raw_counter {
+	const char *name;
+	unsigned slot;                  /* enum gpm_acc_slot */
+	unsigned line;
+};
+
 struct gpm_metrics_file;
 
 struct gpm_metric_set {
@@ -106,6 +119,9 @@ struct gpm_metric_set {
 	const unsigned *eval_order;
 	size_t n_register_configs;
 	struct gpm_register_config *register_configs;
+	/* In document order, each slot at most once; none for OA sets. */
+	size_t n_raw_counters;
+	const struct gpm_raw_counter *raw_counters;
 };
 
 struct gpm__arena;

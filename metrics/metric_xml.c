@@ -54,6 +54,7 @@ struct parser {
 	struct gpm_register_config config;      /* the open <register_config> */
 	bool config_bad;
 	struct vec registers;           /* struct gpm_register */
+	struct vec raw_counters;        /* struct gpm_raw_counter */
 	struct vec sets;                /* finished sets */
 };
 
@@ -222,6 +223,7 @@ static bool begin_set(struct parser *p, const XML_Char **atts, unsigned line)
 	set->oa_format = copy_optional_attr(p, atts, "oa_format");
 	p->counters.count = 0;
 	p->configs.count = 0;
+	p->raw_counters.count = 0;
 	return !p->err;
 }
 
@@ -404,6 +406,69 @@ static void end_config(struct parser *p)
 	*slot = *rc;
 }
 
+/* "PEC 3": a READ operand pair naming one counter slot; false if it is
+ * none (GPU_TIME is the report's timestamp, never a raw counter). */
+static bool parse_raw_slot(const char *text, unsigned *slot)
+{
+	static const struct {
+		const char *type;
+		unsigned base, count;
+	} types[] = {
+		{ "GPU_CLOCK", GPM_ACC_GPU_CLOCK, 1 },
+		{ "A", GPM_ACC_A, GPM_ACC_A_COUNT },
+		{ "B", GPM_ACC_B, GPM_ACC_B_COUNT },
+		{ "C", GPM_ACC_C, GPM_ACC_C_COUNT },
+		{ "PERFCNT", GPM_ACC_PERFCNT, GPM_ACC_PERFCNT_COUNT },
+		{ "PEC", GPM_ACC_PEC, GPM_ACC_PEC_COUNT },
+	};
+	const char *space = strchr(text, ' ');
+	uint32_t index;
+
+	if (!space || !parse_u32(space + 1, &index))
+		return false;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (strlen(types[i].type) == (size_t)(space - text) &&
+		    !strncmp(text, types[i].type, (size_t)(space - text)) &&
+		    index < types[i].count) {
+			*slot = types[i].base + index;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void add_raw_counter(struct parser *p, const XML_Char **atts,
+			    unsigned line)
+{
+	const char *name = attr(atts, "name");
+	const char *slot_text = attr(atts, "slot");
+	unsigned slot;
+
+	if (!name || !*name || !slot_text ||
+	    !parse_raw_slot(slot_text, &slot)) {
+		REPORT(p, line, "set %s: a raw_counter needs a name and a slot "
+		       "such as \"PEC 0\"; ignored", p->set.symbol_name);
+		return;
+	}
+	const struct gpm_raw_counter *have = p->raw_counters.items;
+	for (size_t i = 0; i < p->raw_counters.count; i++) {
+		if (have[i].slot == slot) {
+			REPORT(p, line, "set %s: slot %s already holds %s; "
+			       "raw_counter %s ignored", p->set.symbol_name,
+			       slot_text, have[i].name, name);
+			return;
+		}
+	}
+	struct gpm_raw_counter *rc = vec_push(&p->raw_counters, sizeof(*rc));
+	if (!rc) {
+		out_of_memory(p);
+		return;
+	}
+	rc->slot = slot;
+	rc->line = line;
+	rc->name = copy_attr(p, atts, "name");
+}
+
 static void end_set(struct parser *p)
 {
 	struct gpm_metric_set *set = &p->set;
@@ -417,8 +482,14 @@ static void end_set(struct parser *p)
 		gpm__arena_memdup(p->arena, p->configs.items,
 				  p->configs.count *
 				  sizeof(struct gpm_register_config));
+	set->n_raw_counters = p->raw_counters.count;
+	set->raw_counters =
+		gpm__arena_memdup(p->arena, p->raw_counters.items,
+				  p->raw_counters.count *
+				  sizeof(struct gpm_raw_counter));
 	struct gpm_metric_set *slot = vec_push(&p->sets, sizeof(*set));
-	if (!set->counters || !set->register_configs || !slot) {
+	if (!set->counters || !set->register_configs || !set->raw_counters ||
+	    !slot) {
 		/* Nothing compiled yet, so nothing to free but the slot. */
 		if (slot)
 			p->sets.count--;
@@ -465,6 +536,8 @@ static void XMLCALL on_start(void *data, const XML_Char *name,
 	case EL_SET:
 		if (!strcmp(name, "counter")) {
 			add_counter(p, atts, line);
+		} else if (!strcmp(name, "raw_counter")) {
+			add_raw_counter(p, atts, line);
 		} else if (!strcmp(name, "register_config")) {
 			if (begin_config(p, atts, line)) {
 				p->at = EL_CONFIG;
@@ -681,6 +754,7 @@ static int parser_finish(struct parser *p, struct gpm_metrics_file **out)
 	free(p->counters.items);
 	free(p->configs.items);
 	free(p->registers.items);
+	free(p->raw_counters.items);
 	free(p->sets.items);
 	if (p->err) {
 		gpm_metrics_file_free(file);

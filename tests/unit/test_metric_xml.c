@@ -380,6 +380,45 @@ START_TEST(skips_bad_definitions_and_keeps_the_rest)
 }
 END_TEST
 
+START_TEST(keeps_raw_counters)
+{
+	struct gpm_diagnostics diag;
+	struct gpm_metrics_file *file = parse(
+		"<metrics>\n"                                           /* 1 */
+		SET_OPEN("S")                                           /* 2 */
+		"<raw_counter slot=\"GPU_CLOCK 0\" name=\"clk.max\"/>\n" /* 3 */
+		"<raw_counter slot=\"PEC 31\" name=\"b.sum\"/>\n"       /* 4 */
+		"<raw_counter slot=\"PEC 31\" name=\"c.sum\"/>\n"       /* 5 */
+		"<raw_counter slot=\"PEC 64\" name=\"d.sum\"/>\n"       /* 6 */
+		"<raw_counter slot=\"GPU_TIME 0\" name=\"e\"/>\n"       /* 7 */
+		"<raw_counter slot=\"PEC\" name=\"f\"/>\n"              /* 8 */
+		"<raw_counter slot=\"A 1\"/>\n"                         /* 9 */
+		COUNTER("Clocks", "event", "uint64", "GPU_CLOCK 0 READ") /* 10 */
+		"</set>\n"
+		SET_OPEN("T")
+		COUNTER("A", "event", "uint64", "A 0 READ")
+		"</set>\n"
+		"</metrics>\n", &diag);
+
+	static const unsigned bad_lines[] = { 5, 6, 7, 8, 9 };
+	ck_assert_uint_eq(diag.count, sizeof(bad_lines) / sizeof(bad_lines[0]));
+	for (size_t i = 0; i < diag.count; i++)
+		ck_assert_uint_eq(diag.items[i].line, bad_lines[i]);
+	ck_assert(strstr(diag.items[0].message, "slot PEC 31 already holds b.sum"));
+	ck_assert_uint_eq(file->n_sets, 2);
+	const struct gpm_metric_set *s = &file->sets[0];
+	ck_assert_uint_eq(s->n_raw_counters, 2);
+	ck_assert_str_eq(s->raw_counters[0].name, "clk.max");
+	ck_assert_uint_eq(s->raw_counters[0].slot, GPM_ACC_GPU_CLOCK);
+	ck_assert_uint_eq(s->raw_counters[0].line, 3);
+	ck_assert_str_eq(s->raw_counters[1].name, "b.sum");
+	ck_assert_uint_eq(s->raw_counters[1].slot, GPM_ACC_PEC + 31);
+	ck_assert_uint_eq(s->n_counters, 1);
+	ck_assert_uint_eq(file->sets[1].n_raw_counters, 0);
+	finish(file, &diag);
+}
+END_TEST
+
 START_TEST(loads_the_builtin_definitions)
 {
 	struct gpm_diagnostics diag;
@@ -425,6 +464,7 @@ static Suite *metric_xml_suite(void)
 	tcase_add_test(tc, truncated_and_empty_inputs);
 	tcase_add_test(tc, rejects_other_documents);
 	tcase_add_test(tc, skips_bad_definitions_and_keeps_the_rest);
+	tcase_add_test(tc, keeps_raw_counters);
 	tcase_add_test(tc, loads_the_builtin_definitions);
 	tcase_add_test(tc, reports_unreadable_files);
 	suite_add_tcase(s, tc);
