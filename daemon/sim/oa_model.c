@@ -110,9 +110,7 @@ int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 	if (!m)
 		return -ENOMEM;
 	m->dev = *cfg->dev;
-	m->set = cfg->set;
 	m->seed = cfg->seed;
-	m->exponent = cfg->exponent;
 	ret = gpm_oa_decoder_init(&m->decoder, fmt, m->dev.graphics_version);
 	if (ret)
 		goto fail;
@@ -202,10 +200,8 @@ int gpd_oa_model_set_metric_set(struct gpd_oa_model *m, const struct gpm_metric_
 	if (!rates)
 		return -ENOMEM;
 	ret = fit_rates(m, set, rates);
-	if (ret == 0) {
+	if (ret == 0)
 		m->rates = *rates;
-		m->set = set;
-	}
 	free(rates);
 	return ret;
 }

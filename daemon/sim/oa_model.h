@@ -68,8 +68,8 @@ struct gpd_oa_model_config {
 	uint64_t seed;
 	size_t buffer_size;             /* 0: 16 MiB; else a power of two, 128 KiB..16 MiB */
 	/* The configured metric set: the raw counters' rates are fitted to
-	 * its equations. NULL gives moderate rates with nothing to fit. Must
-	 * outlive the model. */
+	 * its equations at creation (the model keeps no reference to it).
+	 * NULL gives moderate rates with nothing to fit. */
 	const struct gpm_metric_set *set;
 	/* The timestamp at creation, in ticks (wrapped to the platform's
 	 * timestamp width): lets tests start just before the wrap. */

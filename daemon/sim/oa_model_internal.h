@@ -14,9 +14,7 @@
 struct gpd_oa_model {
 	struct gpm_device_info dev;
 	struct gpm_oa_decoder decoder;
-	const struct gpm_metric_set *set;
 	uint64_t seed;
-	int exponent;
 	uint64_t period;                /* ticks; 0: not periodic */
 	uint64_t period_phase;          /* timer reports at phase mod period */
 	bool enabled;
