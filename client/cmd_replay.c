@@ -333,6 +333,12 @@ static int load_metrics(struct replay *r)
 	}
 	if (ret < 0)
 		return failure("out of memory loading the metric files");
+	/* A counter left out for an error would otherwise just be missing. */
+	size_t problems = r->db.diagnostics.count;
+	if (problems)
+		fprintf(stderr, "gpuperf replay: %zu problem%s in the metric "
+			"files; 'gpuperf metrics check' lists them\n", problems,
+			problems == 1 ? "" : "s");
 	return 0;
 }
 

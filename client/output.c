@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/output.h"
 
@@ -269,6 +270,37 @@ static void build_row(struct gpuperf_output *o, const struct gpuperf_cell *cells
 	append(o, o->format == GPUPERF_FORMAT_NDJSON ? "}\n" : "\n");
 }
 
+/*
+ * Hands the row to the file in one write() where it has a descriptor, so
+ * whoever reads the file or pipe never sees part of a row next to the end,
+ * even if this process dies; stdio would split rows longer than its
+ * buffer.
+ */
+static int write_row(struct gpuperf_output *o)
+{
+	errno = EIO;
+	if (fflush(o->out) != 0)
+		return -errno;
+	int fd = fileno(o->out);
+	if (fd < 0) {
+		if (fwrite(o->line, 1, o->line_len, o->out) != o->line_len ||
+		    fflush(o->out) != 0)
+			return -errno;
+		return 0;
+	}
+	size_t done = 0;
+	while (done < o->line_len) {
+		ssize_t n = write(fd, o->line + done, o->line_len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 int gpuperf_output_row(struct gpuperf_output *o,
 		       const struct gpuperf_cell *cells)
 {
@@ -281,11 +313,10 @@ int gpuperf_output_row(struct gpuperf_output *o,
 	if (o->failed)
 		return o->failed;
 
-	errno = EIO;
-	if (fwrite(o->line, 1, o->line_len, o->out) != o->line_len ||
-	    fflush(o->out) != 0) {
-		o->failed = -errno;
-		return o->failed;
+	int ret = write_row(o);
+	if (ret < 0) {
+		o->failed = ret;
+		return ret;
 	}
 	o->rows++;
 	return 0;

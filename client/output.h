@@ -2,10 +2,11 @@
  * Rows of counter values as the CLI prints them: an aligned table with
  * human units, CSV, or NDJSON.
  *
- * Columns are named once; each row then gives one cell per column. Rows
- * are written whole and flushed one by one, so output cut short (the
- * process killed, a pipe closed) ends after a complete row: every NDJSON
- * line is valid JSON, every CSV line a full record.
+ * Columns are named once; each row then gives one cell per column. Each
+ * row goes out whole, in one write() where the FILE * has a descriptor,
+ * so output cut short (the process killed, a pipe closed) ends after a
+ * complete row: every NDJSON line is valid JSON, every CSV line a full
+ * record.
  */
 #ifndef GPUPERF_OUTPUT_H
 #define GPUPERF_OUTPUT_H
