@@ -133,7 +133,8 @@ struct replay {
 	int write_error;
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
 {
@@ -304,7 +305,8 @@ static int input_error(const struct replay *r, const char *fmt, ...)
 	return GPUPERF_EXIT_INPUT;
 }
 
-static int failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int failure(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 static int failure(const char *fmt, ...)
 {

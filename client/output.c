@@ -239,7 +239,8 @@ static void build_header(struct gpuperf_output *o)
 	append(o, "\n");
 }
 
-static void build_row(struct gpuperf_output *o, const struct gpuperf_cell *cells)
+static void build_row(struct gpuperf_output *o,
+		      const struct gpuperf_cell *cells)
 {
 	char num[64];
 

@@ -1,0 +1,170 @@
+/*
+ * CLI rows: CSV, NDJSON and the table, their number formats and human
+ * units, and write failures.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/output.h"
+#include "tests/unit/test_util.h"
+
+static const struct gpuperf_column columns[] = {
+	{ "timestamp_ns", GPUPERF_UNITS_TIMESTAMP },
+	{ "context_id", GPUPERF_UNITS_CONTEXT },
+	{ "GpuTime", "ns" },
+	{ "GpuBusy", "percent" },
+	{ "Freq", "hz" },
+	{ "Bytes", "bytes" },
+	{ "Pixels", "pixels" },
+	{ "Odd,\"key\"", NULL },
+};
+#define N_COLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+static const struct gpuperf_cell row1[N_COLUMNS] = {
+	{ .type = GPUPERF_CELL_U64, .u = 1500000000 },
+	{ .type = GPUPERF_CELL_U64, .u = 0x2a },
+	{ .type = GPUPERF_CELL_U64, .u = 2500000 },
+	{ .type = GPUPERF_CELL_DOUBLE, .d = 12.25 },
+	{ .type = GPUPERF_CELL_U64, .u = 1150000000 },
+	{ .type = GPUPERF_CELL_U64, .u = 3 << 20 },
+	{ .type = GPUPERF_CELL_U64, .u = 123456 },
+	{ .type = GPUPERF_CELL_DOUBLE, .d = 0.1 },
+};
+
+static const struct gpuperf_cell row2[N_COLUMNS] = {
+	{ .type = GPUPERF_CELL_NONE },
+	{ .type = GPUPERF_CELL_NONE },
+	{ .type = GPUPERF_CELL_U64, .u = 0 },
+	{ .type = GPUPERF_CELL_DOUBLE, .d = NAN },
+	{ .type = GPUPERF_CELL_DOUBLE, .d = 1.0 / 3 },
+	{ .type = GPUPERF_CELL_U64, .u = 10 },
+	{ .type = GPUPERF_CELL_U64, .u = 999 },
+	{ .type = GPUPERF_CELL_DOUBLE, .d = 1e300 },
+};
+
+/* The two rows in format, as text. */
+static char *render(enum gpuperf_format format)
+{
+	struct gpuperf_output o;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	ck_assert_int_eq(gpuperf_output_init(&o, f, format, columns,
+					     N_COLUMNS), 0);
+	ck_assert_int_eq(gpuperf_output_row(&o, row1), 0);
+	ck_assert_int_eq(gpuperf_output_row(&o, row2), 0);
+	gpuperf_output_fini(&o);
+	fclose(f);
+	return text;
+}
+
+START_TEST(test_csv)
+{
+	char *text = render(GPUPERF_FORMAT_CSV);
+	ck_assert_str_eq(text,
+		"timestamp_ns,context_id,GpuTime,GpuBusy,Freq,Bytes,Pixels,"
+		"\"Odd,\"\"key\"\"\"\n"
+		"1500000000,42,2500000,12.25,1150000000,3145728,123456,0.1\n"
+		",,0,,0.3333333333333333,10,999,1e+300\n");
+	free(text);
+}
+END_TEST
+
+START_TEST(test_ndjson)
+{
+	char *text = render(GPUPERF_FORMAT_NDJSON);
+	ck_assert_str_eq(text,
+		"{\"timestamp_ns\":1500000000,\"context_id\":42,"
+		"\"GpuTime\":2500000,\"GpuBusy\":12.25,\"Freq\":1150000000,"
+		"\"Bytes\":3145728,\"Pixels\":123456,\"Odd,\\\"key\\\"\":0.1}\n"
+		"{\"timestamp_ns\":null,\"context_id\":null,\"GpuTime\":0,"
+		"\"GpuBusy\":null,\"Freq\":0.3333333333333333,\"Bytes\":10,"
+		"\"Pixels\":999,\"Odd,\\\"key\\\"\":1e+300}\n");
+	free(text);
+}
+END_TEST
+
+START_TEST(test_table)
+{
+	char *text = render(GPUPERF_FORMAT_TABLE);
+	char *header = strtok(text, "\n");
+	char *first = strtok(NULL, "\n");
+	char *second = strtok(NULL, "\n");
+
+	ck_assert_ptr_nonnull(second);
+	ck_assert_uint_eq(strlen(first), strlen(header));
+	ck_assert_uint_eq(strlen(second), strlen(header));
+	ck_assert_str_eq(header,
+		"timestamp_ns  context_id     GpuTime     GpuBusy        Freq"
+		"       Bytes      Pixels   Odd,\"key\"");
+	ck_assert_str_eq(first,
+		"    1.500000        0x2a     2.50 ms      12.2 %    1.15 GHz"
+		"       3 MiB       123 k         0.1");
+	/* no value, not a number: a dash */
+	ck_assert_str_eq(second,
+		"           -           -        0 ns           -    0.333 Hz"
+		"        10 B         999      1e+300");
+	free(text);
+}
+END_TEST
+
+START_TEST(test_format_names)
+{
+	enum gpuperf_format f;
+	ck_assert_int_eq(gpuperf_format_parse("csv", &f), 0);
+	ck_assert_int_eq(f, GPUPERF_FORMAT_CSV);
+	ck_assert_int_eq(gpuperf_format_parse("ndjson", &f), 0);
+	ck_assert_int_eq(f, GPUPERF_FORMAT_NDJSON);
+	ck_assert_int_eq(gpuperf_format_parse("table", &f), 0);
+	ck_assert_int_eq(f, GPUPERF_FORMAT_TABLE);
+	ck_assert_int_eq(gpuperf_format_parse("json", &f), -EINVAL);
+}
+END_TEST
+
+/* Rows go out one write() each, so a reader sees whole lines only. */
+START_TEST(test_rows_reach_the_fd_whole)
+{
+	struct gpuperf_output o;
+	int fds[2];
+	char buf[4096];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	FILE *f = fdopen(fds[1], "w");
+	ck_assert_int_eq(gpuperf_output_init(&o, f, GPUPERF_FORMAT_NDJSON,
+					     columns, N_COLUMNS), 0);
+	ck_assert_int_eq(gpuperf_output_row(&o, row1), 0);
+	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_int_eq(buf[n - 1], '\n');
+	ck_assert_ptr_eq(strchr(buf, '\n'), buf + n - 1);
+
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(gpuperf_output_row(&o, row2), -EPIPE);
+	ck_assert_int_eq(gpuperf_output_row(&o, row1), -EPIPE);
+	gpuperf_output_fini(&o);
+	fclose(f);
+}
+END_TEST
+
+static Suite *output_suite(void)
+{
+	Suite *s = suite_create("output");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_ndjson);
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_format_names);
+	tcase_add_test(tc, test_rows_reach_the_fd_whole);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(output_suite)
