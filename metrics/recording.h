@@ -119,6 +119,10 @@ struct gpm_recording_error {
  * GPM_RECORDING_WRITE_THROUGH after every record, and on
  * gpm_recording_writer_flush(). A FILE * is fflush()ed each time, so its
  * own buffer never holds part of a record.
+ *
+ * IGT's i915-perf-reader crashes on recordings with no SAMPLE or fewer
+ * than two correlation points; write a point before the first sample and
+ * one after the last, as its recorder does.
  */
 #define GPM_RECORDING_WRITER_BUFFER_SIZE 65536
 
