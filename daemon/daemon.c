@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/daemon.h"
+#include "daemon/drm/discovery.h"
 #include "daemon/log.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
@@ -90,6 +91,35 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 	return 0;
 }
 
+static struct gpd_drm_roots drm_roots(const struct gpd_daemon *d)
+{
+	return (struct gpd_drm_roots){
+		.dev = d->options.dev_root ? d->options.dev_root : "/dev",
+		.sysfs = d->options.sysfs_root ? d->options.sysfs_root : "/sys",
+	};
+}
+
+/* auto: a device for every Intel GPU that i915 or xe drives. */
+static int add_discovered(struct gpd_daemon *d, bool *found,
+			  struct gpd_error *err)
+{
+	struct gpd_drm_roots roots = drm_roots(d);
+	struct gpd_source **sources;
+	size_t n;
+	int ret = gpd_drm_discover(d->loop, &roots, &sources, &n);
+	if (ret)
+		return fail(err, ret, "looking for GPUs: %s", strerror(-ret));
+	*found = n > 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!ret)
+			ret = add_device(d, sources[i], err);
+		else
+			sources[i]->ops->destroy(sources[i]);
+	}
+	free(sources);
+	return ret;
+}
+
 static int create_device(struct gpd_daemon *d, const char *text,
 			 unsigned index, struct gpd_error *err)
 {
@@ -101,9 +131,15 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			    why ? why : strerror(-ret));
 	struct gpd_source *source = NULL;
 	switch (spec.kind) {
-	case GPD_SOURCE_AUTO:
-		/* No kernel source is built in yet: auto means the sim GPU. */
-		gpd_info("no Intel GPU support in this build; using sim");
+	case GPD_SOURCE_AUTO: {
+		bool found = false;
+		ret = add_discovered(d, &found, err);
+		if (ret || found) {
+			gpd_device_spec_fini(&spec);
+			return ret;
+		}
+		gpd_info("no Intel GPU found; using sim");
+	}
 		/* fallthrough */
 	case GPD_SOURCE_SIM: {
 		struct gpd_sim_source_options so = {
@@ -126,7 +162,12 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		break;
 	}
 	case GPD_SOURCE_I915:
-	case GPD_SOURCE_XE:
+	case GPD_SOURCE_XE: {
+		struct gpd_drm_roots roots = drm_roots(d);
+		ret = gpd_drm_source_create(d->loop, spec.kind, spec.path, &roots,
+					    &source, err);
+		break;
+	}
 	case GPD_SOURCE_NVIDIA:
 		ret = fail(err, -EOPNOTSUPP,
 			   "--device %s: this build has no %s source; use sim or "

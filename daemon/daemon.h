@@ -26,6 +26,8 @@ struct gpd_options {
 	size_t sim_buffer_size;         /* sim OA buffer; 0: 16 MiB */
 	uint64_t linger_ms;             /* stream stays open after the last
 					 * subscriber leaves */
+	const char *dev_root;           /* device nodes; NULL = /dev */
+	const char *sysfs_root;         /* sysfs; NULL = /sys */
 };
 
 struct gpd_daemon {

@@ -23,11 +23,14 @@ static void usage(FILE *out)
 		"                           auto             every Intel GPU, else sim\n"
 		"                           sim[:PLATFORM]   the simulated OA unit, e.g. sim:tglgt2\n"
 		"                           replay:FILE[,loop][,speed=X|max]\n"
+		"                           i915:/dev/dri/cardN, xe:/dev/dri/cardN\n"
 		"  -m, --metrics-dir DIR  load oa-*.xml metric definitions from DIR\n"
 		"                         (repeatable; the sim GPU's are built in)\n"
 		"      --seed N           seed of the simulated workload (default 1)\n"
 		"      --linger MS        keep a stream open MS ms after its last\n"
 		"                         subscriber leaves (default 2000)\n"
+		"      --dev-root DIR     where device nodes are: DIR/dri/cardN (default /dev)\n"
+		"      --sysfs-root DIR   where sysfs is (default /sys)\n"
 		"      --log-level LEVEL  error, warning, info (default) or debug\n"
 		"      --foreground       stay in the foreground (the default)\n"
 		"  -h, --help             show this help\n"
@@ -40,6 +43,8 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_FOREGROUND,
 	OPT_VERSION,
+	OPT_DEV_ROOT,
+	OPT_SYSFS_ROOT,
 };
 
 static int parse_u64(const char *text, uint64_t *out)
@@ -64,6 +69,8 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "dev-root", required_argument, NULL, OPT_DEV_ROOT },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **devices = calloc((size_t)argc, sizeof(*devices));
@@ -106,6 +113,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			gpd_log_set_level(level);
+			break;
+		case OPT_DEV_ROOT:
+			options.dev_root = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			options.sysfs_root = optarg;
 			break;
 		case OPT_FOREGROUND:
 			break;

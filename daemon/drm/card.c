@@ -1,0 +1,52 @@
+/*
+ * Card nodes: open, driver name, sysfs directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "daemon/drm/card.h"
+
+int gpd_drm_card_open(const char *node, int *fd)
+{
+	int ret = open(node, O_RDWR | O_CLOEXEC);
+	if (ret < 0)
+		return -errno;
+	*fd = ret;
+	return 0;
+}
+
+int gpd_drm_card_driver(int fd, char *name, size_t size)
+{
+	drmVersionPtr version = drmGetVersion(fd);
+	if (!version)
+		return errno == ENOMEM ? -ENOMEM : -ENOTTY;
+	snprintf(name, size, "%.*s", version->name_len, version->name);
+	drmFreeVersion(version);
+	return 0;
+}
+
+int gpd_drm_card_sysfs_dir(int fd, const char *sysfs_root, char *dir,
+			   size_t size)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENOTTY;
+	int n = snprintf(dir, size, "%s/dev/char/%u:%u", sysfs_root,
+			 major(st.st_rdev), minor(st.st_rdev));
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+const char *gpd_drm_card_name(const char *node)
+{
+	const char *slash = strrchr(node, '/');
+	return slash ? slash + 1 : node;
+}

@@ -1,0 +1,36 @@
+/*
+ * A DRM card node: opening it, which kernel driver runs it, and where its
+ * sysfs directory lies under the configured roots.
+ *
+ * The roots exist so that tests can point the daemon at a made-up machine:
+ * device nodes are looked up under <dev>/dri and sysfs under <sysfs>.
+ */
+#ifndef GPD_DRM_CARD_H
+#define GPD_DRM_CARD_H
+
+#include <stddef.h>
+
+struct gpd_drm_roots {
+	const char *dev;        /* "/dev" */
+	const char *sysfs;      /* "/sys" */
+};
+
+/* Opens node read-write, close-on-exec. 0 with *fd set, or -errno. */
+int gpd_drm_card_open(const char *node, int *fd);
+
+/* The name of the driver behind fd ("i915", "xe") from DRM_IOCTL_VERSION.
+ * 0, -ENOTTY for a file that is no DRM device, -ENOMEM. */
+int gpd_drm_card_driver(int fd, char *name, size_t size);
+
+/*
+ * The card's sysfs directory, <sysfs>/dev/char/MAJOR:MINOR: a link to
+ * .../drm/cardN, where the metrics/ directory and the frequency files
+ * are. -ENOTTY when fd is not a character device, -ENAMETOOLONG.
+ */
+int gpd_drm_card_sysfs_dir(int fd, const char *sysfs_root, char *dir,
+			   size_t size);
+
+/* "card0" for "/dev/dri/card0": the last component of a path. */
+const char *gpd_drm_card_name(const char *node);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * GPU discovery: drmGetDevices2 lists the DRM devices; the Intel ones
+ * with a primary node are opened to learn their driver.
+ *
+ * libdrm reports nodes under /dev/dri; they are looked up under the
+ * configured device root instead, so that a test machine's tree stands in
+ * for the real one.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "daemon/drm/discovery.h"
+#include "daemon/drm/drm_error.h"
+#include "daemon/i915/i915_source.h"
+#include "daemon/log.h"
+#include "daemon/xe/xe_source.h"
+
+#define PCI_VENDOR_INTEL 0x8086
+
+int gpd_drm_source_create(uv_loop_t *loop, enum gpd_source_kind kind,
+			  const char *node, const struct gpd_drm_roots *roots,
+			  struct gpd_source **out, struct gpd_error *err)
+{
+	if (kind == GPD_SOURCE_I915)
+		return gpd_i915_source_create(loop, node, roots, out, err);
+	if (kind == GPD_SOURCE_XE)
+		return gpd_xe_source_create(loop, node, roots, out, err);
+	return gpd_drm_fail(err, -EINVAL, "%s: not a kernel source kind",
+			    gpd_source_kind_name(kind));
+}
+
+/* "/dev/dri/card0" -> "<dev root>/dri/card0". */
+static int node_path(const struct gpd_drm_roots *roots, const char *node,
+		     char *path, size_t size)
+{
+	const char *rest = strncmp(node, "/dev/", 5) ? node : node + 4;
+	int n = snprintf(path, size, "%s%s", roots->dev, rest);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int driver_kind(const char *path, enum gpd_source_kind *kind)
+{
+	int fd;
+	int ret = gpd_drm_card_open(path, &fd);
+	if (ret)
+		return ret;
+	char driver[32];
+	ret = gpd_drm_card_driver(fd, driver, sizeof(driver));
+	close(fd);
+	if (ret)
+		return ret;
+	if (!strcmp(driver, "i915"))
+		*kind = GPD_SOURCE_I915;
+	else if (!strcmp(driver, "xe"))
+		*kind = GPD_SOURCE_XE;
+	else
+		return -ENODEV;
+	return 0;
+}
+
+static int append(struct gpd_source ***sources, size_t *n,
+		  struct gpd_source *source)
+{
+	struct gpd_source **grown = realloc(*sources, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	grown[(*n)++] = source;
+	*sources = grown;
+	return 0;
+}
+
+int gpd_drm_discover(uv_loop_t *loop, const struct gpd_drm_roots *roots,
+		     struct gpd_source ***sources, size_t *n)
+{
+	*sources = NULL;
+	*n = 0;
+	int count = drmGetDevices2(0, NULL, 0);
+	if (count <= 0) {
+		gpd_debug("libdrm lists no DRM devices (%s)",
+			  count ? strerror(-count) : "none");
+		return 0;
+	}
+	drmDevicePtr *devices = calloc((size_t)count, sizeof(*devices));
+	if (!devices)
+		return -ENOMEM;
+	count = drmGetDevices2(0, devices, count);
+	int ret = 0;
+	for (int i = 0; i < count && !ret; i++) {
+		drmDevicePtr d = devices[i];
+		if (d->bustype != DRM_BUS_PCI ||
+		    d->deviceinfo.pci->vendor_id != PCI_VENDOR_INTEL ||
+		    !(d->available_nodes & (1 << DRM_NODE_PRIMARY)))
+			continue;
+		char path[PATH_MAX];
+		enum gpd_source_kind kind;
+		int why = node_path(roots, d->nodes[DRM_NODE_PRIMARY], path,
+				    sizeof(path));
+		if (!why)
+			why = driver_kind(path, &kind);
+		if (why) {
+			gpd_warn("%s: skipped (%s)", d->nodes[DRM_NODE_PRIMARY],
+				 why == -ENODEV ? "driven by neither i915 nor xe"
+						: strerror(-why));
+			continue;
+		}
+		struct gpd_source *source;
+		struct gpd_error err = { 0 };
+		if (gpd_drm_source_create(loop, kind, path, roots, &source, &err)) {
+			gpd_warn("%s: skipped: %s", path, err.message);
+			continue;
+		}
+		ret = append(sources, n, source);
+		if (ret)
+			source->ops->destroy(source);
+	}
+	drmFreeDevices(devices, count);
+	free(devices);
+	if (ret) {
+		for (size_t i = 0; i < *n; i++)
+			(*sources)[i]->ops->destroy((*sources)[i]);
+		free(*sources);
+		*sources = NULL;
+		*n = 0;
+	}
+	return ret;
+}

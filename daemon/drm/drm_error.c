@@ -1,0 +1,17 @@
+/*
+ * struct gpd_error filling for the DRM backends.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "daemon/drm/drm_error.h"
+
+int gpd_drm_fail(struct gpd_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}

@@ -1,0 +1,373 @@
+/*
+ * The xe source.
+ *
+ * Like i915's: the set's id from sysfs or ADD_CONFIG (one combined
+ * register list, ids from 1), a stream opened on the OAG unit with a chain
+ * of properties, non-blocking reads on uv_poll. Unlike i915, xe returns
+ * bare reports back to back, so each is framed here as an i915 SAMPLE
+ * record; and it tells of lost reports only by failing a read with EIO,
+ * after which DRM_XE_OBSERVATION_IOCTL_STATUS says what happened. The
+ * status becomes REPORT_LOST and BUFFER_LOST records, in the stream where
+ * the loss was.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "daemon/drm/drm_error.h"
+#include "daemon/drm/oa_configs.h"
+#include "daemon/drm/oa_pump.h"
+#include "daemon/drm/oa_refusal.h"
+#include "daemon/drm/oa_reopen.h"
+#include "daemon/log.h"
+#include "daemon/xe/xe_describe.h"
+#include "daemon/xe/xe_source.h"
+#include "daemon/xe/xe_uapi.h"
+#include "metrics/little_endian.h"
+#include "metrics/oa_record.h"
+
+struct xe_source {
+	struct gpd_source base;
+	int card_fd;
+	char node[PATH_MAX];
+	char card_dir[PATH_MAX];
+	uint32_t oa_unit_id;
+	struct gpd_oa_configs configs;
+	struct gpd_oa_pump *pump;
+	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
+	uint64_t set_id;
+	struct gpd_oa_reopen reopen;
+	bool told_counter_overflow;
+	/* Reports framed as i915 records. */
+	unsigned char *framed;
+	size_t framed_size;
+};
+
+static void describe_request(const struct xe_source *s,
+			     const struct gpd_stream_config *cfg, uint64_t set_id,
+			     struct gpd_oa_request *req)
+{
+	*req = (struct gpd_oa_request){
+		.kind = GPD_SOURCE_XE,
+		.card = s->base.name,
+		.node = s->node,
+		.card_dir = s->card_dir,
+		.info = &s->base.info,
+		.set = cfg->set,
+		.set_id = set_id,
+		.format = s->base.format,
+		.format_property = s->base.platform->xe_oa_format,
+		.exponent = cfg->exponent,
+	};
+}
+
+static int observation(const struct xe_source *s, uint64_t op, void *param)
+{
+	struct drm_xe_observation_param p = {
+		.observation_type = DRM_XE_OBSERVATION_TYPE_OA,
+		.observation_op = op,
+		.param = (uintptr_t)param,
+	};
+	int ret = drmIoctl(s->card_fd, DRM_IOCTL_XE_OBSERVATION, &p);
+	return ret < 0 ? -errno : ret;
+}
+
+/* xe takes one register list: NOA (mux), then OA (boolean), then FLEX,
+ * the order i915 programs its three. */
+static int add_config(void *user, const struct gpm_binding *b, uint64_t *id)
+{
+	struct xe_source *s = user;
+	size_t n = 0;
+	for (int k = 0; k < GPM_REGISTER_KINDS; k++)
+		n += b->n_registers[k];
+	struct gpm_register *regs = calloc(n ? n : 1, sizeof(*regs));
+	if (!regs)
+		return -ENOMEM;
+	size_t at = 0;
+	for (int k = 0; k < GPM_REGISTER_KINDS; k++) {
+		if (b->n_registers[k])
+			memcpy(regs + at, b->registers[k],
+			       b->n_registers[k] * sizeof(*regs));
+		at += b->n_registers[k];
+	}
+	struct drm_xe_oa_config config = {
+		.n_regs = (uint32_t)n,
+		.regs_ptr = (uintptr_t)regs,
+	};
+	int ret = -EINVAL;
+	if (strlen(b->set->hw_config_guid) == sizeof(config.uuid)) {
+		memcpy(config.uuid, b->set->hw_config_guid, sizeof(config.uuid));
+		ret = observation(s, DRM_XE_OBSERVATION_OP_ADD_CONFIG, &config);
+	}
+	free(regs);
+	if (ret < 0)
+		return ret;
+	*id = (uint64_t)ret;
+	return 0;
+}
+
+static int refused_config(void *user, const struct gpm_binding *b, int code,
+			  struct gpd_error *err)
+{
+	struct xe_source *s = user;
+	struct gpd_stream_config cfg = { .set = b->set, .binding = b };
+	struct gpd_oa_request req;
+	describe_request(s, &cfg, 0, &req);
+	return gpd_oa_refusal_add_config(&req, code, err);
+}
+
+static int remove_config(void *user, uint64_t id)
+{
+	struct xe_source *s = user;
+	int ret = observation(s, DRM_XE_OBSERVATION_OP_REMOVE_CONFIG, &id);
+	return ret < 0 ? ret : 0;
+}
+
+static const struct gpd_oa_config_ops config_ops = {
+	.add = add_config,
+	.refused = refused_config,
+	.remove = remove_config,
+};
+
+static void deliver_loss(struct xe_source *s, unsigned loss)
+{
+	unsigned char rec[2 * GPM_OA_RECORD_HEADER_SIZE];
+	size_t len = 0;
+	/* i915's order: BUFFER_LOST before REPORT_LOST. */
+	if (loss & GPM_OA_LOSS_BUFFER) {
+		gpm__le32_store(rec + len, GPM_OA_RECORD_BUFFER_LOST);
+		gpm__le16_store(rec + len + 4, 0);
+		gpm__le16_store(rec + len + 6, GPM_OA_RECORD_HEADER_SIZE);
+		len += GPM_OA_RECORD_HEADER_SIZE;
+	}
+	if (loss & GPM_OA_LOSS_REPORT) {
+		gpm__le32_store(rec + len, GPM_OA_RECORD_REPORT_LOST);
+		gpm__le16_store(rec + len + 4, 0);
+		gpm__le16_store(rec + len + 6, GPM_OA_RECORD_HEADER_SIZE);
+		len += GPM_OA_RECORD_HEADER_SIZE;
+	}
+	if (len)
+		s->base.listener.records(s->base.listener.user, rec, len);
+}
+
+static void on_data(void *user, const unsigned char *buf, size_t len)
+{
+	struct xe_source *s = user;
+	size_t report = s->base.format->size;
+	size_t n = len / report;
+	size_t need = n * (GPM_OA_RECORD_HEADER_SIZE + report);
+	if (need > s->framed_size) {
+		unsigned char *framed = realloc(s->framed, need);
+		if (!framed) {
+			gpd_warn("%s: out of memory framing %zu OA reports; they "
+				 "are lost", s->base.name, n);
+			deliver_loss(s, GPM_OA_LOSS_BUFFER);
+			return;
+		}
+		s->framed = framed;
+		s->framed_size = need;
+	}
+	unsigned char *p = s->framed;
+	for (size_t i = 0; i < n; i++) {
+		gpm__le32_store(p, GPM_OA_RECORD_SAMPLE);
+		gpm__le16_store(p + 4, 0);
+		gpm__le16_store(p + 6, (uint16_t)(GPM_OA_RECORD_HEADER_SIZE + report));
+		memcpy(p + GPM_OA_RECORD_HEADER_SIZE, buf + i * report, report);
+		p += GPM_OA_RECORD_HEADER_SIZE + report;
+	}
+	s->base.listener.records(s->base.listener.user, s->framed, need);
+}
+
+/* EIO: the OA status has bits set; the status ioctl says which. */
+static int read_status(struct xe_source *s, uint64_t *status)
+{
+	struct drm_xe_oa_stream_status st = { 0 };
+	if (ioctl(gpd_oa_pump_fd(s->pump), DRM_XE_OBSERVATION_IOCTL_STATUS, &st) < 0)
+		return -errno;
+	*status = st.oa_status;
+	return 0;
+}
+
+static bool on_read_error(void *user, int code)
+{
+	struct xe_source *s = user;
+	uint64_t status = 0;
+	if (code == -EIO && !read_status(s, &status)) {
+		if (status & GPM_OA_XE_STATUS_COUNTER_OVERFLOW && !s->told_counter_overflow) {
+			s->told_counter_overflow = true;
+			gpd_warn("%s: the OA unit reports a counter overflow; "
+				 "counter values around it may be wrong", s->base.name);
+		}
+		deliver_loss(s, gpm_oa_xe_status_loss(status));
+		/* The listener may have closed the stream. */
+		return s->pump != NULL;
+	}
+	gpd_oa_pump_stop(s->pump);
+	s->pump = NULL;
+	gpd_oa_reopen_start(&s->reopen, code);
+	return false;
+}
+
+static const struct gpd_oa_pump_ops pump_ops = {
+	.data = on_data,
+	.error = on_read_error,
+};
+
+static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
+		       struct gpd_error *err)
+{
+	uint64_t set_id;
+	int ret = gpd_oa_configs_id(&s->configs, cfg->binding, &set_id, err);
+	if (ret)
+		return ret;
+	/* xe has no context filter of its own (§5): a context filter is the
+	 * subscriptions' business on this source. */
+	const struct {
+		uint32_t property;
+		uint64_t value;
+	} want[] = {
+		{ DRM_XE_OA_PROPERTY_OA_UNIT_ID, s->oa_unit_id },
+		{ DRM_XE_OA_PROPERTY_SAMPLE_OA, 1 },
+		{ DRM_XE_OA_PROPERTY_OA_METRIC_SET, set_id },
+		{ DRM_XE_OA_PROPERTY_OA_FORMAT, s->base.platform->xe_oa_format },
+		{ DRM_XE_OA_PROPERTY_OA_PERIOD_EXPONENT, cfg->exponent },
+	};
+	enum { N = sizeof(want) / sizeof(want[0]) };
+	struct drm_xe_ext_set_property props[N];
+	memset(props, 0, sizeof(props));
+	for (size_t i = 0; i < N; i++) {
+		props[i].base.name = DRM_XE_OA_EXTENSION_SET_PROPERTY;
+		props[i].base.next_extension = i + 1 < N ? (uintptr_t)&props[i + 1] : 0;
+		props[i].property = want[i].property;
+		props[i].value = want[i].value;
+	}
+	int fd = observation(s, DRM_XE_OBSERVATION_OP_STREAM_OPEN, props);
+	if (fd < 0) {
+		struct gpd_oa_request req;
+		describe_request(s, cfg, set_id, &req);
+		return gpd_oa_refusal_open(&req, fd, err);
+	}
+	/* xe's stream fds start blocking; uv_poll_init makes them
+	 * non-blocking, as the loop needs. */
+	ret = gpd_oa_pump_start(s->base.loop, fd, &pump_ops, s, &s->pump);
+	if (ret) {
+		close(fd);
+		return gpd_drm_fail(err, ret, "%s: cannot watch the OA stream: %s",
+				    s->base.name, uv_strerror(ret));
+	}
+	s->cfg = *cfg;
+	s->set_id = set_id;
+	return 0;
+}
+
+static int reopen(struct gpd_source *src, struct gpd_error *err)
+{
+	struct xe_source *s = (struct xe_source *)src;
+	return open_stream(s, &s->cfg, err);
+}
+
+static int xe_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
+		   struct gpd_error *err)
+{
+	struct xe_source *s = (struct xe_source *)src;
+	int ret = open_stream(s, cfg, err);
+	if (ret)
+		gpd_oa_configs_remove_added(&s->configs);
+	return ret;
+}
+
+static void xe_close(struct gpd_source *src)
+{
+	struct xe_source *s = (struct xe_source *)src;
+	gpd_oa_reopen_cancel(&s->reopen);
+	if (s->pump) {
+		gpd_oa_pump_stop(s->pump);
+		s->pump = NULL;
+	}
+	gpd_oa_configs_remove_added(&s->configs);
+}
+
+static void free_source(struct gpd_source *src)
+{
+	struct xe_source *s = (struct xe_source *)src;
+	free(s->framed);
+	free(s);
+}
+
+static void xe_destroy(struct gpd_source *src)
+{
+	struct xe_source *s = (struct xe_source *)src;
+	xe_close(src);
+	gpd_oa_configs_fini(&s->configs);
+	close(s->card_fd);
+	gpd_oa_reopen_fini(&s->reopen, free_source);
+}
+
+/* Switching sets (DRM_XE_OBSERVATION_IOCTL_CONFIG) is left to a new
+ * stream: without the fences xe wants for it, reports of the old and the
+ * new set could not be told apart. */
+static const struct gpd_source_ops xe_ops = {
+	.open = xe_open,
+	.close = xe_close,
+	.destroy = xe_destroy,
+};
+
+int gpd_xe_source_create(uv_loop_t *loop, const char *node,
+			 const struct gpd_drm_roots *roots,
+			 struct gpd_source **out, struct gpd_error *err)
+{
+	struct xe_source *s = calloc(1, sizeof(*s));
+	if (!s)
+		return gpd_drm_fail(err, -ENOMEM, "out of memory");
+	snprintf(s->base.name, sizeof(s->base.name), "%s", gpd_drm_card_name(node));
+	snprintf(s->node, sizeof(s->node), "%s", node);
+	int ret = gpd_drm_card_open(node, &s->card_fd);
+	if (ret) {
+		free(s);
+		return gpd_drm_fail(err, ret, "cannot open %s: %s%s", node,
+				    strerror(-ret), ret == -EACCES ?
+				    "; gpuperfd needs read-write access to the "
+				    "card (the 'render' or 'video' group)" : "");
+	}
+	char driver[32];
+	ret = gpd_drm_card_driver(s->card_fd, driver, sizeof(driver));
+	if (!ret && strcmp(driver, "xe"))
+		ret = gpd_drm_fail(err, -ENODEV, "%s is driven by %s, not xe; "
+				   "use --device %s:%s", node, driver, driver, node);
+	else if (ret)
+		ret = gpd_drm_fail(err, ret, "%s is not a DRM device (%s)", node,
+				   strerror(-ret));
+	if (!ret && (ret = gpd_drm_card_sysfs_dir(s->card_fd, roots->sysfs,
+						  s->card_dir, sizeof(s->card_dir))))
+		gpd_drm_fail(err, ret, "%s: no sysfs directory under %s: %s",
+			     node, roots->sysfs, strerror(-ret));
+	struct gpd_xe_description desc;
+	if (!ret)
+		ret = gpd_xe_describe(s->card_fd, s->base.name, s->card_dir, &desc, err);
+	if (!ret && gpm_oa_format_for_set(desc.info.graphics_version, NULL,
+					  &s->base.format))
+		ret = gpd_drm_fail(err, -EOPNOTSUPP, "%s: gpuperfd cannot decode "
+				   "the OA reports of %s", node,
+				   desc.platform->description);
+	if (ret) {
+		close(s->card_fd);
+		free(s);
+		return ret;
+	}
+	s->base.ops = &xe_ops;
+	s->base.kind = GPD_SOURCE_XE;
+	s->base.info = desc.info;
+	s->base.platform = desc.platform;
+	s->base.loop = loop;
+	s->oa_unit_id = desc.oa_unit_id;
+	gpd_oa_configs_init(&s->configs, s->card_dir, s->base.name, &config_ops, s);
+	gpd_oa_reopen_init(&s->reopen, &s->base, reopen);
+	*out = &s->base;
+	return 0;
+}
