@@ -1,9 +1,9 @@
 /*
  * gpuperf replay: recordings written with the recording writer, replayed
  * by the command, and compared value for value with IGT's
- * i915-perf-reader on every counter of every metric set of two platforms
- * whose metric files IGT 1.27.1 has built in (Skylake GT2 and Tiger Lake
- * GT2). Also the output formats, the window modes and the errors.
+ * i915-perf-reader on every counter of every metric set of the four
+ * platforms whose metric files IGT 1.27.1 has built in identically (Skylake
+ * GT2, Kaby Lake GT2, Tiger Lake GT2, Alder Lake). Also the output formats, the window modes and the errors.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,6 +44,12 @@ static const struct platform skl = {
 };
 static const struct platform tgl = {
 	"tglgt2", 0x9a49, 19200000, 1, 6, 16, 6, true,
+};
+static const struct platform kbl = {
+	"kblgt2", 0x5916, 12000000, 3, 4, 8, 3, false,
+};
+static const struct platform adl = {
+	"adl", 0x46a6, 19200000, 1, 6, 16, 6, true,
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -499,6 +505,18 @@ START_TEST(test_igt_values_tgl)
 }
 END_TEST
 
+START_TEST(test_igt_values_kbl)
+{
+	cross_check_platform(&kbl);
+}
+END_TEST
+
+START_TEST(test_igt_values_adl)
+{
+	cross_check_platform(&adl);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 static void render_basic(char *path, size_t size, int n_reports,
@@ -781,6 +799,8 @@ static Suite *replay_suite(void)
 	tcase_set_timeout(igt, 300);
 	tcase_add_test(igt, test_igt_values_skl);
 	tcase_add_test(igt, test_igt_values_tgl);
+	tcase_add_test(igt, test_igt_values_kbl);
+	tcase_add_test(igt, test_igt_values_adl);
 	suite_add_tcase(s, igt);
 
 	TCase *cmd = tcase_create("command");
