@@ -328,7 +328,8 @@ static int load_metrics(struct replay *r)
 	if (!opt->n_dirs)
 		ret = gpm_metrics_db_add_builtin(&r->db);
 	for (size_t i = 0; i < opt->n_dirs && ret >= 0; i++) {
-		ret = gpm_metrics_db_add_dir(&r->db, opt->dirs[i]);
+		ret = gpm_metrics_db_add_platform_file(&r->db, opt->dirs[i],
+						       r->platform->name);
 		if (ret < 0 && ret != -ENOMEM)
 			return failure("cannot read metrics directory %s: %s",
 				       opt->dirs[i], strerror(-ret));

@@ -4,6 +4,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,36 @@ static int is_metric_file(const struct dirent *e)
 	size_t len = strlen(e->d_name);
 	return len > 7 && !strncmp(e->d_name, "oa-", 3) &&
 	       !strcmp(e->d_name + len - 4, ".xml");
+}
+
+int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
+				     const char *platform)
+{
+	struct stat st;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	char *path;
+	if (asprintf(&path, "%s/oa-%s.xml", dir, platform) < 0)
+		return -ENOMEM;
+	if (access(path, F_OK)) {
+		free(path);
+		return 0;
+	}
+	struct gpm_metrics_file *file;
+	int ret = gpm_metrics_file_load(path, &db->diagnostics, &file);
+	if (ret == -ENOMEM) {
+		free(path);
+		return ret;
+	}
+	if (ret)
+		ret = gpm_diagnostics_add(&db->diagnostics, path, 0,
+					  "cannot read: %s", strerror(-ret));
+	else if (!(ret = append(db, file)))
+		ret = 1;
+	free(path);
+	return ret;
 }
 
 int gpm_metrics_db_add_dir(struct gpm_metrics_db *db, const char *dir)

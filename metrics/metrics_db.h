@@ -32,6 +32,14 @@ void gpm_metrics_db_fini(struct gpm_metrics_db *db);
  */
 int gpm_metrics_db_add_dir(struct gpm_metrics_db *db, const char *dir);
 
+/*
+ * Loads only dir/oa-<platform>.xml: what a tool that knows its device needs,
+ * without compiling every other platform's definitions. Returns 1 when the
+ * file was there and loaded, 0 when dir has no such file, or the -errno of
+ * reading dir (-ENOMEM likewise).
+ */
+int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
+				     const char *platform);
 /* Parses one file from memory; name stands for it in diagnostics. 0 or
  * -ENOMEM. */
 int gpm_metrics_db_add_buffer(struct gpm_metrics_db *db, const char *name,
