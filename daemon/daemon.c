@@ -10,6 +10,7 @@
 #include "daemon/daemon.h"
 #include "daemon/drm/discovery.h"
 #include "daemon/log.h"
+#include "daemon/net/server.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
 #include "metrics/metrics_db.h"
@@ -224,6 +225,9 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 	if (d->stopping)
 		return;
 	d->stopping = true;
+	/* Clients go first: their subscriptions live on the devices. */
+	if (d->server)
+		gpd_server_stop(d->server);
 	for (size_t i = 0; i < d->n_devices; i++)
 		gpd_device_close(d->devices[i]);
 	d->n_devices = 0;

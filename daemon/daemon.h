@@ -16,6 +16,7 @@
 #include "daemon/subscription.h"
 
 struct gpm_metrics_db;
+struct gpd_server;
 
 struct gpd_options {
 	const char **device_specs;      /* --device, in order; none = auto */
@@ -36,6 +37,7 @@ struct gpd_daemon {
 	struct gpm_metrics_db *metrics;
 	struct gpd_device **devices;
 	size_t n_devices;
+	struct gpd_server *server;      /* NULL when not serving */
 	uv_signal_t sigint, sigterm;
 	bool signals_installed;
 	bool stopping;

@@ -1,0 +1,312 @@
+/*
+ * The Hello message: device descriptions built once, per-client parts
+ * added at each connection.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/daemon.h"
+#include "daemon/net/hello.h"
+#include "daemon/net/proto_codec.h"
+#include "metrics/metric_binding.h"
+
+#define N_EXPONENTS 32                  /* the kernel allows 0..31 */
+
+/* Every allocation of the description tree, freed together. */
+struct block {
+	struct block *next;
+	max_align_t data[];
+};
+
+struct gpd_hello {
+	struct gpd_daemon *daemon;
+	size_t n_devices;
+	Gpuperf__Device **devices;
+	struct gpd_device **device_of;          /* devices[i] describes this */
+	struct block *blocks;
+};
+
+static void *hello_alloc(struct gpd_hello *h, size_t size)
+{
+	struct block *b = calloc(1, sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->next = h->blocks;
+	h->blocks = b;
+	return b->data;
+}
+
+/* protobuf-c takes char *; the strings are only read. */
+static char *str(const char *s)
+{
+	return (char *)(s ? s : "");
+}
+
+static Gpuperf__CounterType counter_type(enum gpm_counter_type t)
+{
+	switch (t) {
+	case GPM_COUNTER_DURATION_NORM:
+		return GPUPERF__COUNTER_TYPE__COUNTER_TYPE_DURATION_NORM;
+	case GPM_COUNTER_DURATION_RAW:
+		return GPUPERF__COUNTER_TYPE__COUNTER_TYPE_DURATION_RAW;
+	case GPM_COUNTER_THROUGHPUT:
+		return GPUPERF__COUNTER_TYPE__COUNTER_TYPE_THROUGHPUT;
+	case GPM_COUNTER_RAW:
+		return GPUPERF__COUNTER_TYPE__COUNTER_TYPE_RAW;
+	case GPM_COUNTER_TIMESTAMP:
+		return GPUPERF__COUNTER_TYPE__COUNTER_TYPE_TIMESTAMP;
+	case GPM_COUNTER_EVENT:
+	default:
+		return GPUPERF__COUNTER_TYPE__COUNTER_TYPE_EVENT;
+	}
+}
+
+static Gpuperf__DataType data_type(enum gpm_counter_data_type t)
+{
+	switch (t) {
+	case GPM_DATA_BOOL32:
+		return GPUPERF__DATA_TYPE__DATA_TYPE_BOOL32;
+	case GPM_DATA_UINT32:
+		return GPUPERF__DATA_TYPE__DATA_TYPE_UINT32;
+	case GPM_DATA_FLOAT:
+		return GPUPERF__DATA_TYPE__DATA_TYPE_FLOAT;
+	case GPM_DATA_DOUBLE:
+		return GPUPERF__DATA_TYPE__DATA_TYPE_DOUBLE;
+	case GPM_DATA_UINT64:
+	default:
+		return GPUPERF__DATA_TYPE__DATA_TYPE_UINT64;
+	}
+}
+
+static Gpuperf__Topology *describe_topology(struct gpd_hello *h,
+					    const struct gpm_device_info *info)
+{
+	const struct gpm_topology *t = &info->topology;
+	Gpuperf__Topology *m = hello_alloc(h, sizeof(*m));
+	size_t slices = t->max_slices <= GPM_MAX_SLICES ? t->max_slices : GPM_MAX_SLICES;
+	size_t subslices = t->max_subslices <= GPM_MAX_SUBSLICES ?
+			   t->max_subslices : GPM_MAX_SUBSLICES;
+	uint64_t *ss = hello_alloc(h, (slices ? slices : 1) * sizeof(*ss));
+	size_t n_eu_masks = slices * subslices;
+	uint32_t *eu = hello_alloc(h, (n_eu_masks ? n_eu_masks : 1) * sizeof(*eu));
+	if (!m || !ss || !eu)
+		return NULL;
+	gpuperf__topology__init(m);
+	m->max_slices = t->max_slices;
+	m->max_subslices = t->max_subslices;
+	m->max_eus_per_subslice = t->max_eus_per_subslice;
+	m->slice_mask = t->slice_mask;
+	unsigned n_subslices = 0;
+	for (size_t s = 0; s < slices; s++) {
+		ss[s] = t->subslice_mask[s];
+		for (size_t k = 0; k < subslices; k++) {
+			eu[s * subslices + k] = t->eu_mask[s][k];
+			if (gpm_topology_has_subslice(t, (unsigned)s, (unsigned)k))
+				n_subslices++;
+		}
+	}
+	m->n_subslice_masks = slices;
+	m->subslice_masks = ss;
+	m->n_eu_masks = n_eu_masks;
+	m->eu_masks = eu;
+	m->eu_count = gpm_topology_eu_count(t);
+	m->subslice_count = n_subslices;
+	m->eu_threads = info->eu_threads_count;
+	return m;
+}
+
+/* The counter's bound: a constant max equation is evaluated once for the
+ * device; one that reads the window's counters goes out as its text. */
+static void describe_max(Gpuperf__Counter *c, const struct gpm_binding *b,
+			 unsigned index)
+{
+	for (size_t i = 0; i < b->n_max; i++) {
+		const struct gpm_binding_max *m = &b->max[i];
+		if (m->counter != index)
+			continue;
+		if (!m->equation) {
+			c->max_case = GPUPERF__COUNTER__MAX_MAX_VALUE;
+			c->max_value = gpm_value_as_double(m->constant);
+		} else {
+			c->max_case = GPUPERF__COUNTER__MAX_MAX_EQUATION;
+			c->max_equation = str(b->set->counters[index].max_equation);
+		}
+		return;
+	}
+}
+
+static Gpuperf__MetricSet *describe_set(struct gpd_hello *h,
+					struct gpd_device *dev,
+					const struct gpm_metric_set *set)
+{
+	const struct gpm_binding *b = gpd_device_binding(dev, set);
+	Gpuperf__MetricSet *m = hello_alloc(h, sizeof(*m));
+	if (!b || !m)
+		return NULL;
+	gpuperf__metric_set__init(m);
+	m->guid = str(set->hw_config_guid);
+	m->symbol = str(set->symbol_name);
+	m->name = str(set->name);
+	m->oa_format = str(set->oa_format);
+	size_t n = 0;
+	for (size_t i = 0; i < set->n_counters; i++)
+		n += b->available[i];
+	Gpuperf__Counter *counters = hello_alloc(h, (n ? n : 1) * sizeof(*counters));
+	Gpuperf__Counter **ptrs = hello_alloc(h, (n ? n : 1) * sizeof(*ptrs));
+	if (!counters || !ptrs)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < set->n_counters; i++) {
+		if (!b->available[i])
+			continue;
+		const struct gpm_counter *src = &set->counters[i];
+		Gpuperf__Counter *c = &counters[k];
+		gpuperf__counter__init(c);
+		c->symbol = str(src->symbol_name);
+		c->name = str(src->name);
+		c->description = str(src->description);
+		c->group = str(src->mdapi_group);
+		c->units = str(src->units);
+		c->semantic_type = str(src->semantic_type);
+		c->type = counter_type(src->type);
+		c->data_type = data_type(src->data_type);
+		describe_max(c, b, (unsigned)i);
+		ptrs[k++] = c;
+	}
+	m->n_counters = k;
+	m->counters = ptrs;
+	return m;
+}
+
+static Gpuperf__Device *describe_device(struct gpd_hello *h,
+					struct gpd_device *dev)
+{
+	const struct gpd_source *src = dev->source;
+	const struct gpm_device_info *info = &src->info;
+	Gpuperf__Device *m = hello_alloc(h, sizeof(*m));
+	Gpuperf__SamplingPeriod *periods = hello_alloc(h, N_EXPONENTS * sizeof(*periods));
+	Gpuperf__SamplingPeriod **period_ptrs =
+		hello_alloc(h, N_EXPONENTS * sizeof(*period_ptrs));
+	size_t n_sets = dev->metrics->n_sets;
+	Gpuperf__MetricSet **sets = hello_alloc(h, (n_sets ? n_sets : 1) * sizeof(*sets));
+	if (!m || !periods || !period_ptrs || !sets)
+		return NULL;
+	gpuperf__device__init(m);
+	m->name = str(src->name);
+	m->pci_id = info->pci_id;
+	m->revision = info->revision;
+	m->source = str(gpd_source_kind_name(src->kind));
+	m->driver = m->source;
+	m->platform = str(src->platform->name);
+	m->description = str(src->platform->description);
+	m->graphics_version = info->graphics_version;
+	m->timestamp_frequency = info->timestamp_frequency;
+	m->min_frequency = info->gpu_min_freq;
+	m->max_frequency = info->gpu_max_freq;
+	m->fixed_metric_set = str(src->fixed_metric_set);
+	m->topology = describe_topology(h, info);
+	if (!m->topology)
+		return NULL;
+	for (unsigned e = 0; e < N_EXPONENTS; e++) {
+		gpuperf__sampling_period__init(&periods[e]);
+		periods[e].exponent = e;
+		periods[e].period_ns = gpd_exponent_to_ns(info, e);
+		period_ptrs[e] = &periods[e];
+	}
+	m->n_sampling_periods = N_EXPONENTS;
+	m->sampling_periods = period_ptrs;
+	for (size_t i = 0; i < n_sets; i++) {
+		sets[i] = describe_set(h, dev, &dev->metrics->sets[i]);
+		if (!sets[i])
+			return NULL;
+	}
+	m->n_metric_sets = n_sets;
+	m->metric_sets = sets;
+	return m;
+}
+
+int gpd_hello_create(struct gpd_daemon *daemon, struct gpd_hello **out)
+{
+	struct gpd_hello *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->daemon = daemon;
+	size_t n = daemon->n_devices;
+	h->devices = hello_alloc(h, (n ? n : 1) * sizeof(*h->devices));
+	h->device_of = hello_alloc(h, (n ? n : 1) * sizeof(*h->device_of));
+	if (!h->devices || !h->device_of) {
+		gpd_hello_destroy(h);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		h->devices[i] = describe_device(h, daemon->devices[i]);
+		if (!h->devices[i]) {
+			gpd_hello_destroy(h);
+			return -ENOMEM;
+		}
+		h->device_of[i] = daemon->devices[i];
+	}
+	h->n_devices = n;
+	*out = h;
+	return 0;
+}
+
+void gpd_hello_destroy(struct gpd_hello *h)
+{
+	if (!h)
+		return;
+	while (h->blocks) {
+		struct block *b = h->blocks;
+		h->blocks = b->next;
+		free(b);
+	}
+	free(h);
+}
+
+void gpd_hello_configuration(const struct gpd_device *dev,
+			     Gpuperf__Configuration *c)
+{
+	gpuperf__configuration__init(c);
+	c->subscribers = dev->n_subscribers;
+	if (!dev->open || !dev->set)
+		return;
+	c->streaming = true;
+	c->metric_set = str(dev->set->symbol_name);
+	c->metric_set_guid = str(dev->set->hw_config_guid);
+	c->exponent = dev->exponent;
+	c->sampling_period_ns = gpd_exponent_to_ns(&dev->source->info,
+						   dev->exponent);
+}
+
+struct gpd_message *gpd_hello_pack(struct gpd_hello *h,
+				   const struct gpd_send_queue *q,
+				   uint64_t request_id, Gpuperf__Role role,
+				   const Gpuperf__Limits *limits)
+{
+	Gpuperf__Configuration *configs = calloc(h->n_devices ? h->n_devices : 1,
+						 sizeof(*configs));
+	if (!configs)
+		return NULL;
+	for (size_t i = 0; i < h->n_devices; i++) {
+		gpd_hello_configuration(h->device_of[i], &configs[i]);
+		h->devices[i]->configuration = &configs[i];
+	}
+	Gpuperf__Hello hello = GPUPERF__HELLO__INIT;
+	hello.protocol_version = GPUPERF__PROTOCOL_VERSION__PROTOCOL_VERSION;
+	hello.server_version = GPUPERF_VERSION;
+	hello.role = role;
+	hello.limits = (Gpuperf__Limits *)limits;
+	hello.n_devices = h->n_devices;
+	hello.devices = h->devices;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = request_id;
+	env.kind_case = GPUPERF__ENVELOPE__KIND_HELLO;
+	env.hello = &hello;
+	struct gpd_message *m = gpd_proto_pack(q, GPD_MESSAGE_CONTROL, &env);
+	for (size_t i = 0; i < h->n_devices; i++)
+		h->devices[i]->configuration = NULL;
+	free(configs);
+	return m;
+}

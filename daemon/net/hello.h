@@ -1,0 +1,33 @@
+/*
+ * Hello: what a client learns on connecting. The devices' descriptions
+ * (identity, topology, metric sets with every counter's metadata and
+ * bound, sampling periods) are built once; each Hello adds the client's
+ * role and limits and each device's current configuration.
+ */
+#ifndef GPD_NET_HELLO_H
+#define GPD_NET_HELLO_H
+
+#include "daemon/net/send_queue.h"
+#include "proto/gpuperf.pb-c.h"
+
+struct gpd_daemon;
+struct gpd_device;
+struct gpd_hello;
+
+/* Describes every device of daemon. -ENOMEM. */
+int gpd_hello_create(struct gpd_daemon *daemon, struct gpd_hello **out);
+
+void gpd_hello_destroy(struct gpd_hello *hello);
+
+/* A Hello Envelope for request_id, packed for q; NULL on ENOMEM. */
+struct gpd_message *gpd_hello_pack(struct gpd_hello *hello,
+				   const struct gpd_send_queue *q,
+				   uint64_t request_id, Gpuperf__Role role,
+				   const Gpuperf__Limits *limits);
+
+/* The device's configuration now. Its strings point into the metric
+ * definitions. */
+void gpd_hello_configuration(const struct gpd_device *dev,
+			     Gpuperf__Configuration *c);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * /healthz, /metrics and the built-in page, over libwebsockets' HTTP.
+ *
+ * Every response goes out from HTTP_WRITEABLE, headers first, then the
+ * body in chunks, so a /metrics answer that waits for a window's values
+ * is sent the same way as one that does not.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/net/http_routes.h"
+#include "daemon/net/metrics_exporter.h"
+#include "daemon/net/server.h"
+
+#define CHUNK 8192
+
+enum response_state {
+	RESPONSE_NONE,
+	RESPONSE_WAITING,               /* for the exporter */
+	RESPONSE_HEADERS,
+	RESPONSE_BODY,
+};
+
+struct http_pss {
+	struct lws *wsi;
+	struct gpd_server *server;
+	struct gpd_scrape scrape;
+	enum response_state state;
+	unsigned status;
+	const char *content_type;
+	char *body;
+	size_t len, sent;
+};
+
+static const char builtin_page[] =
+	"<!DOCTYPE html>\n"
+	"<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	"<title>gpuperfd</title></head><body>\n"
+	"<h1>gpuperfd " GPUPERF_VERSION "</h1>\n"
+	"<p>The web UI is not installed here: start gpuperfd with "
+	"<code>--web-root DIR</code> pointing at its built files.</p>\n"
+	"<ul>\n"
+	"<li><code>/ws</code>: the gpuperf protocol (WebSocket, subprotocol "
+	"<code>gpuperf.v1</code>, messages of proto/gpuperf.proto)</li>\n"
+	"<li><a href=\"/metrics\"><code>/metrics</code></a>: Prometheus "
+	"metrics</li>\n"
+	"<li><a href=\"/healthz\"><code>/healthz</code></a>: health</li>\n"
+	"</ul>\n</body></html>\n";
+
+size_t gpd_http_pss_size(void)
+{
+	return sizeof(struct http_pss);
+}
+
+static struct gpd_listener *listener_of(struct lws *wsi)
+{
+	return lws_vhost_user(lws_get_vhost(wsi));
+}
+
+static void respond(struct http_pss *pss, unsigned status, const char *type,
+		    const char *body, size_t len)
+{
+	free(pss->body);
+	pss->body = malloc(len ? len : 1);
+	pss->len = pss->body ? len : 0;
+	if (pss->body)
+		memcpy(pss->body, body, len);
+	else
+		status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
+	pss->sent = 0;
+	pss->status = status;
+	pss->content_type = type;
+	pss->state = RESPONSE_HEADERS;
+	lws_callback_on_writable(pss->wsi);
+}
+
+static void respond_text(struct http_pss *pss, unsigned status,
+			 const char *text)
+{
+	respond(pss, status, "text/plain; charset=utf-8", text, strlen(text));
+}
+
+static void scrape_done(struct gpd_scrape *scrape, const char *text, size_t len)
+{
+	struct http_pss *pss = (struct http_pss *)((char *)scrape -
+						   offsetof(struct http_pss, scrape));
+	respond(pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
+		text, len);
+}
+
+static bool is_get(struct lws *wsi)
+{
+	char method[16];
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0)
+		return true;
+	int n = lws_hdr_copy(wsi, method, sizeof(method),
+			     WSI_TOKEN_HTTP_COLON_METHOD);
+	return n > 0 && !strcmp(method, "GET");
+}
+
+static bool get_path(struct lws *wsi, char *path, size_t size)
+{
+	int n = lws_hdr_copy(wsi, path, (int)size, WSI_TOKEN_GET_URI);
+	if (n <= 0)
+		n = lws_hdr_copy(wsi, path, (int)size, WSI_TOKEN_HTTP_COLON_PATH);
+	if (n <= 0)
+		return false;
+	path[strcspn(path, "?")] = '\0';
+	return true;
+}
+
+/* Untrusted listeners want a token for /metrics too: it tells what the
+ * GPU runs. */
+static bool authorized(struct lws *wsi, struct gpd_listener *l)
+{
+	if (l->trusted)
+		return true;
+	char header[512];
+	const char *token;
+	size_t len;
+	enum gpd_role role;
+	if (lws_hdr_copy(wsi, header, sizeof(header),
+			 WSI_TOKEN_HTTP_AUTHORIZATION) <= 0)
+		return false;
+	return !gpd_auth_parse_bearer(header, &token, &len) &&
+	       !gpd_auth_check(&l->server->auth, token, len, &role);
+}
+
+static int request(struct lws *wsi, struct http_pss *pss)
+{
+	struct gpd_listener *l = listener_of(wsi);
+	char path[256];
+	pss->wsi = wsi;
+	pss->server = l->server;
+	if (!is_get(wsi)) {
+		/* A request body would follow; closing is the safe answer. */
+		lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
+		return -1;
+	}
+	if (!get_path(wsi, path, sizeof(path))) {
+		respond_text(pss, HTTP_STATUS_BAD_REQUEST, "no path\n");
+	} else if (!strcmp(path, "/healthz")) {
+		respond_text(pss, HTTP_STATUS_OK, "ok\n");
+	} else if (!strcmp(path, "/metrics")) {
+		if (!l->server->exporter) {
+			respond_text(pss, HTTP_STATUS_SERVICE_UNAVAILABLE,
+				     "the daemon is shutting down\n");
+			return 0;
+		}
+		if (!authorized(wsi, l)) {
+			respond_text(pss, HTTP_STATUS_UNAUTHORIZED,
+				     "this address needs a token: send "
+				     "`Authorization: Bearer TOKEN`\n");
+			return 0;
+		}
+		pss->state = RESPONSE_WAITING;
+		pss->scrape.done = scrape_done;
+		gpd_metrics_exporter_scrape(l->server->exporter, &pss->scrape);
+	} else if (!l->server->options.web_root &&
+		   (!strcmp(path, "/") || !strcmp(path, "/index.html"))) {
+		respond(pss, HTTP_STATUS_OK, "text/html; charset=utf-8",
+			builtin_page, sizeof(builtin_page) - 1);
+	} else {
+		respond_text(pss, HTTP_STATUS_NOT_FOUND, "not found\n");
+	}
+	return 0;
+}
+
+static int write_headers(struct lws *wsi, struct http_pss *pss)
+{
+	unsigned char buf[LWS_PRE + 1024];
+	unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof(buf) - 1;
+	if (lws_add_http_common_headers(wsi, pss->status, pss->content_type,
+					pss->len, &p, end) ||
+	    lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+					 (const unsigned char *)"no-store", 8,
+					 &p, end) ||
+	    lws_finalize_write_http_header(wsi, start, &p, end))
+		return -1;
+	pss->state = RESPONSE_BODY;
+	lws_callback_on_writable(wsi);
+	return 0;
+}
+
+static int write_body(struct lws *wsi, struct http_pss *pss)
+{
+	unsigned char buf[LWS_PRE + CHUNK];
+	size_t n = pss->len - pss->sent;
+	if (n > CHUNK)
+		n = CHUNK;
+	bool last = pss->sent + n == pss->len;
+	memcpy(buf + LWS_PRE, pss->body + pss->sent, n);
+	if (lws_write(wsi, buf + LWS_PRE, n,
+		      last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
+		return -1;
+	pss->sent += n;
+	if (!last) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	free(pss->body);
+	pss->body = NULL;
+	pss->state = RESPONSE_NONE;
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+int gpd_http_callback(struct lws *wsi, enum lws_callback_reasons reason,
+		      void *user, void *in, size_t len)
+{
+	struct http_pss *pss = user;
+	switch (reason) {
+	case LWS_CALLBACK_HTTP:
+		return request(wsi, pss);
+	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss->state == RESPONSE_HEADERS)
+			return write_headers(wsi, pss);
+		if (pss->state == RESPONSE_BODY)
+			return write_body(wsi, pss);
+		return 0;
+	case LWS_CALLBACK_CLOSED_HTTP:
+		if (pss->state == RESPONSE_WAITING && pss->server &&
+		    pss->server->exporter)
+			gpd_metrics_exporter_cancel(pss->server->exporter,
+						    &pss->scrape);
+		free(pss->body);
+		pss->body = NULL;
+		pss->state = RESPONSE_NONE;
+		return 0;
+	default:
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+}

@@ -1,0 +1,420 @@
+/*
+ * The server: its options, its listeners, and libwebsockets on the
+ * daemon's loop.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <libwebsockets.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/net/hello.h"
+#include "daemon/net/http_routes.h"
+#include "daemon/net/metrics_exporter.h"
+#include "daemon/net/server.h"
+#include "daemon/net/session.h"
+#include "daemon/net/ws_session.h"
+
+enum {
+	PROTOCOL_DEFAULT,
+	PROTOCOL_HTTP,
+	PROTOCOL_WS,
+	PROTOCOL_END,
+	N_PROTOCOLS,
+};
+
+enum {
+	MOUNT_METRICS,
+	MOUNT_HEALTHZ,
+	MOUNT_ROOT,
+	N_MOUNTS,
+};
+
+/* Idle connections get a ping after 30 s and are dropped 10 s later
+ * without an answer (libwebsockets 4.1 has no ping interval of its own). */
+static const lws_retry_bo_t idle_policy = {
+	.secs_since_valid_ping = 30,
+	.secs_since_valid_hangup = 40,
+};
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* ADDR:PORT, [V6ADDR]:PORT; localhost means 127.0.0.1. */
+static int parse_listen(const char *text, struct gpd_listener *l,
+			struct gpd_error *err)
+{
+	const char *colon;
+	size_t host_len;
+	const char *host = text;
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+		if (!close || close[1] != ':')
+			goto bad;
+		host = text + 1;
+		host_len = (size_t)(close - host);
+		colon = close + 1;
+	} else {
+		colon = strrchr(text, ':');
+		if (!colon)
+			goto bad;
+		host_len = (size_t)(colon - text);
+	}
+	if (!host_len || host_len >= sizeof(l->host))
+		goto bad;
+	char *end;
+	errno = 0;
+	long port = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || port < 0 || port > 65535)
+		goto bad;
+	memcpy(l->host, host, host_len);
+	l->host[host_len] = '\0';
+	if (!strcmp(l->host, "localhost"))
+		strcpy(l->host, "127.0.0.1");
+	l->port = (int)port;
+	l->trusted = gpd_auth_is_loopback(l->host);
+	return 0;
+bad:
+	return fail(err, -EINVAL, "--listen %s: expected ADDR:PORT, e.g. "
+		    "127.0.0.1:7890 or [::1]:7890", text);
+}
+
+static void fill_defaults(struct gpd_server_options *o)
+{
+	if (!o->max_message_bytes)
+		o->max_message_bytes = 64 * 1024;
+	if (!o->max_connections)
+		o->max_connections = 256;
+	if (!o->max_requests_per_second)
+		o->max_requests_per_second = 100;
+	if (!o->max_subscriptions)
+		o->max_subscriptions = 16;
+	if (!o->queue_frames)
+		o->queue_frames = 64;
+	if (!o->metrics_window_ms)
+		o->metrics_window_ms = 1000;
+	if (!o->max_recording_bytes)
+		o->max_recording_bytes = 1ull << 30;
+}
+
+static int make_listeners(struct gpd_server *s, struct gpd_error *err)
+{
+	const struct gpd_server_options *o = &s->options;
+	static const char *const default_listen[] = { GPD_DEFAULT_LISTEN };
+	const char *const *listen = o->n_listen ? o->listen : default_listen;
+	size_t n_tcp = o->no_tcp ? 0 : o->n_listen ? o->n_listen : 1;
+	size_t n = n_tcp + (o->unix_path ? 1 : 0);
+	if (!n)
+		return fail(err, -EINVAL, "nothing to listen on: give --listen "
+			    "or --unix");
+	s->listeners = calloc(n, sizeof(*s->listeners));
+	if (!s->listeners)
+		return fail(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n_tcp; i++) {
+		struct gpd_listener *l = &s->listeners[s->n_listeners++];
+		l->server = s;
+		int ret = parse_listen(listen[i], l, err);
+		if (ret)
+			return ret;
+		l->tls = o->tls_cert != NULL;
+		if (!l->trusted && !o->token_file)
+			return fail(err, -EPERM,
+				    "--listen %s is not a loopback address: other "
+				    "machines could reach the GPU's counters, so "
+				    "it needs --token-file (and --tls-cert/"
+				    "--tls-key to keep the tokens secret)",
+				    listen[i]);
+	}
+	if (o->unix_path) {
+		struct gpd_listener *l = &s->listeners[s->n_listeners++];
+		l->server = s;
+		l->trusted = true;
+	}
+	return 0;
+}
+
+int gpd_server_init(struct gpd_server *s, struct gpd_daemon *daemon,
+		    const struct gpd_server_options *options,
+		    struct gpd_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->daemon = daemon;
+	s->options = *options;
+	fill_defaults(&s->options);
+	int ret = 0;
+	if (!options->tls_cert != !options->tls_key)
+		ret = fail(err, -EINVAL, "--tls-cert and --tls-key go together");
+	if (!ret)
+		ret = make_listeners(s, err);
+	if (!ret && options->token_file)
+		ret = gpd_auth_load(&s->auth, options->token_file, err);
+	if (!ret && gpd_hello_create(daemon, &s->hello))
+		ret = fail(err, -ENOMEM, "out of memory describing the devices");
+	if (!ret && gpd_metrics_exporter_create(s, &s->exporter))
+		ret = fail(err, -ENOMEM, "out of memory");
+	if (ret) {
+		gpd_server_fini(s);
+		return ret;
+	}
+	daemon->server = s;
+	return 0;
+}
+
+/* An upgrade naming no subprotocol binds to protocols[0]; refusing it
+ * here keeps /ws to gpuperf.v1. Plain HTTP that no mount serves ends
+ * here too. */
+static int default_callback(struct lws *wsi, enum lws_callback_reasons reason,
+			    void *user, void *in, size_t len)
+{
+	if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION)
+		return 1;
+	return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static void lws_log(int level, const char *line)
+{
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		n--;
+	if (level & LLL_ERR)
+		gpd_error("libwebsockets: %.*s", (int)n, line);
+	else
+		gpd_warn("libwebsockets: %.*s", (int)n, line);
+}
+
+static int setup_protocols(struct gpd_server *s, struct gpd_error *err)
+{
+	s->protocols = calloc(N_PROTOCOLS, sizeof(*s->protocols));
+	s->mounts = calloc(N_MOUNTS, sizeof(*s->mounts));
+	if (!s->protocols || !s->mounts)
+		return fail(err, -ENOMEM, "out of memory");
+	/* A file mount's misses fall back to protocols[0]'s HTTP callback:
+	 * it stays a dummy so they are 404s. */
+	s->protocols[PROTOCOL_DEFAULT] = (struct lws_protocols){
+		.name = "default",
+		.callback = default_callback,
+	};
+	s->protocols[PROTOCOL_HTTP] = (struct lws_protocols){
+		.name = GPD_HTTP_PROTOCOL,
+		.callback = gpd_http_callback,
+		.per_session_data_size = gpd_http_pss_size(),
+	};
+	s->protocols[PROTOCOL_WS] = (struct lws_protocols){
+		.name = GPD_WS_PROTOCOL,
+		.callback = gpd_ws_callback,
+		.per_session_data_size = gpd_ws_pss_size(),
+		.rx_buffer_size = 16384,
+	};
+	struct lws_http_mount *m = s->mounts;
+	m[MOUNT_METRICS] = (struct lws_http_mount){
+		.mount_next = &m[MOUNT_HEALTHZ],
+		.mountpoint = "/metrics",
+		.mountpoint_len = 8,
+		.protocol = GPD_HTTP_PROTOCOL,
+		.origin_protocol = LWSMPRO_CALLBACK,
+	};
+	m[MOUNT_HEALTHZ] = (struct lws_http_mount){
+		.mount_next = &m[MOUNT_ROOT],
+		.mountpoint = "/healthz",
+		.mountpoint_len = 8,
+		.protocol = GPD_HTTP_PROTOCOL,
+		.origin_protocol = LWSMPRO_CALLBACK,
+	};
+	if (s->options.web_root)
+		m[MOUNT_ROOT] = (struct lws_http_mount){
+			.mountpoint = "/",
+			.mountpoint_len = 1,
+			.origin = s->options.web_root,
+			.def = "index.html",
+			.origin_protocol = LWSMPRO_FILE,
+		};
+	else
+		m[MOUNT_ROOT] = (struct lws_http_mount){
+			.mountpoint = "/",
+			.mountpoint_len = 1,
+			.protocol = GPD_HTTP_PROTOCOL,
+			.origin_protocol = LWSMPRO_CALLBACK,
+		};
+	return 0;
+}
+
+/* A socket file left by a daemon that died is removed; one that answers
+ * belongs to a running daemon. */
+static int clear_unix_path(const char *path, struct gpd_error *err)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return fail(err, -EEXIST, "--unix %s exists and is not a socket; "
+			    "choose another path", path);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return fail(err, -ENAMETOOLONG, "--unix %s: the path is too long",
+			    path);
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(err, -errno, "socket: %s", strerror(errno));
+	int busy = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	if (busy)
+		return fail(err, -EADDRINUSE, "--unix %s: another daemon answers "
+			    "there; stop it or choose another path", path);
+	unlink(path);
+	return 0;
+}
+
+static void describe(const struct gpd_listener *l, int port, char *buf,
+		     size_t size)
+{
+	bool v6 = strchr(l->host, ':') != NULL;
+	snprintf(buf, size, "%s://%s%s%s:%d/", l->tls ? "https" : "http",
+		 v6 ? "[" : "", l->host, v6 ? "]" : "", port);
+}
+
+static int open_vhost(struct gpd_server *s, struct gpd_listener *l,
+		      struct gpd_error *err)
+{
+	const struct gpd_server_options *o = &s->options;
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof(info));
+	info.protocols = s->protocols;
+	info.mounts = s->mounts;
+	info.user = l;
+	info.retry_and_idle_policy = &idle_policy;
+	info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+	info.server_string = "gpuperfd";
+	char name[96];
+	if (l->host[0]) {
+		bool any = !strcmp(l->host, "0.0.0.0") || !strcmp(l->host, "::");
+		info.iface = any ? NULL : l->host;
+		info.port = l->port;
+		/* An IPv4 address binds an IPv4 socket. */
+		if (!strchr(l->host, ':'))
+			info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+		if (l->tls) {
+			info.ssl_cert_filepath = o->tls_cert;
+			info.ssl_private_key_filepath = o->tls_key;
+		}
+		snprintf(name, sizeof(name), "%s:%d", l->host, l->port);
+	} else {
+		int ret = clear_unix_path(o->unix_path, err);
+		if (ret)
+			return ret;
+		info.iface = o->unix_path;
+		info.options |= LWS_SERVER_OPTION_UNIX_SOCK;
+		snprintf(name, sizeof(name), "unix");
+	}
+	info.vhost_name = name;
+	struct lws_vhost *vh = lws_create_vhost(s->lws, &info);
+	if (!vh) {
+		if (l->host[0])
+			return fail(err, -EADDRINUSE,
+				    "cannot listen on %s:%d%s: in use, no such "
+				    "address, or not permitted", l->host, l->port,
+				    l->tls ? " (or --tls-cert/--tls-key are not "
+				    "a readable PEM certificate and key)" : "");
+		return fail(err, -EADDRINUSE, "cannot listen on --unix %s",
+			    o->unix_path);
+	}
+	l->bound = true;
+	if (!l->host[0]) {
+		gpd_info("listening on %s", o->unix_path);
+		return 0;
+	}
+	char url[sizeof(s->url)];
+	describe(l, lws_get_vhost_listen_port(vh), url, sizeof(url));
+	if (!s->url[0])
+		snprintf(s->url, sizeof(s->url), "%s", url);
+	gpd_info("listening on %s%s", url, l->trusted ? "" : " (token required)");
+	return 0;
+}
+
+int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
+{
+	lws_set_log_level(gpd_log_get_level() >= GPD_LOG_DEBUG ?
+			  LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR | LLL_WARN,
+			  lws_log);
+	int ret = setup_protocols(s, err);
+	if (ret)
+		return ret;
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof(info));
+	void *loops[1] = { s->daemon->loop };
+	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	if (s->options.tls_cert)
+		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+	info.foreign_loops = loops;
+	info.pcontext = &s->lws;
+	info.port = CONTEXT_PORT_NO_LISTEN;
+	info.user = s;
+	s->lws = lws_create_context(&info);
+	if (!s->lws)
+		return fail(err, -ENOMEM,
+			    "libwebsockets could not start on the event loop; "
+			    "is the package libwebsockets-evlib-uv installed?");
+	for (size_t i = 0; i < s->n_listeners; i++) {
+		ret = open_vhost(s, &s->listeners[i], err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void gpd_server_stop(struct gpd_server *s)
+{
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	while (s->sessions)
+		gpd_session_destroy(s->sessions);
+	gpd_metrics_exporter_destroy(s->exporter);
+	s->exporter = NULL;
+	/* The first destroy closes lws's handles on the loop; the second, in
+	 * fini after the loop has run dry, frees the context. */
+	if (s->lws)
+		lws_context_destroy(s->lws);
+}
+
+void gpd_server_fini(struct gpd_server *s)
+{
+	if (s->lws)
+		lws_context_destroy(s->lws);
+	if (s->lws)
+		gpd_warn("libwebsockets did not finish shutting down");
+	gpd_metrics_exporter_destroy(s->exporter);
+	s->exporter = NULL;
+	gpd_hello_destroy(s->hello);
+	s->hello = NULL;
+	gpd_auth_fini(&s->auth);
+	for (size_t i = 0; i < s->n_listeners; i++)
+		if (!s->listeners[i].host[0] && s->listeners[i].bound)
+			unlink(s->options.unix_path);
+	free(s->listeners);
+	s->listeners = NULL;
+	free(s->protocols);
+	s->protocols = NULL;
+	free(s->mounts);
+	s->mounts = NULL;
+	if (s->daemon && s->daemon->server == s)
+		s->daemon->server = NULL;
+}

@@ -1,0 +1,100 @@
+/*
+ * The network server: libwebsockets on the daemon's libuv loop.
+ *
+ *   /         the web UI's files (--web-root), or a short built-in page
+ *   /ws       the gpuperf protocol (WebSocket subprotocol gpuperf.v1)
+ *   /metrics  Prometheus text exposition
+ *   /healthz  "ok" while the daemon runs
+ *
+ * over TCP (--listen, default 127.0.0.1:7890; TLS with --tls-cert and
+ * --tls-key) and a Unix socket (--unix). Listeners on addresses other than
+ * loopback need --token-file; their clients must present a token.
+ *
+ * gpd_server_init sets up what does not touch the network (tokens, the
+ * device descriptions of Hello, the Prometheus exporter), so sessions can
+ * run without sockets (the fuzz target does); gpd_server_listen opens the
+ * listeners.
+ */
+#ifndef GPD_NET_SERVER_H
+#define GPD_NET_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/net/auth.h"
+#include "daemon/subscription.h"
+
+struct gpd_daemon;
+struct gpd_hello;
+struct gpd_metrics_exporter;
+struct gpd_session;
+struct lws_context;
+struct lws_http_mount;
+struct lws_protocols;
+
+#define GPD_DEFAULT_LISTEN "127.0.0.1:7890"
+
+struct gpd_server_options {
+	const char *const *listen;      /* ADDR:PORT or [V6ADDR]:PORT */
+	size_t n_listen;                /* 0: GPD_DEFAULT_LISTEN */
+	bool no_tcp;                    /* only the Unix socket */
+	const char *unix_path;          /* NULL: none */
+	const char *token_file;
+	const char *tls_cert, *tls_key;
+	const char *web_root;           /* NULL: the built-in page */
+	/* Limits; 0 takes the default. */
+	uint32_t max_message_bytes;     /* 64 KiB */
+	uint32_t max_connections;       /* 256 */
+	uint32_t max_requests_per_second;       /* 100 */
+	uint32_t max_subscriptions;     /* per connection: 16 */
+	uint32_t queue_frames;          /* per connection: 64 */
+	uint64_t metrics_window_ms;     /* /metrics' window: 1000 */
+	uint64_t max_recording_bytes;   /* 1 GiB */
+};
+
+/* One TCP or Unix listener. */
+struct gpd_listener {
+	struct gpd_server *server;
+	char host[64];                  /* "" for the Unix socket */
+	int port;
+	bool trusted;                   /* loopback or Unix: no token needed */
+	bool tls;
+	bool bound;
+};
+
+struct gpd_server {
+	struct gpd_daemon *daemon;
+	struct gpd_server_options options;      /* defaults filled in */
+	struct gpd_auth auth;                   /* empty without --token-file */
+	struct gpd_hello *hello;
+	struct gpd_metrics_exporter *exporter;
+	struct gpd_session *sessions;
+	unsigned n_sessions;
+	uint64_t frames_dropped;                /* over every connection */
+	struct gpd_listener *listeners;
+	size_t n_listeners;
+	struct lws_context *lws;
+	struct lws_protocols *protocols;
+	struct lws_http_mount *mounts;
+	char url[128];                          /* of the first TCP listener */
+	bool stopping;
+};
+
+/* Fills in the defaults and checks the options (a non-loopback --listen
+ * without --token-file, half of a TLS pair); loads the tokens. Sets
+ * daemon->server so that stopping the daemon stops the server first. */
+int gpd_server_init(struct gpd_server *server, struct gpd_daemon *daemon,
+		    const struct gpd_server_options *options,
+		    struct gpd_error *err);
+
+/* Opens the listeners on the daemon's loop. */
+int gpd_server_listen(struct gpd_server *server, struct gpd_error *err);
+
+/* Ends every connection and closes the listeners; the loop then runs dry. */
+void gpd_server_stop(struct gpd_server *server);
+
+/* After uv_run has returned. */
+void gpd_server_fini(struct gpd_server *server);
+
+#endif

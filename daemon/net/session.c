@@ -1,0 +1,273 @@
+/*
+ * A client's session: authentication, the outgoing queue, and the checks
+ * every incoming message passes before its request runs.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/net/hello.h"
+#include "daemon/net/proto_codec.h"
+#include "daemon/net/session_internal.h"
+
+/* Replies and events a client may leave unread before it is cut off:
+ * enough for a Hello of every device with Intel's largest metric files. */
+#define CONTROL_BYTE_LIMIT (32u << 20)
+
+/* Decoding may take this many times the message's size in memory; a
+ * message needing more is refused as malformed. */
+#define DECODE_MEMORY_FACTOR 16
+
+static Gpuperf__Role proto_role(enum gpd_role role)
+{
+	return role == GPD_ROLE_CONTROLLER ? GPUPERF__ROLE__ROLE_CONTROLLER
+					   : GPUPERF__ROLE__ROLE_VIEWER;
+}
+
+int gpd_session_send(struct gpd_session *s, const Gpuperf__Envelope *env)
+{
+	if (s->closing)
+		return -ENOBUFS;
+	struct gpd_message *m = gpd_proto_pack(&s->queue, GPD_MESSAGE_CONTROL, env);
+	int ret = m ? gpd_send_queue_push(&s->queue, m) : -ENOMEM;
+	if (ret) {
+		gpd_warn("a client leaves its replies unread; closing its "
+			 "connection");
+		gpd_session_close(s, GPD_CLOSE_POLICY_VIOLATION);
+		return ret;
+	}
+	s->transport.wake(s->transport.user);
+	return 0;
+}
+
+void gpd_session_close(struct gpd_session *s, enum gpd_close_code code)
+{
+	if (s->closing)
+		return;
+	s->closing = true;
+	s->close_code = code;
+	s->transport.wake(s->transport.user);
+}
+
+static void queue_error(struct gpd_session *s, uint64_t request_id,
+			Gpuperf__ErrorCode code, const char *message)
+{
+	Gpuperf__Error e = GPUPERF__ERROR__INIT;
+	e.code = code;
+	e.message = (char *)message;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = request_id;
+	env.kind_case = GPUPERF__ENVELOPE__KIND_ERROR;
+	env.error = &e;
+	gpd_session_send(s, &env);
+}
+
+void gpd_session_error(struct gpd_session *s, uint64_t request_id, int code,
+		       const char *message)
+{
+	queue_error(s, request_id, gpd_proto_error_code(code), message);
+}
+
+void gpd_session_fail(struct gpd_session *s, uint64_t request_id,
+		      Gpuperf__ErrorCode code, enum gpd_close_code close_code,
+		      const char *fmt, ...)
+{
+	if (s->closing)
+		return;
+	char message[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	gpd_debug("closing a connection: %s", message);
+	queue_error(s, request_id, code, message);
+	gpd_session_close(s, close_code);
+}
+
+void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
+{
+	const struct gpd_server_options *o = &s->server->options;
+	Gpuperf__Limits limits = GPUPERF__LIMITS__INIT;
+	limits.max_message_bytes = o->max_message_bytes;
+	limits.max_requests_per_second = o->max_requests_per_second;
+	limits.max_subscriptions = o->max_subscriptions;
+	limits.max_recordings = GPD_SESSION_MAX_RECORDINGS;
+	limits.queue_frames = o->queue_frames;
+	limits.max_connections = o->max_connections;
+	limits.min_window_ns = GPD_SESSION_MIN_WINDOW_NS;
+	if (s->closing)
+		return;
+	struct gpd_message *m = gpd_hello_pack(s->server->hello, &s->queue,
+					       request_id, proto_role(s->role),
+					       &limits);
+	if (!m || gpd_send_queue_push(&s->queue, m)) {
+		gpd_session_close(s, GPD_CLOSE_TRY_AGAIN_LATER);
+		return;
+	}
+	s->transport.wake(s->transport.user);
+}
+
+int gpd_session_authenticate(struct gpd_session *s, const char *token,
+			     size_t len, Gpuperf__Role wanted)
+{
+	enum gpd_role role;
+	if (len) {
+		if (gpd_auth_check(&s->server->auth, token, len, &role))
+			return -EACCES;
+	} else if (s->trusted) {
+		/* Whoever can reach a loopback or Unix socket already runs
+		 * on this machine. */
+		role = GPD_ROLE_CONTROLLER;
+	} else if (s->authenticated) {
+		role = s->role;
+	} else {
+		return -EACCES;
+	}
+	if (wanted == GPUPERF__ROLE__ROLE_VIEWER)
+		role = GPD_ROLE_VIEWER;
+	s->role = role;
+	s->authenticated = true;
+	return 0;
+}
+
+int gpd_session_create(struct gpd_server *server,
+		       const struct gpd_session_transport *transport,
+		       bool trusted, const char *bearer,
+		       struct gpd_session **out)
+{
+	struct gpd_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->server = server;
+	s->transport = *transport;
+	s->trusted = trusted;
+	s->role = GPD_ROLE_VIEWER;
+	s->next_sub_id = 1;
+	s->next_recording_id = 1;
+	gpd_send_queue_init(&s->queue, transport->headroom,
+			    server->options.queue_frames, CONTROL_BYTE_LIMIT);
+	gpd_rate_limit_init(&s->rate, server->options.max_requests_per_second,
+			    gpd_monotonic_ns());
+	s->next = server->sessions;
+	if (s->next)
+		s->next->prev_next = &s->next;
+	s->prev_next = &server->sessions;
+	server->sessions = s;
+	server->n_sessions++;
+	*out = s;
+
+	if (server->n_sessions > server->options.max_connections) {
+		gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED,
+				 GPD_CLOSE_TRY_AGAIN_LATER,
+				 "the server has its maximum of %u connections; "
+				 "try again later or raise --max-connections",
+				 server->options.max_connections);
+		return 0;
+	}
+	const char *token = NULL;
+	size_t len = 0;
+	if (bearer && gpd_auth_parse_bearer(bearer, &token, &len)) {
+		gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+				 GPD_CLOSE_POLICY_VIOLATION,
+				 "the Authorization header is not `Bearer TOKEN`");
+		return 0;
+	}
+	if (len || trusted) {
+		if (gpd_session_authenticate(s, token, len,
+					     GPUPERF__ROLE__ROLE_UNSPECIFIED)) {
+			gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+					 GPD_CLOSE_POLICY_VIOLATION,
+					 "the bearer token is not in the "
+					 "server's --token-file");
+			return 0;
+		}
+		gpd_session_send_hello(s, 0);
+	}
+	return 0;
+}
+
+void gpd_session_destroy(struct gpd_session *s)
+{
+	if (!s)
+		return;
+	while (s->subs)
+		gpd_session_sub_free(s->subs);
+	while (s->recordings)
+		gpd_session_recording_free(s->recordings);
+	gpd_send_queue_clear(&s->queue);
+	*s->prev_next = s->next;
+	if (s->next)
+		s->next->prev_next = s->prev_next;
+	s->server->n_sessions--;
+	if (s->transport.detach)
+		s->transport.detach(s->transport.user);
+	free(s->values);
+	free(s->rows);
+	free(s->row_ptrs);
+	free(s);
+}
+
+struct gpd_message *gpd_session_pop(struct gpd_session *s)
+{
+	return gpd_send_queue_pop(&s->queue);
+}
+
+bool gpd_session_done(const struct gpd_session *s)
+{
+	return s->closing && gpd_send_queue_empty(&s->queue);
+}
+
+double *gpd_session_scratch_values(struct gpd_session *s, size_t n)
+{
+	if (n > s->cap_values) {
+		double *v = realloc(s->values, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->values = v;
+		s->cap_values = n;
+	}
+	return s->values;
+}
+
+void gpd_session_receive(struct gpd_session *s, const void *data, size_t len)
+{
+	if (s->closing)
+		return;
+	struct gpd_proto_allocator alloc;
+	gpd_proto_allocator_init(&alloc, (len + 64) * DECODE_MEMORY_FACTOR);
+	Gpuperf__Envelope *env;
+	char why[256];
+	int ret = gpd_proto_decode_request(&alloc, data, len, &env, why, sizeof(why));
+	if (ret) {
+		gpd_session_fail(s, env ? env->request_id : 0,
+				 GPUPERF__ERROR_CODE__MALFORMED,
+				 GPD_CLOSE_PROTOCOL_ERROR, "%s", why);
+		gpd_proto_free_request(&alloc, env);
+		return;
+	}
+	if (!gpd_rate_limit_take(&s->rate, gpd_monotonic_ns())) {
+		char message[160];
+		snprintf(message, sizeof(message),
+			 "more than %u requests a second; this one was not "
+			 "run, send it again later",
+			 s->server->options.max_requests_per_second);
+		queue_error(s, env->request_id, GPUPERF__ERROR_CODE__RATE_LIMITED,
+			    message);
+	} else if (!s->authenticated &&
+		   env->kind_case != GPUPERF__ENVELOPE__KIND_AUTH) {
+		/* Before authenticating, a client may only say who it is. */
+		gpd_session_fail(s, env->request_id,
+				 GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+				 GPD_CLOSE_POLICY_VIOLATION,
+				 "this address needs a token: send it as "
+				 "`Authorization: Bearer TOKEN` or in an Auth "
+				 "request first");
+	} else {
+		gpd_session_dispatch(s, env);
+	}
+	gpd_proto_free_request(&alloc, env);
+}

@@ -1,0 +1,118 @@
+/*
+ * A client's session of the gpuperf protocol, whatever carries it: its
+ * role, its subscriptions and recordings, its outgoing queue, its request
+ * rate. The transport (ws_session.c for WebSockets) hands in whole
+ * messages and takes out the queued ones when the client can take them.
+ *
+ * A session never ends a subscription from inside a daemon callback: a
+ * fatal problem only marks it closing, and the transport ends it.
+ */
+#ifndef GPD_NET_SESSION_H
+#define GPD_NET_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/net/rate_limit.h"
+#include "daemon/net/send_queue.h"
+#include "daemon/net/server.h"
+#include "proto/gpuperf.pb-c.h"
+
+/* WebSocket close codes (RFC 6455), which say why a session ended. */
+enum gpd_close_code {
+	GPD_CLOSE_NORMAL = 1000,
+	GPD_CLOSE_GOING_AWAY = 1001,
+	GPD_CLOSE_PROTOCOL_ERROR = 1002,
+	GPD_CLOSE_UNSUPPORTED_DATA = 1003,
+	GPD_CLOSE_POLICY_VIOLATION = 1008,
+	GPD_CLOSE_TOO_LARGE = 1009,
+	GPD_CLOSE_TRY_AGAIN_LATER = 1013,
+};
+
+/* Per connection; Hello's Limits tells the client. */
+#define GPD_SESSION_MAX_RECORDINGS 2
+#define GPD_SESSION_MIN_WINDOW_NS 1000000ull
+/* Recording bytes a client may leave unread before its recording stops. */
+#define GPD_SESSION_RECORDING_BACKLOG (8u << 20)
+
+struct gpd_session_transport {
+	/* Messages wait in the queue. */
+	void (*wake)(void *user);
+	/* The session is being destroyed (the server may do it first). */
+	void (*detach)(void *user);
+	void *user;
+	size_t headroom;                /* bytes before each message */
+};
+
+struct gpd_session_sub;
+struct gpd_session_recording;
+
+struct gpd_session {
+	struct gpd_server *server;
+	struct gpd_session *next, **prev_next;  /* server->sessions */
+	struct gpd_session_transport transport;
+	bool trusted;                   /* arrived on a trusted listener */
+	bool authenticated;
+	enum gpd_role role;
+	bool closing;
+	enum gpd_close_code close_code;
+	struct gpd_send_queue queue;
+	struct gpd_rate_limit rate;
+
+	struct gpd_session_sub *subs;
+	unsigned n_subs;
+	uint32_t next_sub_id;
+	struct gpd_session_recording *recordings;
+	unsigned n_recordings;
+	uint32_t next_recording_id;
+
+	uint32_t frames_dropped;        /* since the last frame queued */
+	uint64_t frames_dropped_total;
+
+	/* Scratch for building frames. */
+	double *values;
+	size_t cap_values;
+	Gpuperf__ContextRow *rows;
+	Gpuperf__ContextRow **row_ptrs;
+	size_t cap_rows;
+};
+
+/* Creates a session for a client of a trusted or untrusted listener.
+ * bearer: the Authorization header, NULL without one. Queues the Hello
+ * when the client needs no (more) authentication, an Error when its
+ * header is refused. -ENOMEM. */
+int gpd_session_create(struct gpd_server *server,
+		       const struct gpd_session_transport *transport,
+		       bool trusted, const char *bearer,
+		       struct gpd_session **out);
+
+/* Ends every subscription and recording and frees the session. */
+void gpd_session_destroy(struct gpd_session *s);
+
+/* One whole binary message from the client. */
+void gpd_session_receive(struct gpd_session *s, const void *data, size_t len);
+
+/* The transport refuses what the client sent (a text message, one over
+ * max_message_bytes): an Error, then the session closes with close_code. */
+void gpd_session_fail(struct gpd_session *s, uint64_t request_id,
+		      Gpuperf__ErrorCode code, enum gpd_close_code close_code,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The next message to send, removed from the queue (free() it); NULL when
+ * none waits. */
+struct gpd_message *gpd_session_pop(struct gpd_session *s);
+
+/* True once the session is closing and everything queued went out: the
+ * transport closes the connection with s->close_code. */
+bool gpd_session_done(const struct gpd_session *s);
+
+/* Queues env (a reply or event, never dropped); a session whose queue is
+ * full of them is closed. 0 or -ENOBUFS. */
+int gpd_session_send(struct gpd_session *s, const Gpuperf__Envelope *env);
+
+/* Queues an Error reply to request_id; the session stays open. */
+void gpd_session_error(struct gpd_session *s, uint64_t request_id, int code,
+		       const char *message);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * A session's insides, shared by session.c (lifecycle, queue, input),
+ * session_requests.c (what each request does) and session_streams.c
+ * (frames, events and recording bytes on their way out).
+ */
+#ifndef GPD_NET_SESSION_INTERNAL_H
+#define GPD_NET_SESSION_INTERNAL_H
+
+#include "daemon/device.h"
+#include "daemon/net/session.h"
+#include "daemon/recorder.h"
+
+struct gpd_session_sub {
+	struct gpd_session *session;
+	struct gpd_session_sub *next;
+	uint32_t id;
+	uint64_t request_id;            /* of the Subscribe: frames echo it */
+	uint64_t mark_request_id;       /* of the Mark END awaiting its frame */
+	struct gpd_device *device;
+	struct gpd_subscription *sub;
+};
+
+struct gpd_session_recording {
+	struct gpd_session *session;
+	struct gpd_session_recording *next;
+	uint32_t id;
+	uint64_t request_id;            /* of the StartRecording */
+	uint64_t stop_request_id;       /* of the StopRecording, 0 before */
+	struct gpd_recorder *recorder;
+};
+
+extern const struct gpd_subscriber_ops gpd_session_sub_ops;
+extern const struct gpd_recorder_sink_ops gpd_session_recording_ops;
+
+/* Runs a decoded request of an authenticated session. */
+void gpd_session_dispatch(struct gpd_session *s, const Gpuperf__Envelope *env);
+
+/* Authenticates with an Auth request (or a header's token): 0 with the
+ * role set, -EACCES for a token the server does not know. */
+int gpd_session_authenticate(struct gpd_session *s, const char *token,
+			     size_t len, Gpuperf__Role wanted);
+
+/* Queues Hello as the reply to request_id (0: unasked). */
+void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id);
+
+/* Ends the session once the queue has gone out. */
+void gpd_session_close(struct gpd_session *s, enum gpd_close_code code);
+
+void gpd_session_sub_free(struct gpd_session_sub *ss);
+void gpd_session_recording_free(struct gpd_session_recording *sr);
+
+/* The session's scratch for n doubles; NULL on ENOMEM. */
+double *gpd_session_scratch_values(struct gpd_session *s, size_t n);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * Sessions over WebSockets: libwebsockets callbacks of "gpuperf.v1".
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/log.h"
+#include "daemon/net/server.h"
+#include "daemon/net/session.h"
+#include "daemon/net/ws_session.h"
+
+/* A client of an address that needs a token must send it this soon. */
+#define AUTH_TIMEOUT_US (10 * LWS_USEC_PER_SEC)
+#define MAX_HEADER 1024
+
+struct ws_pss {
+	struct lws *wsi;
+	struct gpd_session *session;
+	char *bearer;                   /* the Authorization header */
+	unsigned char *rx;
+	size_t rx_len, rx_cap;
+	bool rx_text;
+	bool rx_refused;                /* the rest of this message is ignored */
+};
+
+size_t gpd_ws_pss_size(void)
+{
+	return sizeof(struct ws_pss);
+}
+
+static struct gpd_listener *listener_of(struct lws *wsi)
+{
+	return lws_vhost_user(lws_get_vhost(wsi));
+}
+
+static void wake(void *user)
+{
+	struct ws_pss *pss = user;
+	lws_callback_on_writable(pss->wsi);
+}
+
+static void detach(void *user)
+{
+	struct ws_pss *pss = user;
+	pss->session = NULL;
+}
+
+/* h1 has the path in GET_URI, h2 (ws over h2, RFC 8441) in :path. */
+static bool path_is_ws(struct lws *wsi)
+{
+	char path[64];
+	int n = lws_hdr_copy(wsi, path, sizeof(path), WSI_TOKEN_GET_URI);
+	if (n <= 0)
+		n = lws_hdr_copy(wsi, path, sizeof(path), WSI_TOKEN_HTTP_COLON_PATH);
+	if (n <= 0)
+		return false;
+	path[strcspn(path, "?")] = '\0';
+	return !strcmp(path, GPD_WS_PATH);
+}
+
+static int filter(struct lws *wsi, struct ws_pss *pss)
+{
+	if (!path_is_ws(wsi))
+		return 1;
+	int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+	if (n > 0) {
+		/* A header too long for any token reads as a wrong one. */
+		size_t size = n < MAX_HEADER ? (size_t)n + 1 : 8;
+		pss->bearer = malloc(size);
+		if (!pss->bearer)
+			return 1;
+		if (n >= MAX_HEADER)
+			strcpy(pss->bearer, "Bearer ");
+		else if (lws_hdr_copy(wsi, pss->bearer, (int)size,
+				      WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
+			pss->bearer[0] = '\0';
+	}
+	return 0;
+}
+
+static int established(struct lws *wsi, struct ws_pss *pss)
+{
+	struct gpd_listener *l = listener_of(wsi);
+	struct gpd_session_transport t = {
+		.wake = wake,
+		.detach = detach,
+		.user = pss,
+		.headroom = LWS_PRE,
+	};
+	pss->wsi = wsi;
+	int ret = gpd_session_create(l->server, &t, l->trusted, pss->bearer,
+				     &pss->session);
+	free(pss->bearer);
+	pss->bearer = NULL;
+	if (ret)
+		return -1;
+	if (!pss->session->authenticated)
+		lws_set_timer_usecs(wsi, AUTH_TIMEOUT_US);
+	return 0;
+}
+
+static bool rx_append(struct ws_pss *pss, const void *in, size_t len,
+		      size_t max)
+{
+	if (len > max - pss->rx_len)
+		return false;
+	if (pss->rx_len + len > pss->rx_cap) {
+		size_t cap = pss->rx_cap ? pss->rx_cap : 4096;
+		while (cap < pss->rx_len + len)
+			cap *= 2;
+		if (cap > max)
+			cap = max;
+		unsigned char *rx = realloc(pss->rx, cap);
+		if (!rx)
+			return false;
+		pss->rx = rx;
+		pss->rx_cap = cap;
+	}
+	memcpy(pss->rx + pss->rx_len, in, len);
+	pss->rx_len += len;
+	return true;
+}
+
+static void receive(struct lws *wsi, struct ws_pss *pss, const void *in,
+		    size_t len)
+{
+	struct gpd_session *s = pss->session;
+	if (!s || s->closing)
+		return;
+	if (lws_is_first_fragment(wsi)) {
+		pss->rx_len = 0;
+		pss->rx_refused = false;
+		pss->rx_text = !lws_frame_is_binary(wsi);
+	}
+	bool complete = lws_is_final_fragment(wsi) &&
+			!lws_remaining_packet_payload(wsi);
+	if (pss->rx_refused)
+		return;
+	if (pss->rx_text) {
+		pss->rx_refused = true;
+		gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__MALFORMED,
+				 GPD_CLOSE_UNSUPPORTED_DATA,
+				 "text messages are not part of the protocol: "
+				 "send each gpuperf.Envelope as one binary "
+				 "message");
+		return;
+	}
+	size_t max = s->server->options.max_message_bytes;
+	if (!rx_append(pss, in, len, max)) {
+		pss->rx_refused = true;
+		gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__TOO_LARGE,
+				 GPD_CLOSE_TOO_LARGE,
+				 "the message is larger than this server's limit "
+				 "of %zu bytes (Hello.limits.max_message_bytes)",
+				 max);
+		return;
+	}
+	if (complete) {
+		gpd_session_receive(s, pss->rx, pss->rx_len);
+		pss->rx_len = 0;
+	}
+}
+
+static int writeable(struct lws *wsi, struct ws_pss *pss)
+{
+	struct gpd_session *s = pss->session;
+	if (!s)
+		return -1;
+	struct gpd_message *m = gpd_session_pop(s);
+	if (m) {
+		int n = lws_write(wsi, m->data, m->len, LWS_WRITE_BINARY);
+		free(m);
+		if (n < 0)
+			return -1;
+	}
+	if (gpd_session_done(s)) {
+		static const char reason[] = "see the Error message";
+		lws_close_reason(wsi, (enum lws_close_status)s->close_code,
+				 (unsigned char *)reason, sizeof(reason) - 1);
+		return -1;
+	}
+	if (!gpd_send_queue_empty(&s->queue))
+		lws_callback_on_writable(wsi);
+	return 0;
+}
+
+static void closed(struct ws_pss *pss)
+{
+	gpd_session_destroy(pss->session);
+	pss->session = NULL;
+	free(pss->rx);
+	pss->rx = NULL;
+	free(pss->bearer);
+	pss->bearer = NULL;
+}
+
+int gpd_ws_callback(struct lws *wsi, enum lws_callback_reasons reason,
+		    void *user, void *in, size_t len)
+{
+	struct ws_pss *pss = user;
+	switch (reason) {
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		return filter(wsi, pss);
+	case LWS_CALLBACK_ESTABLISHED:
+		return established(wsi, pss);
+	case LWS_CALLBACK_RECEIVE:
+		receive(wsi, pss, in, len);
+		return 0;
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+		return writeable(wsi, pss);
+	case LWS_CALLBACK_TIMER:
+		if (pss->session && !pss->session->authenticated)
+			gpd_session_fail(pss->session, 0,
+					 GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+					 GPD_CLOSE_POLICY_VIOLATION,
+					 "no token within 10 s: this address needs "
+					 "one, as `Authorization: Bearer TOKEN` or "
+					 "an Auth request");
+		return 0;
+	case LWS_CALLBACK_CLOSED:
+		/* Also for an upgrade the filter refused: pss is then
+		 * zeroed but for the header copy. */
+		closed(pss);
+		return 0;
+	default:
+		return 0;
+	}
+}

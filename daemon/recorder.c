@@ -1,0 +1,386 @@
+/*
+ * Server-side recordings in IGT's i915-perf format, from a device's record
+ * tap.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/recorder.h"
+#include "metrics/oa_record.h"
+#include "metrics/oa_report.h"
+#include "metrics/oa_timestamp.h"
+#include "metrics/recording.h"
+
+/* IGT's recorder also correlates the clocks about once a second. */
+#define CORRELATION_PERIOD_NS 1000000000ull
+
+struct gpd_recorder {
+	struct gpd_device *dev;
+	struct gpd_subscription *sub;
+	struct gpd_record_tap tap;
+	const struct gpd_recorder_sink_ops *ops;
+	void *user;
+	const struct gpm_metric_set *set;
+	uint64_t period_ns;
+
+	struct gpm_recording_writer *writer;
+	FILE *out;
+	bool header_written;
+	uint64_t bytes;                 /* handed to the sink */
+	uint64_t max_bytes;
+	uint64_t reports;
+	int sink_error;
+
+	/* The reports' time line, continuing the device's. */
+	struct gpm_oa_ts_extender ts;
+	bool have_report;
+	uint64_t last_ts;               /* extended ticks */
+	uint64_t last_correlation_cpu_ns;
+	struct gpm_oa_report scratch;
+
+	uv_timer_t finish_timer;
+	bool stopping;
+	char reason[256];
+	bool has_reason;
+};
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct gpd_recorder *r = cookie;
+	if (r->sink_error)
+		return -1;
+	int ret = r->ops->data(r->user, r->bytes, buf, size);
+	if (ret) {
+		r->sink_error = ret;
+		return -1;
+	}
+	r->bytes += size;
+	return (ssize_t)size;
+}
+
+static void stop_with(struct gpd_recorder *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void stop_with(struct gpd_recorder *r, const char *fmt, ...)
+{
+	if (r->stopping)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+	r->has_reason = true;
+	gpd_recorder_stop(r, r->reason);
+}
+
+/* Sink refusals and write errors end the recording with words. */
+static void check_writer(struct gpd_recorder *r, int ret)
+{
+	if (!ret)
+		return;
+	if (r->sink_error == -ENOBUFS)
+		stop_with(r, "the client fell too far behind reading the "
+			  "recording's bytes");
+	else if (r->sink_error)
+		stop_with(r, "the recording's bytes could not be sent (%s)",
+			  strerror(-r->sink_error));
+	else
+		stop_with(r, "writing the recording failed (%s)", strerror(-ret));
+}
+
+static int write_header(struct gpd_recorder *r)
+{
+	if (r->header_written)
+		return 0;
+	r->header_written = true;
+	const struct gpd_source *src = r->dev->source;
+	struct gpm_recording_info info;
+	memset(&info, 0, sizeof(info));
+	info.device = src->info;
+	info.oa_format = src->platform->i915_oa_format;
+	snprintf(info.metric_set, sizeof(info.metric_set), "%s",
+		 r->set->symbol_name);
+	snprintf(info.uuid, sizeof(info.uuid), "%s", r->set->hw_config_guid);
+	int ret = gpm_recording_write_header(r->writer, &info, NULL);
+	check_writer(r, ret);
+	return ret;
+}
+
+/* A correlation point at extended GPU time ts. The recording's GPU clock
+ * is the report's timestamp field, so ticks go back to its units. */
+static int correlate(struct gpd_recorder *r, uint64_t ts)
+{
+	struct gpm_recording_correlation c;
+	if (!gpd_device_cpu_time(r->dev, ts, &c.cpu_ns))
+		c.cpu_ns = gpd_monotonic_ns();
+	c.gpu_timestamp = ts << r->dev->decoder.ts_shift;
+	int ret = gpm_recording_write_correlation_bridged(r->writer, &c, NULL);
+	if (!ret)
+		r->last_correlation_cpu_ns = gpd_monotonic_ns();
+	check_writer(r, ret);
+	return ret;
+}
+
+/* The first report joins the device's time line: the device extends
+ * timestamps from its first report on, and its current GPU time says
+ * which wrap this report's timestamp belongs to. */
+static uint64_t first_timestamp(struct gpd_recorder *r, uint64_t ticks)
+{
+	uint64_t mask = r->dev->decoder.ts_mask;
+	uint64_t now, ts = ticks;
+	if (gpd_device_gpu_now(r->dev, &now)) {
+		uint64_t ahead = (ticks - now) & mask;
+		ts = ahead <= mask / 2 ? now + ahead : now - ((mask - ahead) + 1);
+	}
+	gpm_oa_ts_extender_init(&r->ts, mask);
+	r->ts.started = true;
+	r->ts.last = ticks;
+	r->ts.extended = ts;
+	return ts;
+}
+
+static int record_sample(struct gpd_recorder *r, const unsigned char *payload,
+			 size_t size)
+{
+	if (gpm_oa_report_decode(&r->dev->decoder, payload, size, &r->scratch))
+		return 0;       /* the device counts it; IGT could not read it */
+	uint64_t ts;
+	int ret = 0;
+	if (!r->have_report) {
+		ts = first_timestamp(r, r->scratch.timestamp);
+		ret = correlate(r, ts);
+		r->have_report = true;
+	} else {
+		ts = gpm_oa_ts_extend(&r->ts, r->scratch.timestamp);
+		if (gpd_monotonic_ns() - r->last_correlation_cpu_ns >=
+		    CORRELATION_PERIOD_NS)
+			ret = correlate(r, ts);
+	}
+	if (!ret) {
+		ret = gpm_recording_write_sample(r->writer, payload, size, NULL);
+		check_writer(r, ret);
+	}
+	if (!ret) {
+		r->last_ts = ts;
+		r->reports++;
+	}
+	return ret;
+}
+
+static void on_records(void *user, const void *data, size_t len)
+{
+	struct gpd_recorder *r = user;
+	if (r->stopping || write_header(r))
+		return;
+	struct gpm_oa_record_reader rd;
+	struct gpm_oa_record rec;
+	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
+				  r->dev->source->format->size, data, len);
+	int ret = 0;
+	while (!ret && !r->stopping && gpm_oa_record_next(&rd, &rec) > 0) {
+		switch (rec.type) {
+		case GPM_OA_RECORD_SAMPLE:
+			ret = record_sample(r, rec.payload, rec.payload_size);
+			break;
+		case GPM_OA_RECORD_REPORT_LOST:
+			ret = gpm_recording_write_report_lost(r->writer, NULL);
+			check_writer(r, ret);
+			break;
+		case GPM_OA_RECORD_BUFFER_LOST:
+			ret = gpm_recording_write_buffer_lost(r->writer, NULL);
+			check_writer(r, ret);
+			break;
+		default:
+			break;
+		}
+		if (r->max_bytes &&
+		    gpm_recording_writer_offset(r->writer) >= r->max_bytes)
+			stop_with(r, "the recording reached its limit of %llu bytes",
+				  (unsigned long long)r->max_bytes);
+	}
+}
+
+static void on_frame(void *user, const struct gpd_frame *frame)
+{
+}
+
+static void on_event(void *user, const struct gpd_event *ev)
+{
+	struct gpd_recorder *r = user;
+	switch (ev->kind) {
+	case GPD_EVENT_CONFIG_CHANGED:
+	case GPD_EVENT_BUSY_ELSEWHERE:
+	case GPD_EVENT_DEVICE_LOST:
+	case GPD_EVENT_ENDED:
+	case GPD_EVENT_RESTARTED:
+		/* The header no longer describes what would follow. */
+		stop_with(r, "the stream changed: %s", ev->message);
+		break;
+	case GPD_EVENT_RECOVERED:
+		break;
+	}
+}
+
+static const struct gpd_subscriber_ops recorder_sub_ops = {
+	.frame = on_frame,
+	.event = on_event,
+};
+
+/* Lets go of the device; safe to repeat. */
+static void release(struct gpd_recorder *r)
+{
+	gpd_device_remove_tap(r->dev, &r->tap);
+	if (r->sub) {
+		gpd_unsubscribe(r->sub);
+		r->sub = NULL;
+	}
+	if (r->out) {
+		fclose(r->out);
+		r->out = NULL;
+	}
+}
+
+static void finish(uv_timer_t *timer)
+{
+	struct gpd_recorder *r = timer->data;
+	if (!write_header(r)) {
+		uint64_t now;
+		if (r->have_report)
+			/* IGT's reader wants every report strictly before a
+			 * correlation point. */
+			correlate(r, r->last_ts + 1);
+		else if (gpd_device_gpu_now(r->dev, &now) && !correlate(r, now))
+			correlate(r, now + 1);
+		check_writer(r, gpm_recording_writer_flush(r->writer, NULL));
+	}
+	release(r);
+	r->ops->stopped(r->user, r->bytes, r->reports,
+			r->has_reason ? r->reason : NULL);
+}
+
+int gpd_recorder_start(struct gpd_daemon *daemon,
+		       const struct gpd_recorder_request *req,
+		       const struct gpd_recorder_sink_ops *ops, void *user,
+		       struct gpd_recorder **out, struct gpd_error *err)
+{
+	*out = NULL;
+	struct gpd_recorder *r = calloc(1, sizeof(*r));
+	if (r)
+		r->writer = malloc(sizeof(*r->writer));
+	if (!r || !r->writer) {
+		if (r)
+			free(r);
+		return fail(err, -ENOMEM, "out of memory");
+	}
+	struct gpd_subscribe_request sreq = {
+		.device = req->device,
+		.metric_set = req->metric_set,
+		.sampling_period_ns = req->sampling_period_ns,
+		.role = req->role,
+	};
+	int ret = gpd_subscribe(daemon, &sreq, &recorder_sub_ops, r, &r->sub, err);
+	if (ret) {
+		free(r->writer);
+		free(r);
+		return ret;
+	}
+	r->dev = gpd_daemon_find_device(daemon, req->device);
+	r->set = r->dev->set;
+	r->period_ns = gpd_exponent_to_ns(&r->dev->source->info, r->dev->exponent);
+	if (!r->dev->source->platform->i915_oa_format) {
+		gpd_unsubscribe(r->sub);
+		ret = fail(err, -EOPNOTSUPP,
+			    "device %s's reports have no i915 OA format, which "
+			    "IGT's recording format needs; record it with the "
+			    "i915 driver's tools instead", r->dev->source->name);
+		free(r->writer);
+		free(r);
+		return ret;
+	}
+	cookie_io_functions_t io = { .write = sink_write };
+	r->out = fopencookie(r, "w", io);
+	if (!r->out) {
+		gpd_unsubscribe(r->sub);
+		free(r->writer);
+		free(r);
+		return fail(err, -ENOMEM, "out of memory");
+	}
+	/* The writer hands over whole records; no second buffer between. */
+	setvbuf(r->out, NULL, _IONBF, 0);
+	gpm_recording_writer_init_file(r->writer, r->out, 0);
+	r->ops = ops;
+	r->user = user;
+	r->max_bytes = req->max_bytes;
+	r->tap.records = on_records;
+	r->tap.user = r;
+	gpd_device_add_tap(r->dev, &r->tap);
+	uv_timer_init(daemon->loop, &r->finish_timer);
+	r->finish_timer.data = r;
+	*out = r;
+	return 0;
+}
+
+void gpd_recorder_stop(struct gpd_recorder *r, const char *reason)
+{
+	if (r->stopping)
+		return;
+	r->stopping = true;
+	if (reason && reason != r->reason) {
+		snprintf(r->reason, sizeof(r->reason), "%s", reason);
+		r->has_reason = true;
+	}
+	gpd_device_remove_tap(r->dev, &r->tap);
+	/* The trailer and the owner's callback come from the loop, never
+	 * from inside the device's or the subscription's callbacks. */
+	uv_timer_start(&r->finish_timer, finish, 0, 0);
+}
+
+static void on_closed(uv_handle_t *handle)
+{
+	struct gpd_recorder *r = handle->data;
+	free(r->writer);
+	free(r);
+}
+
+void gpd_recorder_destroy(struct gpd_recorder *r)
+{
+	if (!r)
+		return;
+	r->stopping = true;
+	release(r);
+	uv_timer_stop(&r->finish_timer);
+	uv_close((uv_handle_t *)&r->finish_timer, on_closed);
+}
+
+const char *gpd_recorder_device(const struct gpd_recorder *r)
+{
+	return r->dev->source->name;
+}
+
+const char *gpd_recorder_metric_set(const struct gpd_recorder *r)
+{
+	return r->set->symbol_name;
+}
+
+uint64_t gpd_recorder_period_ns(const struct gpd_recorder *r)
+{
+	return r->period_ns;
+}

@@ -1,0 +1,61 @@
+/*
+ * Server-side recordings: a device's raw OA records, as the source
+ * delivered them, written in IGT's i915-perf recording format (what
+ * i915-perf-recorder writes and i915-perf-reader reads) and handed to a
+ * sink as the file's bytes, in order.
+ *
+ * A recorder holds a subscription of its own, which keeps the stream open
+ * and tells it when the configuration changes under it (the header would
+ * no longer describe the reports: the recording ends there). Timestamp
+ * correlation points are taken from the reports themselves, before the
+ * first, about once a second, and after the last, so every report lies
+ * between two of them as IGT's reader requires.
+ */
+#ifndef GPD_RECORDER_H
+#define GPD_RECORDER_H
+
+#include <stdint.h>
+
+#include "daemon/subscription.h"
+
+struct gpd_daemon;
+struct gpd_recorder;
+
+struct gpd_recorder_sink_ops {
+	/* The next len bytes of the file, from offset. Non-zero refuses them:
+	 * the recording stops with that as the reason. */
+	int (*data)(void *user, uint64_t offset, const void *data, size_t len);
+	/* The recording is complete (every byte was handed to data). reason
+	 * is NULL when gpd_recorder_stop asked for it without one. The owner
+	 * destroys the recorder from here or later. */
+	void (*stopped)(void *user, uint64_t bytes, uint64_t reports,
+			const char *reason);
+};
+
+struct gpd_recorder_request {
+	const char *device;             /* NULL: the first */
+	const char *metric_set;         /* NULL: what runs or the default */
+	uint64_t sampling_period_ns;    /* 0: what runs or the default */
+	uint64_t max_bytes;             /* stops there; 0: no limit */
+	enum gpd_role role;
+};
+
+int gpd_recorder_start(struct gpd_daemon *daemon,
+		       const struct gpd_recorder_request *req,
+		       const struct gpd_recorder_sink_ops *ops, void *user,
+		       struct gpd_recorder **out, struct gpd_error *err);
+
+/* Ends the recording: no record after this call is written; the trailer
+ * goes out and ops->stopped follows on a later turn of the loop. reason:
+ * NULL when the owner asked. Calling it again does nothing. */
+void gpd_recorder_stop(struct gpd_recorder *r, const char *reason);
+
+/* Frees the recorder (stopping it without further callbacks). */
+void gpd_recorder_destroy(struct gpd_recorder *r);
+
+/* What it records. */
+const char *gpd_recorder_device(const struct gpd_recorder *r);
+const char *gpd_recorder_metric_set(const struct gpd_recorder *r);
+uint64_t gpd_recorder_period_ns(const struct gpd_recorder *r);
+
+#endif
