@@ -49,7 +49,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # Debian packages needed to build, test and fuzz.
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
-	libdrm-dev clang intel-gpu-tools
+	libdrm-dev clang intel-gpu-tools prometheus openssl
 
 # Each room builds an archive of its non-main objects; binaries link main.o
 # with the archives. Tests link all archives.
