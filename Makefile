@@ -58,6 +58,7 @@ METRICS_ASM := $(wildcard metrics/*.S)
 DAEMON_SRCS := $(filter-out daemon/main.c,$(shell find daemon -name '*.c'))
 CLIENT_SRCS := $(filter-out client/main.c,$(shell find client -name '*.c'))
 SIM_XML := $(wildcard metrics/sim/*.xml)
+NVIDIA_XML := $(wildcard metrics/nvidia/*.xml)
 
 # proto/*.proto -> $(BUILD)/proto/*.pb-c.[ch], included as "proto/x.pb-c.h".
 PROTO_SRCS := $(wildcard proto/*.proto)
@@ -111,6 +112,10 @@ $(BUILD)/metrics/sim_builtin.o: metrics/sim_builtin.S $(SIM_XML)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
+$(BUILD)/metrics/nvidia_builtin.o: metrics/nvidia_builtin.S $(NVIDIA_XML)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
 $(LIBGPM): $(METRICS_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -132,10 +137,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(ALL_LIBS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
 		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS) $(CHECK_LIBS)
 
-$(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(LIBDAEMON) $(LIBGPM)
+# The archives' symbols stay private to the library: the daemon it is
+# preloaded into has its own copies of the OA model and the metric code.
+$(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kernel/*.h) \
+		$(LIBDAEMON) $(LIBGPM)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(FAKE_KERNEL_SRCS) \
-		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) $(LDLIBS) -ldl
+		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) -Wl,--exclude-libs,ALL $(LDLIBS) -ldl
 
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL)
 
@@ -181,7 +189,7 @@ fuzz: $(FUZZ_BINS)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/metrics
 	install -m 0755 $(BUILD)/gpuperfd $(BUILD)/gpuperf $(DESTDIR)$(BINDIR)/
-	install -m 0644 $(SIM_XML) $(DESTDIR)$(DATADIR)/metrics/
+	install -m 0644 $(SIM_XML) $(NVIDIA_XML) $(DESTDIR)$(DATADIR)/metrics/
 
 # Installs what is missing; never touches what is there.
 deps:

@@ -1,0 +1,227 @@
+/*
+ * The calls the fake kernel takes over. Paths under the fixed roots that
+ * libdrm walks (/dev/dri, /sys) and the sysctls (/proc/sys/dev/i915, xe)
+ * go to the machine's tree; fds of its card nodes and streams get the fake
+ * kernel's answers; everything else passes through to the next library.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/fake-kernel/fake_kernel.h"
+
+#define NEXT(name) \
+	static __typeof__(name) *next_##name; \
+	if (!next_##name) \
+		next_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+/* glibc's fortified realpath, which libdrm calls; declared here since no
+ * header does. */
+char *__realpath_chk(const char *path, char *resolved, size_t resolved_len);
+
+struct fk_fd *fk_fd(int fd)
+{
+	if (fd < 0 || fd >= FK_MAX_FDS || fk.fds[fd].kind == FK_FD_NONE)
+		return NULL;
+	return &fk.fds[fd];
+}
+
+ssize_t fk_real_read(int fd, void *buf, size_t len)
+{
+	NEXT(read);
+	return next_read(fd, buf, len);
+}
+
+static int fail(int ret)
+{
+	errno = -ret;
+	return -1;
+}
+
+/* A newly opened fd of a card node becomes the card's. */
+static int opened(int fd)
+{
+	NEXT(fstat);
+	struct stat st;
+	if (fd < 0 || fd >= FK_MAX_FDS || !fk_active() || next_fstat(fd, &st))
+		return fd;
+	struct fk_card *card = fk_card_of_node(&st);
+	if (card) {
+		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_CARD, .card = card };
+		fk_log("card%u open", card->index);
+	}
+	return fd;
+}
+
+static mode_t mode_of(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ?
+	       (mode_t)va_arg(ap, int) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	NEXT(open);
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_of(flags, ap);
+	va_end(ap);
+	char buf[PATH_MAX];
+	return opened(next_open(fk_redirect(path, buf, sizeof(buf)), flags, mode));
+}
+
+int open64(const char *path, int flags, ...)
+{
+	NEXT(open64);
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_of(flags, ap);
+	va_end(ap);
+	char buf[PATH_MAX];
+	return opened(next_open64(fk_redirect(path, buf, sizeof(buf)), flags, mode));
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	NEXT(openat);
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_of(flags, ap);
+	va_end(ap);
+	char buf[PATH_MAX];
+	return opened(next_openat(dirfd, fk_redirect(path, buf, sizeof(buf)),
+				  flags, mode));
+}
+
+int close(int fd)
+{
+	NEXT(close);
+	struct fk_fd *f = fk_fd(fd);
+	if (f) {
+		if (f->kind == FK_FD_STREAM) {
+			fk_log("card%u stream close", f->card->index);
+			fk_stream_close(f->stream);
+		} else {
+			fk_log("card%u close", f->card->index);
+		}
+		*f = (struct fk_fd){ .kind = FK_FD_NONE };
+	}
+	return next_close(fd);
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	NEXT(ioctl);
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	struct fk_fd *f = fk_fd(fd);
+	int ret;
+	if (f && f->kind == FK_FD_CARD) {
+		ret = f->card->driver == FK_I915 ?
+		      fk_i915_card_ioctl(f->card, request, arg) :
+		      fk_xe_card_ioctl(f->card, request, arg);
+		return ret < 0 ? fail(ret) : ret;
+	}
+	if (f && f->kind == FK_FD_STREAM) {
+		bool ours = f->card->driver == FK_I915 ?
+			    fk_i915_stream_ioctl(f->stream, request,
+						 (unsigned long)arg, &ret) :
+			    fk_xe_stream_ioctl(f->stream, request,
+					       (unsigned long)arg, &ret);
+		if (ours)
+			return ret < 0 ? fail(ret) : ret;
+	}
+	return next_ioctl(fd, request, arg);
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	NEXT(read);
+	struct fk_fd *f = fk_fd(fd);
+	if (f && f->kind == FK_FD_STREAM) {
+		ssize_t ret = fk_stream_read(f->stream, buf, len);
+		return ret < 0 ? fail((int)ret) : ret;
+	}
+	return next_read(fd, buf, len);
+}
+
+int fstat(int fd, struct stat *st)
+{
+	NEXT(fstat);
+	int ret = next_fstat(fd, st);
+	struct fk_fd *f = fk_fd(fd);
+	if (!ret && f && f->kind == FK_FD_CARD)
+		fk_card_stat(f->card, st);
+	return ret;
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+	NEXT(fstat64);
+	int ret = next_fstat64(fd, st);
+	struct fk_fd *f = fk_fd(fd);
+	/* struct stat64 is struct stat on 64-bit Linux. */
+	if (!ret && f && f->kind == FK_FD_CARD)
+		fk_card_stat(f->card, (struct stat *)st);
+	return ret;
+}
+
+int stat(const char *path, struct stat *st)
+{
+	NEXT(stat);
+	char buf[PATH_MAX];
+	int ret = next_stat(fk_redirect(path, buf, sizeof(buf)), st);
+	struct fk_card *card = !ret && fk_active() ? fk_card_of_node(st) : NULL;
+	if (card)
+		fk_card_stat(card, st);
+	return ret;
+}
+
+int stat64(const char *path, struct stat64 *st)
+{
+	NEXT(stat64);
+	char buf[PATH_MAX];
+	int ret = next_stat64(fk_redirect(path, buf, sizeof(buf)), st);
+	struct fk_card *card = !ret && fk_active() ?
+			       fk_card_of_node((struct stat *)st) : NULL;
+	if (card)
+		fk_card_stat(card, (struct stat *)st);
+	return ret;
+}
+
+DIR *opendir(const char *path)
+{
+	NEXT(opendir);
+	char buf[PATH_MAX];
+	return next_opendir(fk_redirect(path, buf, sizeof(buf)));
+}
+
+ssize_t readlink(const char *path, char *target, size_t size)
+{
+	NEXT(readlink);
+	char buf[PATH_MAX];
+	return next_readlink(fk_redirect(path, buf, sizeof(buf)), target, size);
+}
+
+char *realpath(const char *path, char *resolved)
+{
+	NEXT(realpath);
+	char buf[PATH_MAX];
+	return next_realpath(fk_redirect(path, buf, sizeof(buf)), resolved);
+}
+
+char *__realpath_chk(const char *path, char *resolved, size_t resolved_len)
+{
+	NEXT(__realpath_chk);
+	char buf[PATH_MAX];
+	return next___realpath_chk(fk_redirect(path, buf, sizeof(buf)), resolved,
+				   resolved_len);
+}
