@@ -11,6 +11,7 @@
 #include "daemon/drm/discovery.h"
 #include "daemon/log.h"
 #include "daemon/net/server.h"
+#include "daemon/nvidia/nvidia_source.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
 #include "metrics/metrics_db.h"
@@ -121,6 +122,32 @@ static int add_discovered(struct gpd_daemon *d, bool *found,
 	return ret;
 }
 
+/* auto: a device for every NVIDIA GPU, when the driver and CUPTI are
+ * there; a GPU the daemon cannot serve is skipped with a warning. */
+static int add_nvidia_gpus(struct gpd_daemon *d, bool *found,
+			   struct gpd_error *err)
+{
+	char why[GPD_NV_LIBS_WHY];
+	unsigned n = gpd_nvidia_count_gpus(NULL, why, sizeof(why));
+	if (!n && why[0])
+		gpd_info("no NVIDIA GPU support: %s", why);
+	for (unsigned i = 0; i < n; i++) {
+		struct gpd_nvidia_source_options no = { .index = i };
+		struct gpd_source *source;
+		struct gpd_error skipped;
+		if (gpd_nvidia_source_create(d->loop, d->metrics, &no, &source,
+					     &skipped)) {
+			gpd_warn("%s", skipped.message);
+			continue;
+		}
+		int ret = add_device(d, source, err);
+		if (ret)
+			return ret;
+		*found = true;
+	}
+	return 0;
+}
+
 static int create_device(struct gpd_daemon *d, const char *text,
 			 unsigned index, struct gpd_error *err)
 {
@@ -135,11 +162,13 @@ static int create_device(struct gpd_daemon *d, const char *text,
 	case GPD_SOURCE_AUTO: {
 		bool found = false;
 		ret = add_discovered(d, &found, err);
+		if (!ret)
+			ret = add_nvidia_gpus(d, &found, err);
 		if (ret || found) {
 			gpd_device_spec_fini(&spec);
 			return ret;
 		}
-		gpd_info("no Intel GPU found; using sim");
+		gpd_info("no Intel or NVIDIA GPU found; using sim");
 	}
 		/* fallthrough */
 	case GPD_SOURCE_SIM: {
@@ -169,11 +198,12 @@ static int create_device(struct gpd_daemon *d, const char *text,
 					    &source, err);
 		break;
 	}
-	case GPD_SOURCE_NVIDIA:
-		ret = fail(err, -EOPNOTSUPP,
-			   "--device %s: this build has no %s source; use sim or "
-			   "replay:FILE", text, gpd_source_kind_name(spec.kind));
+	case GPD_SOURCE_NVIDIA: {
+		struct gpd_nvidia_source_options no = { .index = spec.index };
+		ret = gpd_nvidia_source_create(d->loop, d->metrics, &no, &source,
+					       err);
 		break;
+	}
 	}
 	gpd_device_spec_fini(&spec);
 	if (ret)

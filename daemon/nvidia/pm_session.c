@@ -1,0 +1,395 @@
+/*
+ * A CUPTI PM sampling session (see pm_session.h).
+ *
+ * Sizes follow what was measured on an H200: decoding costs the host at
+ * least about 1 ms a call, resetting the counter data image 0.16-0.36 ms
+ * per MB, and the hardware stream 6.5-11 KB per sample. A decode every
+ * 50 samples (5 ms at the fastest, 100 ms at the slowest) keeps both cheap;
+ * an image of three decode periods plus slack absorbs a late decode
+ * without filling (a full image loses samples at its reset); a hardware
+ * buffer of half a second of samples absorbs a stalled thread (an
+ * overflow of it ends the session).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/nvidia/pm_session.h"
+
+#define SAMPLES_PER_DECODE 50
+#define MIN_DECODE_PERIOD_NS 5000000ull
+#define MAX_DECODE_PERIOD_NS 100000000ull
+#define IMAGE_PERIODS 3
+#define IMAGE_SLACK 16
+#define HW_BYTES_PER_SAMPLE (12u << 10)
+#define HW_BUFFER_NS 500000000ull
+#define HW_BUFFER_MIN (8ull << 20)
+#define HW_BUFFER_MAX (256ull << 20)
+/* A decode that keeps finding a full image is fed faster than it drains;
+ * give the rest to the next call rather than loop here. */
+#define MAX_DRAIN_ROUNDS 8
+
+void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
+			uint32_t *max_samples, size_t *hardware_buffer_size)
+{
+	if (!interval_ns)
+		interval_ns = 1;
+	uint64_t period = interval_ns * SAMPLES_PER_DECODE;
+	if (period < MIN_DECODE_PERIOD_NS)
+		period = MIN_DECODE_PERIOD_NS;
+	if (period > MAX_DECODE_PERIOD_NS)
+		period = MAX_DECODE_PERIOD_NS;
+	uint64_t per_period = (period + interval_ns - 1) / interval_ns;
+	*decode_period_ns = period;
+	*max_samples = (uint32_t)(per_period * IMAGE_PERIODS + IMAGE_SLACK);
+
+	uint64_t hw = HW_BUFFER_NS / interval_ns * HW_BYTES_PER_SAMPLE;
+	if (hw < HW_BUFFER_MIN)
+		hw = HW_BUFFER_MIN;
+	if (hw > HW_BUFFER_MAX)
+		hw = HW_BUFFER_MAX;
+	*hardware_buffer_size = (size_t)hw;
+}
+
+static int errno_of(gpd_cupti_result r)
+{
+	switch (r) {
+	case GPD_CUPTI_ERROR_HARDWARE_BUSY:
+		return -EBUSY;
+	case GPD_CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+		return -EACCES;
+	case GPD_CUPTI_ERROR_NOT_SUPPORTED:
+	case GPD_CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+	case GPD_CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+		return -EOPNOTSUPP;
+	case GPD_CUPTI_ERROR_INVALID_DEVICE:
+		return -ENODEV;
+	case GPD_CUPTI_ERROR_OUT_OF_MEMORY:
+		return -ENOMEM;
+	default:
+		return -EIO;
+	}
+}
+
+static int fail(const struct gpd_nv_pm_session *s, char *why, size_t size,
+		const char *call, gpd_cupti_result r)
+{
+	snprintf(why, size, "%s: %s (CUPTI error %d)", call,
+		 gpd_nv_cupti_error(s->libs, r), r);
+	return errno_of(r);
+}
+
+#define PARAMS(type, last) { .struct_size = GPD_CUPTI_STRUCT_SIZE(type, last) }
+
+static int read_availability(struct gpd_nv_pm_session *s, unsigned device,
+			     char *why, size_t size)
+{
+	const struct gpd_cupti_api *api = &s->libs->cupti;
+	struct gpd_cupti_pm_availability_params p =
+		PARAMS(struct gpd_cupti_pm_availability_params, image);
+	p.device_index = device;
+	gpd_cupti_result r = api->pm_get_counter_availability(&p);
+	if (r)
+		return fail(s, why, size, "cuptiPmSamplingGetCounterAvailability", r);
+	s->availability = calloc(1, p.image_size ? p.image_size : 1);
+	if (!s->availability)
+		return -ENOMEM;
+	p.image = s->availability;
+	r = api->pm_get_counter_availability(&p);
+	if (r)
+		return fail(s, why, size, "cuptiPmSamplingGetCounterAvailability", r);
+	return 0;
+}
+
+static int make_config(struct gpd_nv_pm_session *s, const char *chip,
+		       size_t *config_size, char *why, size_t size)
+{
+	const struct gpd_cupti_api *api = &s->libs->cupti;
+	struct gpd_cupti_host_init_params init =
+		PARAMS(struct gpd_cupti_host_init_params, host);
+	init.profiler_type = GPD_CUPTI_PROFILER_TYPE_PM_SAMPLING;
+	init.chip_name = chip;
+	init.availability_image = s->availability;
+	gpd_cupti_result r = api->host_initialize(&init);
+	if (r)
+		return fail(s, why, size, "cuptiProfilerHostInitialize", r);
+	s->host = init.host;
+
+	struct gpd_cupti_host_add_metrics_params add =
+		PARAMS(struct gpd_cupti_host_add_metrics_params, n_names);
+	add.host = s->host;
+	add.names = s->metrics;
+	add.n_names = s->n_metrics;
+	r = api->host_config_add_metrics(&add);
+	if (r) {
+		fail(s, why, size, "cuptiProfilerHostConfigAddMetrics", r);
+		/* Unknown names come back as an unknown error. */
+		return -EINVAL;
+	}
+	struct gpd_cupti_host_config_size_params csize =
+		PARAMS(struct gpd_cupti_host_config_size_params, image_size);
+	csize.host = s->host;
+	r = api->host_get_config_image_size(&csize);
+	if (r)
+		return fail(s, why, size, "cuptiProfilerHostGetConfigImageSize", r);
+	s->config = calloc(1, csize.image_size ? csize.image_size : 1);
+	if (!s->config)
+		return -ENOMEM;
+	struct gpd_cupti_host_config_params cimg =
+		PARAMS(struct gpd_cupti_host_config_params, image);
+	cimg.host = s->host;
+	cimg.image_size = csize.image_size;
+	cimg.image = s->config;
+	r = api->host_get_config_image(&cimg);
+	if (r)
+		return fail(s, why, size, "cuptiProfilerHostGetConfigImage", r);
+	struct gpd_cupti_host_passes_params passes =
+		PARAMS(struct gpd_cupti_host_passes_params, passes);
+	passes.image_size = csize.image_size;
+	passes.image = s->config;
+	r = api->host_get_num_of_passes(&passes);
+	if (r)
+		return fail(s, why, size, "cuptiProfilerHostGetNumOfPasses", r);
+	if (passes.passes != 1) {
+		snprintf(why, size, "these %u counters need %zu passes and PM "
+			 "sampling has one: the metric set asks for too many",
+			 s->n_metrics, passes.passes);
+		return -EOPNOTSUPP;
+	}
+	*config_size = csize.image_size;
+	return 0;
+}
+
+static int configure(struct gpd_nv_pm_session *s, size_t config_size,
+		     const struct gpd_nv_pm_config *cfg, char *why, size_t size)
+{
+	const struct gpd_cupti_api *api = &s->libs->cupti;
+	size_t hw_size;
+	gpd_nv_pm_schedule(cfg->interval_ns, &s->decode_period_ns,
+			   &s->max_samples, &hw_size);
+
+	struct gpd_cupti_pm_enable_params en =
+		PARAMS(struct gpd_cupti_pm_enable_params, pm);
+	en.device_index = cfg->device_index;
+	gpd_cupti_result r = api->pm_enable(&en);
+	if (r)
+		return fail(s, why, size, "cuptiPmSamplingEnable", r);
+	s->pm = en.pm;
+
+	struct gpd_cupti_pm_config_params sc =
+		PARAMS(struct gpd_cupti_pm_config_params, append);
+	sc.pm = s->pm;
+	sc.config_size = config_size;
+	sc.config = s->config;
+	sc.hardware_buffer_size = hw_size;
+	sc.interval = cfg->interval_ns;
+	sc.trigger = GPD_CUPTI_PM_TRIGGER_GPU_TIME_INTERVAL;
+	sc.append = GPD_CUPTI_PM_APPEND_KEEP_OLDEST;
+	r = api->pm_set_config(&sc);
+	if (r)
+		return fail(s, why, size, "cuptiPmSamplingSetConfig", r);
+
+	struct gpd_cupti_pm_data_size_params ds =
+		PARAMS(struct gpd_cupti_pm_data_size_params, data_size);
+	ds.pm = s->pm;
+	ds.names = s->metrics;
+	ds.n_names = s->n_metrics;
+	ds.max_samples = s->max_samples;
+	r = api->pm_get_counter_data_size(&ds);
+	if (r)
+		return fail(s, why, size, "cuptiPmSamplingGetCounterDataSize", r);
+	s->data = calloc(1, ds.data_size ? ds.data_size : 1);
+	s->values = calloc(s->n_metrics, sizeof(*s->values));
+	if (!s->data || !s->values)
+		return -ENOMEM;
+	s->data_size = ds.data_size;
+	struct gpd_cupti_pm_data_init_params di =
+		PARAMS(struct gpd_cupti_pm_data_init_params, data);
+	di.pm = s->pm;
+	di.data_size = s->data_size;
+	di.data = s->data;
+	r = api->pm_counter_data_image_initialize(&di);
+	if (r)
+		return fail(s, why, size,
+			    "cuptiPmSamplingCounterDataImageInitialize", r);
+	return 0;
+}
+
+int gpd_nv_pm_session_open(struct gpd_nv_pm_session *s,
+			   const struct gpd_nv_libs *libs,
+			   const struct gpd_nv_pm_config *cfg,
+			   char *why, size_t why_size)
+{
+	const struct gpd_cupti_api *api = &libs->cupti;
+	size_t config_size = 0;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->libs = libs;
+	s->metrics = (const char **)cfg->metrics;
+	s->n_metrics = cfg->n_metrics;
+	snprintf(why, why_size, "out of memory");
+
+	struct gpd_cupti_profiler_params init =
+		PARAMS(struct gpd_cupti_profiler_params, priv);
+	gpd_cupti_result r = api->profiler_initialize(&init);
+	if (r)
+		return fail(s, why, why_size, "cuptiProfilerInitialize", r);
+	s->profiler = true;
+
+	struct gpd_cupti_chip_name_params chip =
+		PARAMS(struct gpd_cupti_chip_name_params, chip_name);
+	chip.device_index = cfg->device_index;
+	r = api->device_get_chip_name(&chip);
+	if (r) {
+		ret = fail(s, why, why_size, "cuptiDeviceGetChipName", r);
+		goto err;
+	}
+	ret = read_availability(s, cfg->device_index, why, why_size);
+	if (!ret)
+		ret = make_config(s, chip.chip_name, &config_size, why, why_size);
+	if (!ret)
+		ret = configure(s, config_size, cfg, why, why_size);
+	if (ret)
+		goto err;
+
+	struct gpd_cupti_pm_params start = PARAMS(struct gpd_cupti_pm_params, pm);
+	start.pm = s->pm;
+	r = api->pm_start(&start);
+	if (r) {
+		ret = fail(s, why, why_size, "cuptiPmSamplingStart", r);
+		goto err;
+	}
+	s->started = true;
+	why[0] = '\0';
+	return 0;
+err:
+	gpd_nv_pm_session_close(s);
+	return ret;
+}
+
+static int reset_image(struct gpd_nv_pm_session *s, char *why, size_t size)
+{
+	struct gpd_cupti_pm_data_init_params di =
+		PARAMS(struct gpd_cupti_pm_data_init_params, data);
+	di.pm = s->pm;
+	di.data_size = s->data_size;
+	di.data = s->data;
+	gpd_cupti_result r = s->libs->cupti.pm_counter_data_image_initialize(&di);
+	if (r)
+		return fail(s, why, size,
+			    "cuptiPmSamplingCounterDataImageInitialize", r);
+	return 0;
+}
+
+/* Hands every completed sample of the image to sample_fn. */
+static int evaluate_image(struct gpd_nv_pm_session *s,
+			  gpd_nv_pm_sample_fn *sample_fn, void *user,
+			  size_t *completed, char *why, size_t size)
+{
+	const struct gpd_cupti_api *api = &s->libs->cupti;
+	struct gpd_cupti_pm_data_info_params info =
+		PARAMS(struct gpd_cupti_pm_data_info_params, completed_samples);
+	info.data = s->data;
+	info.data_size = s->data_size;
+	gpd_cupti_result r = api->pm_get_counter_data_info(&info);
+	if (r)
+		return fail(s, why, size, "cuptiPmSamplingGetCounterDataInfo", r);
+	*completed = info.completed_samples;
+	for (size_t i = 0; i < info.completed_samples; i++) {
+		struct gpd_cupti_pm_sample_params sp =
+			PARAMS(struct gpd_cupti_pm_sample_params, end_ns);
+		sp.pm = s->pm;
+		sp.data = s->data;
+		sp.data_size = s->data_size;
+		sp.index = i;
+		r = api->pm_counter_data_get_sample_info(&sp);
+		if (r)
+			return fail(s, why, size,
+				    "cuptiPmSamplingCounterDataGetSampleInfo", r);
+		struct gpd_cupti_host_evaluate_params ev =
+			PARAMS(struct gpd_cupti_host_evaluate_params, values);
+		ev.host = s->host;
+		ev.counter_data = s->data;
+		ev.counter_data_size = s->data_size;
+		ev.range_index = i;
+		ev.names = s->metrics;
+		ev.n_names = s->n_metrics;
+		ev.values = s->values;
+		r = api->host_evaluate_to_gpu_values(&ev);
+		if (r)
+			return fail(s, why, size,
+				    "cuptiProfilerHostEvaluateToGpuValues", r);
+		sample_fn(user, sp.start_ns, sp.end_ns, s->values);
+	}
+	return 0;
+}
+
+int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
+			     gpd_nv_pm_sample_fn *sample_fn, void *user,
+			     char *why, size_t why_size)
+{
+	size_t total = 0;
+
+	for (unsigned round = 0; round < MAX_DRAIN_ROUNDS; round++) {
+		struct gpd_cupti_pm_decode_params dp =
+			PARAMS(struct gpd_cupti_pm_decode_params, overflow);
+		dp.pm = s->pm;
+		dp.data = s->data;
+		dp.data_size = s->data_size;
+		gpd_cupti_result r = s->libs->cupti.pm_decode_data(&dp);
+		/* With KEEP_OLDEST a full hardware buffer ends the session:
+		 * CUPTI says so by the overflow flag or OUT_OF_MEMORY. */
+		if (dp.overflow || r == GPD_CUPTI_ERROR_OUT_OF_MEMORY) {
+			snprintf(why, why_size, "the GPU's PM sampling buffer "
+				 "overflowed (the sampler fell behind)");
+			return -EOVERFLOW;
+		}
+		if (r)
+			return fail(s, why, why_size, "cuptiPmSamplingDecodeData", r);
+		size_t completed = 0;
+		int ret = evaluate_image(s, sample_fn, user, &completed, why,
+					 why_size);
+		if (ret)
+			return ret;
+		total += completed;
+		if (completed && (ret = reset_image(s, why, why_size)))
+			return ret;
+		if (dp.stop_reason != GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL)
+			break;
+	}
+	return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s)
+{
+	const struct gpd_cupti_api *api = s->libs ? &s->libs->cupti : NULL;
+
+	if (api && s->started) {
+		struct gpd_cupti_pm_params p = PARAMS(struct gpd_cupti_pm_params, pm);
+		p.pm = s->pm;
+		api->pm_stop(&p);
+	}
+	if (api && s->pm) {
+		struct gpd_cupti_pm_params p = PARAMS(struct gpd_cupti_pm_params, pm);
+		p.pm = s->pm;
+		api->pm_disable(&p);
+	}
+	if (api && s->host) {
+		struct gpd_cupti_host_params p =
+			PARAMS(struct gpd_cupti_host_params, host);
+		p.host = s->host;
+		api->host_deinitialize(&p);
+	}
+	if (api && s->profiler) {
+		struct gpd_cupti_profiler_params p =
+			PARAMS(struct gpd_cupti_profiler_params, priv);
+		api->profiler_deinitialize(&p);
+	}
+	free(s->availability);
+	free(s->config);
+	free(s->data);
+	free(s->values);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,77 @@
+/*
+ * One CUPTI PM sampling session on one GPU: the call sequence of
+ * docs/nvidia-pm-sampling.md §1, with its sizes chosen so that the counter
+ * data image never fills between two decodes.
+ *
+ * Not thread-safe: a session lives on the sampler thread that opened it.
+ */
+#ifndef GPD_NVIDIA_PM_SESSION_H
+#define GPD_NVIDIA_PM_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/nvidia/libs.h"
+
+#define GPD_NV_PM_MIN_INTERVAL_NS 10000ull            /* 10 us */
+#define GPD_NV_PM_MAX_INTERVAL_NS 1000000000ull       /* 1 s */
+
+struct gpd_nv_pm_config {
+	unsigned device_index;          /* CUDA device index */
+	const char *const *metrics;     /* CUPTI metric names */
+	unsigned n_metrics;
+	uint64_t interval_ns;
+};
+
+struct gpd_nv_pm_session {
+	const struct gpd_nv_libs *libs;
+	const char **metrics;           /* borrowed from the config */
+	unsigned n_metrics;
+	bool profiler;                  /* cuptiProfilerInitialize done */
+	void *host;                     /* CUPTI host object */
+	void *pm;                       /* PM sampling object */
+	bool started;
+	uint8_t *availability, *config;
+	uint8_t *data;                  /* the counter data image */
+	size_t data_size;
+	uint32_t max_samples;           /* what the image holds */
+	uint64_t decode_period_ns;
+	double *values;                 /* one sample's, n_metrics */
+};
+
+/* Called for every completed sample, in order. */
+typedef void gpd_nv_pm_sample_fn(void *user, uint64_t start_ns,
+				 uint64_t end_ns, const double *values);
+
+/*
+ * Sets up and starts sampling. Returns 0, or a negative code with why
+ * saying what failed in words: -EBUSY when another profiler (a second
+ * daemon, ncu, DCGM) holds the GPU's PM sampling, -EACCES without
+ * privileges, -EOPNOTSUPP when the GPU or these metrics cannot be sampled
+ * in one pass, -ENODEV, -ENOMEM, -EIO.
+ */
+int gpd_nv_pm_session_open(struct gpd_nv_pm_session *s,
+			   const struct gpd_nv_libs *libs,
+			   const struct gpd_nv_pm_config *cfg,
+			   char *why, size_t why_size);
+
+/*
+ * Moves what the GPU sampled since the last call into sample_fn. Returns
+ * the number of samples, or -EOVERFLOW when the hardware buffer overflowed
+ * (the session is finished: close it and open a new one), or another
+ * negative code with why filled.
+ */
+int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
+			     gpd_nv_pm_sample_fn *sample_fn, void *user,
+			     char *why, size_t why_size);
+
+/* Stops and frees everything; safe on a session that failed to open. */
+void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);
+
+/* How often to decode, and how many samples the image must hold, for an
+ * interval: decode often enough that an image of max_samples never fills.
+ * Exposed for the tests. */
+void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
+			uint32_t *max_samples, size_t *hardware_buffer_size);
+
+#endif
