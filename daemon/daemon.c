@@ -128,11 +128,15 @@ static int add_nvidia_gpus(struct gpd_daemon *d, bool *found,
 			   struct gpd_error *err)
 {
 	char why[GPD_NV_LIBS_WHY];
-	unsigned n = gpd_nvidia_count_gpus(NULL, why, sizeof(why));
+	unsigned n = gpd_nvidia_count_gpus(d->options.nvidia_libs, why,
+					   sizeof(why));
 	if (!n && why[0])
 		gpd_info("no NVIDIA GPU support: %s", why);
 	for (unsigned i = 0; i < n; i++) {
-		struct gpd_nvidia_source_options no = { .index = i };
+		struct gpd_nvidia_source_options no = {
+			.index = i,
+			.libs = d->options.nvidia_libs,
+		};
 		struct gpd_source *source;
 		struct gpd_error skipped;
 		if (gpd_nvidia_source_create(d->loop, d->metrics, &no, &source,
@@ -199,7 +203,10 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		break;
 	}
 	case GPD_SOURCE_NVIDIA: {
-		struct gpd_nvidia_source_options no = { .index = spec.index };
+		struct gpd_nvidia_source_options no = {
+			.index = spec.index,
+			.libs = d->options.nvidia_libs,
+		};
 		ret = gpd_nvidia_source_create(d->loop, d->metrics, &no, &source,
 					       err);
 		break;

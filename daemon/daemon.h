@@ -16,6 +16,7 @@
 #include "daemon/subscription.h"
 
 struct gpm_metrics_db;
+struct gpd_nv_libs;
 struct gpd_server;
 
 struct gpd_options {
@@ -29,6 +30,9 @@ struct gpd_options {
 					 * subscriber leaves */
 	const char *dev_root;           /* device nodes; NULL = /dev */
 	const char *sysfs_root;         /* sysfs; NULL = /sys */
+	/* The NVIDIA libraries; NULL loads libcuda, libcupti and NVML
+	 * (tests pass fakes). */
+	const struct gpd_nv_libs *nvidia_libs;
 };
 
 struct gpd_daemon {
