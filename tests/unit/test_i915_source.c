@@ -1,0 +1,455 @@
+/*
+ * The i915 source on the fake kernel, driven in-process through the
+ * subscription API: frames equal to the same model run through the sim
+ * source, the registers ADD_CONFIG is given, metric set switches with
+ * I915_PERF_IOCTL_CONFIG, context handles, short reads, lost reports and
+ * buffers, and getting the stream back after EIO.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "daemon/daemon.h"
+#include "daemon/drm/discovery.h"
+#include "daemon/log.h"
+#include "daemon/subscription_internal.h"
+#include "metrics/metric_binding.h"
+#include "metrics/metrics_db.h"
+#include "tests/unit/fake_machine.h"
+#include "tests/unit/test_util.h"
+
+#define MAX_FRAMES 12
+#define MAX_VALUES 128
+
+struct collector {
+	struct gpd_daemon *daemon;
+	struct gpd_subscription *sub;
+	unsigned frames;
+	unsigned stop_after;
+	uint32_t reports[MAX_FRAMES];
+	uint64_t gpu_start[MAX_FRAMES], gpu_end[MAX_FRAMES];
+	size_t n_values;
+	struct gpm_value values[MAX_FRAMES][MAX_VALUES];
+	uint64_t lost_reports, buffers_lost;
+	unsigned frames_after_loss;
+	const char *last_set;
+	enum gpd_event_kind events[16];
+	char messages[16][256];
+	unsigned n_events;
+	bool stop_on_event;
+	enum gpd_event_kind stop_event;
+};
+
+static void on_frame(void *user, const struct gpd_frame *f)
+{
+	struct collector *c = user;
+	if (c->frames < MAX_FRAMES) {
+		c->reports[c->frames] = f->reports;
+		c->gpu_start[c->frames] = f->gpu_start_ns;
+		c->gpu_end[c->frames] = f->gpu_end_ns;
+		c->n_values = f->n_values < MAX_VALUES ? f->n_values : MAX_VALUES;
+		memcpy(c->values[c->frames], f->values,
+		       c->n_values * sizeof(*f->values));
+	}
+	if (c->buffers_lost && f->reports)
+		c->frames_after_loss++;
+	c->lost_reports += f->lost_reports;
+	c->buffers_lost += f->buffer_lost;
+	c->last_set = c->sub->device->set->symbol_name;
+	c->frames++;
+	if (c->stop_after && c->frames >= c->stop_after)
+		uv_stop(c->daemon->loop);
+}
+
+static void on_event(void *user, const struct gpd_event *ev)
+{
+	struct collector *c = user;
+	if (c->n_events < 16) {
+		c->events[c->n_events] = ev->kind;
+		snprintf(c->messages[c->n_events], sizeof(c->messages[0]), "%s",
+			 ev->message);
+		c->n_events++;
+	}
+	if (c->stop_on_event && ev->kind == c->stop_event)
+		uv_stop(c->daemon->loop);
+}
+
+static bool saw_event(const struct collector *c, enum gpd_event_kind kind,
+		      const char *text)
+{
+	for (unsigned i = 0; i < c->n_events; i++)
+		if (c->events[i] == kind && strstr(c->messages[i], text))
+			return true;
+	return false;
+}
+
+static const struct gpd_subscriber_ops collector_ops = {
+	.frame = on_frame,
+	.event = on_event,
+};
+
+struct fixture {
+	uv_loop_t loop;
+	struct gpd_daemon daemon;
+	uv_timer_t deadline;
+	struct fake_machine machine;
+	char metrics[PATH_MAX];
+};
+
+static void on_deadline(uv_timer_t *t)
+{
+	uv_stop(t->loop);
+}
+
+static void fixture_daemon(struct fixture *fx, const char *spec, uint64_t seed)
+{
+	const char *devices[] = { spec };
+	const char *dirs[] = { fx->metrics };
+	struct gpd_options opts = {
+		.device_specs = devices,
+		.n_device_specs = 1,
+		.metrics_dirs = dirs,
+		.n_metrics_dirs = 1,
+		.seed = seed,
+		.dev_root = fx->machine.dev_root,
+		.sysfs_root = fx->machine.sysfs_root,
+	};
+	struct gpd_error err = { 0 };
+	gpd_log_set_level(GPD_LOG_ERROR);
+	uv_loop_init(&fx->loop);
+	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
+		      "%s", err.message);
+	uv_timer_init(&fx->loop, &fx->deadline);
+}
+
+/* A machine with one i915 Tiger Lake and the daemon on it. */
+static void fixture_start(struct fixture *fx, const char *boot_sets)
+{
+	test_shared_path(fx->metrics, sizeof(fx->metrics), "intel-metrics/i915");
+	fake_machine_start(&fx->machine, "i915:tglgt2", fx->metrics, boot_sets);
+	char spec[160];
+	snprintf(spec, sizeof(spec), "i915:%s", fx->machine.node);
+	fixture_daemon(fx, spec, 1);
+}
+
+static void fixture_run(struct fixture *fx, unsigned ms)
+{
+	/* Loading the metric files took a while since the loop last looked
+	 * at the clock. */
+	uv_update_time(&fx->loop);
+	uv_timer_start(&fx->deadline, on_deadline, ms, 0);
+	uv_run(&fx->loop, UV_RUN_DEFAULT);
+	uv_timer_stop(&fx->deadline);
+}
+
+static void fixture_stop(struct fixture *fx)
+{
+	uv_close((uv_handle_t *)&fx->deadline, NULL);
+	gpd_daemon_stop(&fx->daemon);
+	uv_run(&fx->loop, UV_RUN_DEFAULT);
+	gpd_daemon_fini(&fx->daemon);
+	ck_assert_int_eq(uv_loop_close(&fx->loop), 0);
+}
+
+static void subscribe(struct fixture *fx, struct collector *c, const char *set,
+		      uint64_t period_ns)
+{
+	struct gpd_subscribe_request req = {
+		.metric_set = set,
+		.sampling_period_ns = period_ns,
+		.window_ns = 10000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct gpd_error err = { 0 };
+	c->daemon = &fx->daemon;
+	ck_assert_msg(gpd_subscribe(&fx->daemon, &req, &collector_ops, c,
+				    &c->sub, &err) == 0, "%s", err.message);
+}
+
+static void same_value(struct gpm_value a, struct gpm_value b, unsigned frame,
+		       size_t i)
+{
+	ck_assert_msg(a.type == b.type && a.u == b.u,
+		      "frame %u value %zu: %g through i915, %g through sim",
+		      frame, i, gpm_value_as_double(a), gpm_value_as_double(b));
+}
+
+START_TEST(frames_equal_the_sim_source)
+{
+	struct fixture fx;
+	struct collector *kernel = calloc(1, sizeof(*kernel));
+	struct collector *sim = calloc(1, sizeof(*sim));
+	kernel->stop_after = sim->stop_after = MAX_FRAMES;
+
+	fixture_start(&fx, "");
+	subscribe(&fx, kernel, "RenderBasic", 100000);
+	fixture_run(&fx, 5000);
+	gpd_unsubscribe(kernel->sub);
+	fixture_stop(&fx);
+
+	/* The sim source runs the same model: same device, seed and start. */
+	fixture_daemon(&fx, "sim:tglgt2", 1);
+	subscribe(&fx, sim, "RenderBasic", 100000);
+	fixture_run(&fx, 5000);
+	gpd_unsubscribe(sim->sub);
+	fixture_stop(&fx);
+
+	ck_assert_uint_ge(kernel->frames, MAX_FRAMES);
+	ck_assert_uint_ge(sim->frames, MAX_FRAMES);
+	ck_assert_uint_gt(kernel->n_values, 10);
+	ck_assert_uint_eq(kernel->n_values, sim->n_values);
+	for (unsigned f = 0; f < MAX_FRAMES; f++) {
+		ck_assert_uint_gt(kernel->reports[f], 0);
+		ck_assert_uint_eq(kernel->reports[f], sim->reports[f]);
+		ck_assert_uint_eq(kernel->gpu_start[f], sim->gpu_start[f]);
+		ck_assert_uint_eq(kernel->gpu_end[f], sim->gpu_end[f]);
+		for (size_t i = 0; i < kernel->n_values; i++)
+			same_value(kernel->values[f][i], sim->values[f][i], f, i);
+	}
+	free(kernel);
+	free(sim);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+START_TEST(add_config_gets_the_binding_registers_and_close_removes_them)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 2 };
+	fixture_start(&fx, "");
+	subscribe(&fx, &c, "RenderBasic", 1000000);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_ge(c.frames, 2);
+
+	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
+	const struct gpm_binding *b = dev->binding;
+	char want[256];
+	snprintf(want, sizeof(want), "card0 ADD_CONFIG uuid=%s mux=%zu boolean=%zu "
+		 "flex=%zu -> 2", b->set->hw_config_guid,
+		 b->n_registers[GPM_REGISTERS_MUX],
+		 b->n_registers[GPM_REGISTERS_BOOLEAN],
+		 b->n_registers[GPM_REGISTERS_FLEX]);
+	ck_assert_uint_gt(b->n_registers[GPM_REGISTERS_MUX], 0);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, want), 1);
+	/* 1 ms at 19.2 MHz: 2^14 ticks is the longest period within it. */
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+		"PERF_OPEN flags=0x3 SAMPLE_OA=1 OA_METRICS_SET=2 OA_FORMAT=10 "
+		"OA_EXPONENT=13 POLL_OA_PERIOD=5000000 -> "), 1);
+
+	gpd_unsubscribe(c.sub);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "REMOVE_CONFIG id=2 -> 0"), 1);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+START_TEST(set_switch_keeps_the_stream)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 2 };
+	fixture_start(&fx, "");
+	subscribe(&fx, &c, "RenderBasic", 1000000);
+	fixture_run(&fx, 5000);
+	struct gpd_error err = { 0 };
+	/* The switch hands out the window summed so far. */
+	c.stop_after = 0;
+	ck_assert_msg(gpd_reconfigure(c.sub, "ComputeBasic", 0, &err) == 0, "%s",
+		      err.message);
+	c.stop_after = c.frames + 3;
+	fixture_run(&fx, 5000);
+	ck_assert_str_eq(c.last_set, "ComputeBasic");
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "PERF_OPEN"), 1);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream DISABLE"), 1);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream CONFIG id=3 -> 2"), 1);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream ENABLE"), 1);
+	gpd_unsubscribe(c.sub);
+	/* Both sets were registered here, so both go. */
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "REMOVE_CONFIG"), 2);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+START_TEST(old_kernels_reopen_instead)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 2 };
+	setenv("GPD_FAKE_KERNEL_PERF_REVISION", "1", 1);
+	fixture_start(&fx, "RenderBasic,ComputeBasic");
+	subscribe(&fx, &c, "RenderBasic", 1000000);
+	fixture_run(&fx, 5000);
+	struct gpd_error err = { 0 };
+	c.stop_after = 0;
+	ck_assert_msg(gpd_reconfigure(c.sub, "ComputeBasic", 0, &err) == 0, "%s",
+		      err.message);
+	c.stop_after = c.frames + 2;
+	fixture_run(&fx, 5000);
+	ck_assert_str_eq(c.last_set, "ComputeBasic");
+	/* Revision 1: no CONFIG ioctl and no poll period property. */
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "PERF_OPEN"), 2);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "POLL_OA_PERIOD"), 0);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream CONFIG"), 0);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+	unsetenv("GPD_FAKE_KERNEL_PERF_REVISION");
+}
+END_TEST
+
+static void count_records(void *user, const void *data, size_t len)
+{
+	*(size_t *)user += len;
+}
+
+static void ignore_event(void *user, enum gpd_event_kind kind, const char *message)
+{
+}
+
+START_TEST(context_handles_reach_the_kernel)
+{
+	struct fake_machine m;
+	char metrics[PATH_MAX];
+	test_shared_path(metrics, sizeof(metrics), "intel-metrics/i915");
+	fake_machine_start(&m, "i915:tglgt2", metrics, "RenderBasic");
+	gpd_log_set_level(GPD_LOG_ERROR);
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct gpd_drm_roots roots = { .dev = m.dev_root, .sysfs = m.sysfs_root };
+	struct gpd_source *src;
+	struct gpd_error err = { 0 };
+	ck_assert_msg(gpd_drm_source_create(&loop, GPD_SOURCE_I915, m.node, &roots,
+					    &src, &err) == 0, "%s", err.message);
+	struct gpm_metrics_db db;
+	gpm_metrics_db_init(&db);
+	ck_assert_int_gt(gpm_metrics_db_add_dir(&db, metrics), 0);
+	const struct gpm_metric_set *set =
+		gpm_metrics_db_find_set(&db, "tglgt2", "RenderBasic");
+	ck_assert_ptr_nonnull(set);
+	struct gpm_device_vars vars;
+	gpm_device_vars_init(&vars, &src->info);
+	struct gpm_binding binding;
+	ck_assert_int_eq(gpm_binding_init(&binding, set, &vars), 0);
+	size_t bytes = 0;
+	src->listener = (struct gpd_source_listener){
+		.records = count_records, .event = ignore_event, .user = &bytes,
+	};
+	struct gpd_stream_config cfg = {
+		.set = set, .binding = &binding, .exponent = 10,
+		.ctx_filter = true, .ctx_id = 99,
+	};
+	ck_assert_int_eq(src->ops->open(src, &cfg, &err), -ENOENT);
+	ck_assert_msg(strstr(err.message, "card0 has no GEM context handle 99"),
+		      "%s", err.message);
+	cfg.ctx_id = 1;
+	ck_assert_msg(src->ops->open(src, &cfg, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(fake_machine_requests(&m, "OA_EXPONENT=10 CTX_HANDLE=1"), 1);
+	uv_timer_t t;
+	uv_timer_init(&loop, &t);
+	uv_update_time(&loop);
+	uv_timer_start(&t, on_deadline, 50, 0);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_uint_gt(bytes, 0);
+	src->ops->destroy(src);
+	uv_close((uv_handle_t *)&t, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	gpm_binding_fini(&binding);
+	gpm_metrics_db_fini(&db);
+	fake_machine_stop(&m);
+}
+END_TEST
+
+START_TEST(short_reads_grow_the_buffer)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 3 };
+	fixture_start(&fx, "RenderBasic");
+	fake_machine_control(&fx.machine, "enospc=3\n");
+	subscribe(&fx, &c, "RenderBasic", 1000000);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_ge(c.frames, 3);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+						"read -> ENOSPC (injected)"), 3);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+START_TEST(lost_reports_and_buffers_are_counted)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 5 };
+	fixture_start(&fx, "RenderBasic");
+	fake_machine_control(&fx.machine, "report_loss=0.02\n");
+	/* 27 us: the 16 MiB buffer holds 1.7 s. */
+	subscribe(&fx, &c, "RenderBasic", 30000);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_gt(c.lost_reports, 0);
+	fake_machine_control(&fx.machine, "stall_ms=2500\n");
+	c.stop_after = c.frames + 5;
+	fixture_run(&fx, 5000);
+	ck_assert_uint_gt(c.buffers_lost, 0);
+	ck_assert_uint_gt(c.frames_after_loss, 0);
+	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
+	ck_assert_uint_eq(dev->stats.reports_lost, c.lost_reports);
+	ck_assert_uint_eq(dev->stats.buffers_lost, c.buffers_lost);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+START_TEST(eio_reopens_and_counts_the_gap)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 2 };
+	fixture_start(&fx, "RenderBasic");
+	subscribe(&fx, &c, "RenderBasic", 1000000);
+	fixture_run(&fx, 5000);
+	/* The unit is taken while the stream is down: the subscriber hears
+	 * of it, and of the recovery once it is free again. */
+	fake_machine_control(&fx.machine, "eio_after=2\nbusy=1\n");
+	c.stop_on_event = true;
+	c.stop_event = GPD_EVENT_BUSY_ELSEWHERE;
+	c.stop_after = 0;
+	fixture_run(&fx, 5000);
+	ck_assert(saw_event(&c, GPD_EVENT_DEVICE_LOST,
+			    "card0: the kernel stopped the OA stream (EIO"));
+	ck_assert(saw_event(&c, GPD_EVENT_BUSY_ELSEWHERE,
+			    "the OA unit of card0 is in use by another process"));
+	fake_machine_control(&fx.machine, "busy=0\n");
+	c.stop_event = GPD_EVENT_RECOVERED;
+	fixture_run(&fx, 10000);
+	ck_assert(saw_event(&c, GPD_EVENT_RECOVERED, "card0: OA stream reopened after"));
+	c.stop_on_event = false;
+	c.stop_after = c.frames + 2;
+	fixture_run(&fx, 5000);
+	ck_assert_uint_eq(c.buffers_lost, 1);
+	ck_assert_uint_gt(c.frames_after_loss, 0);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "-> EBUSY"), 1);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+static Suite *i915_source_suite(void)
+{
+	Suite *s = suite_create("i915_source");
+	TCase *tc = tcase_create("fake kernel");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, frames_equal_the_sim_source);
+	tcase_add_test(tc, add_config_gets_the_binding_registers_and_close_removes_them);
+	tcase_add_test(tc, set_switch_keeps_the_stream);
+	tcase_add_test(tc, old_kernels_reopen_instead);
+	tcase_add_test(tc, context_handles_reach_the_kernel);
+	tcase_add_test(tc, short_reads_grow_the_buffer);
+	tcase_add_test(tc, lost_reports_and_buffers_are_counted);
+	tcase_add_test(tc, eio_reopens_and_counts_the_gap);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(i915_source_suite)
