@@ -50,30 +50,31 @@ static int refuse_access(const struct gpd_oa_request *req, int code,
 		while (e < 31 && rate_hz(req, e) > max_rate)
 			e++;
 		return gpd_drm_fail(err, code,
-			   "%s refused sampling every %llu ns (%llu Hz): faster "
-			   "than dev.i915.oa_max_sample_rate = %llu Hz, which "
-			   "only CAP_PERFMON may exceed; sample every %llu ns or "
-			   "slower, raise the limit (sysctl "
-			   "dev.i915.oa_max_sample_rate=%llu) or give gpuperfd "
-			   "CAP_PERFMON", req->card,
-			   (unsigned long long)gpd_exponent_to_ns(req->info, req->exponent),
-			   (unsigned long long)rate_hz(req, req->exponent),
-			   (unsigned long long)max_rate,
-			   (unsigned long long)gpd_exponent_to_ns(req->info, e),
-			   (unsigned long long)rate_hz(req, req->exponent));
+				    "%s refused sampling every %llu ns (%llu Hz): "
+				    "above dev.i915.oa_max_sample_rate = %llu Hz, "
+				    "which needs CAP_PERFMON; sample every %llu ns "
+				    "or slower, raise that sysctl, or give gpuperfd "
+				    "CAP_PERFMON", req->card,
+				    (unsigned long long)gpd_exponent_to_ns(req->info,
+				    req->exponent),
+				    (unsigned long long)rate_hz(req, req->exponent),
+				    (unsigned long long)max_rate,
+				    (unsigned long long)gpd_exponent_to_ns(req->info, e));
 	}
 	uint64_t paranoid;
 	if (!gpd_sysctl_read_u64(paranoid_sysctl(req), &paranoid) && !paranoid)
 		return gpd_drm_fail(err, code,
-			   "%s refused the OA stream although %s is 0: a "
-			   "security module or the kernel's perf_event_paranoid "
-			   "check said no; give gpuperfd CAP_PERFMON",
-			   req->card, paranoid_sysctl(req));
+				    "%s refused the OA stream although %s is 0: a "
+				    "security module or the kernel's "
+				    "perf_event_paranoid check said no; give "
+				    "gpuperfd CAP_PERFMON", req->card,
+				    paranoid_sysctl(req));
 	return gpd_drm_fail(err, code,
-		   "%s refused a system-wide OA stream: %s is 1 and gpuperfd "
-		   "lacks CAP_PERFMON; give it CAP_PERFMON (systemd: "
-		   "AmbientCapabilities=CAP_PERFMON) or run 'sysctl %s=0'",
-		   req->card, paranoid_sysctl(req), paranoid_sysctl(req));
+			    "%s refused a system-wide OA stream: %s is 1 and "
+			    "gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON "
+			    "(systemd: AmbientCapabilities=CAP_PERFMON) or run "
+			    "'sysctl %s=0'", req->card, paranoid_sysctl(req),
+			    paranoid_sysctl(req));
 }
 
 static int refuse_parameters(const struct gpd_oa_request *req, int code,
@@ -84,23 +85,25 @@ static int refuse_parameters(const struct gpd_oa_request *req, int code,
 	snprintf(name, sizeof(name), "metrics/%s/id", req->set->hw_config_guid);
 	if (gpd_kernel_file_read_u64(req->card_dir, name, &id) || id != req->set_id)
 		return gpd_drm_fail(err, code,
-			   "%s rejected metric set %s (id %llu): another process "
-			   "removed it from the kernel while the stream opened; "
-			   "subscribe again", req->card, req->set->symbol_name,
-			   (unsigned long long)req->set_id);
+				    "%s rejected metric set %s (id %llu): another "
+				    "process removed it from the kernel while the "
+				    "stream opened; subscribe again", req->card,
+				    req->set->symbol_name,
+				    (unsigned long long)req->set_id);
 	if (req->exponent > 31)
 		return gpd_drm_fail(err, code,
-			   "%s rejected sampling exponent %u: the kernel takes "
-			   "0 to 31; ask for a period of at most %llu ns",
-			   req->card, req->exponent,
-			   (unsigned long long)gpd_exponent_to_ns(req->info, 31));
+				    "%s rejected sampling exponent %u: the kernel "
+				    "takes 0 to 31; ask for a period of at most "
+				    "%llu ns", req->card, req->exponent,
+				    (unsigned long long)gpd_exponent_to_ns(req->info, 31));
 	return gpd_drm_fail(err, code,
-		   "%s rejected the stream parameters (EINVAL): OA format %s "
-		   "(0x%x) with metric set %s (id %llu) at exponent %u; the "
-		   "kernel does not take this format or set on this GPU, so "
-		   "the metric definitions do not match its kernel", req->card,
-		   req->format->name, req->format_property, req->set->symbol_name,
-		   (unsigned long long)req->set_id, req->exponent);
+			    "%s rejected the stream parameters (EINVAL): OA format "
+			    "%s (0x%x), metric set %s (id %llu), exponent %u; its "
+			    "kernel does not take that format or set, so the "
+			    "metric files do not fit it", req->card,
+			    req->format->name, req->format_property,
+			    req->set->symbol_name, (unsigned long long)req->set_id,
+			    req->exponent);
 }
 
 int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
@@ -109,34 +112,39 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 	switch (-code) {
 	case EBUSY:
 		return gpd_drm_fail(err, code,
-			   "the OA unit of %s is in use by another process "
-			   "(another gpuperfd, gputop, IGT's perf tools, Intel GPA, "
-			   "or a program using INTEL_performance_query); 'fuser -v "
-			   "%s' lists who holds the card: stop the one streaming, "
-			   "then subscribe again", req->card, req->node);
+				    "the OA unit of %s is in use by another "
+				    "process (gputop, IGT's perf tools, Intel GPA, "
+				    "another gpuperfd); 'fuser -v %s' shows who "
+				    "holds the card: stop it, then subscribe again",
+				    req->card, req->node);
 	case EACCES:
 		return refuse_access(req, code, err);
 	case EINVAL:
 		return refuse_parameters(req, code, err);
 	case ENOENT:
 		return gpd_drm_fail(err, code,
-			   "%s has no %s %u in gpuperfd's DRM file (ENOENT): a "
-			   "context filter must name a context of the daemon's own "
-			   "file description", req->card,
-			   is_i915(req) ? "GEM context handle" : "exec queue",
-			   req->ctx_handle);
+				    "%s has no %s %u in gpuperfd's DRM file "
+				    "(ENOENT): a context filter must name a "
+				    "context of the daemon's own file description",
+				    req->card, is_i915(req) ? "GEM context handle"
+				    : "exec queue",
+				    req->ctx_handle);
 	case ENODEV:
 	case EOPNOTSUPP:
 	case KERNEL_ENOTSUPP:
 		return gpd_drm_fail(err, code,
-			   "%s's kernel has no OA stream support (%s): %s", req->card,
-			   strerror(-code == KERNEL_ENOTSUPP ? EOPNOTSUPP : -code),
-			   is_i915(req) ? "i915 perf needs a GPU with an OA unit"
-					: "xe OA needs graphics 12 or later, GuC "
-					  "submission and no SR-IOV virtual function");
+				    "%s's kernel has no OA stream support (%s): %s",
+				    req->card,
+				    strerror(-code == KERNEL_ENOTSUPP ? EOPNOTSUPP
+				    : -code),
+				    is_i915(req) ? "i915 perf needs a GPU with an "
+				    "OA unit"
+				    : "xe OA needs graphics 12 or "
+				    "later, GuC submission and "
+				    "no SR-IOV virtual function");
 	default:
 		return gpd_drm_fail(err, code, "%s: %s failed: %s", req->card,
-			   open_ioctl(req), strerror(-code));
+				    open_ioctl(req), strerror(-code));
 	}
 }
 
@@ -146,19 +154,22 @@ int gpd_oa_refusal_add_config(const struct gpd_oa_request *req, int code,
 	switch (-code) {
 	case EACCES:
 		return gpd_drm_fail(err, code,
-			   "%s lacks metric set %s and registering it needs "
-			   "CAP_PERFMON while %s is 1: give gpuperfd CAP_PERFMON "
-			   "or run 'sysctl %s=0'", req->card, req->set->symbol_name,
-			   paranoid_sysctl(req), paranoid_sysctl(req));
+				    "%s lacks metric set %s and registering it "
+				    "needs CAP_PERFMON while %s is 1: give gpuperfd "
+				    "CAP_PERFMON or run 'sysctl %s=0'", req->card,
+				    req->set->symbol_name, paranoid_sysctl(req),
+				    paranoid_sysctl(req));
 	case EINVAL:
 		return gpd_drm_fail(err, code,
-			   "%s rejected the register programming of metric set %s "
-			   "(%s): a register this kernel does not allow for the "
-			   "GPU, so the metric definitions are for another "
-			   "platform", req->card, req->set->symbol_name,
-			   req->set->hw_config_guid);
+				    "%s rejected the registers of metric set %s "
+				    "(%s): one this kernel does not allow on the "
+				    "GPU, so the metric files are for another "
+				    "platform", req->card, req->set->symbol_name,
+				    req->set->hw_config_guid);
 	default:
-		return gpd_drm_fail(err, code, "%s: registering metric set %s failed: %s",
-			   req->card, req->set->symbol_name, strerror(-code));
+		return gpd_drm_fail(err, code,
+				    "%s: registering metric set %s failed: %s",
+				    req->card, req->set->symbol_name,
+				    strerror(-code));
 	}
 }

@@ -199,7 +199,8 @@ static bool on_read_error(void *user, int code)
 	struct xe_source *s = user;
 	uint64_t status = 0;
 	if (code == -EIO && !read_status(s, &status)) {
-		if (status & GPM_OA_XE_STATUS_COUNTER_OVERFLOW && !s->told_counter_overflow) {
+		if (status & GPM_OA_XE_STATUS_COUNTER_OVERFLOW &&
+		    !s->told_counter_overflow) {
 			s->told_counter_overflow = true;
 			gpd_warn("%s: the OA unit reports a counter overflow; "
 				 "counter values around it may be wrong", s->base.name);

@@ -251,28 +251,14 @@ bool fk_xe_stream_ioctl(struct fk_stream *s, unsigned long request,
 			unsigned long arg, int *ret)
 {
 	unsigned index = s->card->index;
-	switch (request) {
-	case DRM_XE_OBSERVATION_IOCTL_ENABLE:
-		fk_stream_enable(s);
-		fk_log("card%u stream ENABLE", index);
-		*ret = 0;
-		return true;
-	case DRM_XE_OBSERVATION_IOCTL_DISABLE:
-		gpd_oa_model_disable(s->model);
-		fk_log("card%u stream DISABLE", index);
-		*ret = 0;
-		return true;
-	case DRM_XE_OBSERVATION_IOCTL_STATUS: {
-		struct drm_xe_oa_stream_status *st = (void *)arg;
-		memset(st, 0, sizeof(*st));
-		st->oa_status = s->xe_status;
-		fk_log("card%u stream STATUS -> 0x%llx", index,
-		       (unsigned long long)s->xe_status);
-		s->xe_status = 0;
-		*ret = 0;
-		return true;
-	}
-	default:
+	if (request != DRM_XE_OBSERVATION_IOCTL_STATUS)
 		return false;
-	}
+	struct drm_xe_oa_stream_status *st = (void *)arg;
+	memset(st, 0, sizeof(*st));
+	st->oa_status = s->xe_status;
+	fk_log("card%u stream STATUS -> 0x%llx", index,
+	       (unsigned long long)s->xe_status);
+	s->xe_status = 0;
+	*ret = 0;
+	return true;
 }

@@ -71,11 +71,6 @@ int fk_config_guid(const struct fk_card *card, uint64_t id, char guid[37])
 	return each_config(card, match_id, &q) ? 0 : -ENOENT;
 }
 
-int fk_config_id(const struct fk_card *card, const char *guid, uint64_t *id)
-{
-	return read_id(card, guid, id);
-}
-
 static int max_id(const char *guid, uint64_t id, void *user)
 {
 	uint64_t *max = user;

@@ -52,9 +52,11 @@
  *   ROOT/proc/sys/dev/xe/observation_paranoid (1).
  *
  * Simplifications: every stream reads as non-blocking; only the periodic
- * OAG stream with SAMPLE_OA is modelled; the i915 perf-config query is not
- * answered. An LD_PRELOAD shim has process-wide state by nature: it lives
- * in one struct, fk.
+ * OAG stream with SAMPLE_OA is modelled; of the stream ioctls xe's STATUS
+ * alone is answered, and the i915 perf-config query not at all (the daemon
+ * uses neither); GEM context handle h stands for the workload's context
+ * h - 1, and xe knows no exec queues. An LD_PRELOAD shim has process-wide
+ * state by nature: it lives in one struct, fk.
  */
 #ifndef GPD_FAKE_KERNEL_H
 #define GPD_FAKE_KERNEL_H
@@ -192,7 +194,6 @@ const char *fk_errname(int err);
 
 /* configs.c: the metric sets in the card's sysfs, metrics/<guid>/id. */
 int fk_config_guid(const struct fk_card *card, uint64_t id, char guid[37]);
-int fk_config_id(const struct fk_card *card, const char *guid, uint64_t *id);
 int fk_config_add(const struct fk_card *card, const char *guid, uint64_t *id);
 int fk_config_remove(const struct fk_card *card, uint64_t id);
 bool fk_uuid_valid(const char *uuid);

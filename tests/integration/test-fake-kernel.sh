@@ -182,27 +182,26 @@ machine refusals i915:tglgt2 "$i915_metrics" RenderBasic
 start
 control busy=1
 scrape
-expect "$tmp/scrape" "# card0: the OA unit of card0 is in use by another process"
-expect "$tmp/scrape" "'fuser -v $root/dev/dri/card0' lists who holds the card"
+expect "$tmp/scrape" "# card0: the OA unit of card0 is in use by another process (gputop, IGT's perf tools, Intel GPA, another gpuperfd); 'fuser -v $root/dev/dri/card0' shows who holds the card: stop it, then subscribe again"
 control capable=0
 scrape
-expect "$tmp/scrape" "# card0: card0 refused a system-wide OA stream: dev.i915.perf_stream_paranoid is 1 and gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON"
+expect "$tmp/scrape" "# card0: card0 refused a system-wide OA stream: dev.i915.perf_stream_paranoid is 1 and gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON (systemd: AmbientCapabilities=CAP_PERFMON) or run 'sysctl dev.i915.perf_stream_paranoid=0'"
 echo 0 >"$root/proc/sys/dev/i915/perf_stream_paranoid"
 echo 500 >"$root/proc/sys/dev/i915/oa_max_sample_rate"
 control capable=0
 scrape
-expect "$tmp/scrape" "# card0: card0 refused sampling every 853334 ns (1171 Hz): faster than dev.i915.oa_max_sample_rate = 500 Hz, which only CAP_PERFMON may exceed; sample every 3413334 ns or slower"
+expect "$tmp/scrape" "# card0: card0 refused sampling every 853334 ns (1171 Hz): above dev.i915.oa_max_sample_rate = 500 Hz, which needs CAP_PERFMON; sample every 3413334 ns or slower, raise that sysctl, or give gpuperfd CAP_PERFMON"
 echo 1 >"$root/proc/sys/dev/i915/perf_stream_paranoid"
 echo 100000 >"$root/proc/sys/dev/i915/oa_max_sample_rate"
 control einval=format
 scrape
-expect "$tmp/scrape" "# card0: card0 rejected the stream parameters (EINVAL): OA format A32u40_A4u32_B8_C8 (0xa) with metric set RenderBasic (id 2) at exponent 13"
+expect "$tmp/scrape" "# card0: card0 rejected the stream parameters (EINVAL): OA format A32u40_A4u32_B8_C8 (0xa), metric set RenderBasic (id 2), exponent 13; its kernel does not take that format or set, so the metric files do not fit it"
 control einval=set
 scrape
 expect "$tmp/scrape" "# card0: card0 rejected metric set RenderBasic (id 2): another process removed it from the kernel while the stream opened; subscribe again"
 control capable=0
 scrape
-expect "$tmp/scrape" "# card0: card0 lacks metric set RenderBasic and registering it needs CAP_PERFMON while dev.i915.perf_stream_paranoid is 1"
+expect "$tmp/scrape" "# card0: card0 lacks metric set RenderBasic and registering it needs CAP_PERFMON while dev.i915.perf_stream_paranoid is 1: give gpuperfd CAP_PERFMON or run 'sysctl dev.i915.perf_stream_paranoid=0'"
 # Another process registers the set in the same instant: it is used, and
 # left to that process.
 control add_config_race=1
@@ -251,7 +250,7 @@ scrape
 expect "$tmp/scrape" "# card0: the OA unit of card0 is in use by another process"
 control capable=0
 scrape
-expect "$tmp/scrape" "dev.xe.observation_paranoid is 1 and gpuperfd lacks CAP_PERFMON"
+expect "$tmp/scrape" "# card0: card0 refused a system-wide OA stream: dev.xe.observation_paranoid is 1 and gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON (systemd: AmbientCapabilities=CAP_PERFMON) or run 'sysctl dev.xe.observation_paranoid=0'"
 stop
 
 echo "checks: $passed passed, $failed failed"

@@ -208,8 +208,9 @@ START_TEST(loss_comes_through_the_status)
 	ck_assert_uint_gt(c.buffers_lost, 0);
 	ck_assert_uint_gt(fake_machine_requests(&fx.machine, "stream STATUS -> 0x2"), 0);
 	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
-	ck_assert_uint_eq(dev->stats.reports_lost, c.lost_reports);
-	ck_assert_uint_eq(dev->stats.buffers_lost, c.buffers_lost);
+	/* The open window may hold loss not yet in a frame. */
+	ck_assert_uint_ge(dev->stats.reports_lost, c.lost_reports);
+	ck_assert_uint_ge(dev->stats.buffers_lost, c.buffers_lost);
 	gpd_unsubscribe(c.sub);
 	fixture_stop(&fx);
 	fake_machine_stop(&fx.machine);
