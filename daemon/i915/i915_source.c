@@ -23,7 +23,6 @@
 
 #include <xf86drm.h>
 
-#include "daemon/device.h"
 #include "daemon/drm/drm_error.h"
 #include "daemon/drm/oa_configs.h"
 #include "daemon/drm/oa_pump.h"
