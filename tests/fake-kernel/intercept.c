@@ -55,6 +55,10 @@ static int opened(int fd)
 	if (card) {
 		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_CARD, .card = card };
 		fk_log("card%u open", card->index);
+	} else {
+		/* The number may have been ours once, closed behind our back
+		 * (by libc's own close, which no interposer sees). */
+		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_NONE };
 	}
 	return fd;
 }
