@@ -1,0 +1,202 @@
+// The page: builds every part, connects them to the stream, and draws once
+// per animation frame whatever changed since the previous one.
+import 'uplot/dist/uPlot.min.css';
+import { byId, h } from './dom.js';
+import { Connection } from './connection.js';
+import { ContextUsage } from './context_usage.js';
+import { CounterList } from './counter_list.js';
+import { CounterMax, deviceVariables } from './counter_max.js';
+import { Credentials } from './credentials.js';
+import { csvButton, saveCsv, visibleCsv } from './csv_export.js';
+import { DevicePanel } from './device_panel.js';
+import { FrameMeter } from './frame_meter.js';
+import { HeaderBar } from './header_bar.js';
+import { MetricSetPicker } from './metric_set_picker.js';
+import { Notices } from './notices.js';
+import { PlotPanel } from './plot_panel.js';
+import { StreamEvent } from './protocol.js';
+import { RecordingControl } from './recording_control.js';
+import { SamplingControls } from './sampling_controls.js';
+import { SeriesStore } from './series_store.js';
+import { Stream } from './stream.js';
+import { ThemeToggle } from './theme_toggle.js';
+import { TimelineView } from './timeline_view.js';
+import { counterDisplay, formatDuration, formatValue } from './units.js';
+
+const LIST_REFRESH_MS = 100;
+const CONTEXT_REFRESH_MS = 250;
+const FOOTER_REFRESH_MS = 500;
+const DEFAULT_SPAN_S = 30;
+
+const credentials = new Credentials(location);
+const connection = Connection.forPage(location, () => credentials.current());
+const stream = new Stream(connection);
+const store = new SeriesStore();
+const view = new TimelineView(DEFAULT_SPAN_S);
+const header = new HeaderBar();
+const notices = new Notices();
+const devicePanel = new DevicePanel(stream);
+const setPicker = new MetricSetPicker((symbol) => stream.selectMetricSet(symbol));
+const sampling = new SamplingControls(
+	(periodNs) => stream.selectPeriod(periodNs),
+	(windowNs) => stream.selectWindow(windowNs));
+const roleNote = h('p', { class: 'role-note', id: 'role-note', hidden: true });
+byId('config-panel').append(roleNote, setPicker.element, sampling.element);
+const plots = new PlotPanel(byId('plots-panel'), store, view, () => store.lastTime());
+const counterList = new CounterList(byId('counters-panel'), (symbol) => plots.toggle(symbol));
+const contexts = new ContextUsage(byId('plots-panel'));
+const recording = new RecordingControl(connection, stream, notices);
+const meter = new FrameMeter(byId('frame-meter'));
+const streamRate = byId('stream-rate');
+plots.toolbar.append(csvButton(exportCsv), recording.element);
+plots.onSelection = (selected) => counterList.showPlotted(selected);
+new ThemeToggle(byId('theme-toggle'), () => plots.themeChanged());
+
+let displays = [];
+let counterMax = new CounterMax([], {});
+
+function describeConfig() {
+	return `${stream.metricSet?.name ?? 'no metric set'} sampled every ` +
+		formatDuration(stream.periodNs);
+}
+
+function showConfiguration() {
+	const device = stream.device;
+	const fixed = !!device?.fixedMetricSet;
+	const locked = stream.isViewer || fixed;
+	devicePanel.show(stream.devices, device);
+	setPicker.show(device?.metricSets ?? [], stream.metricSet?.symbol ?? '', locked);
+	sampling.show(device, stream.metricSet, stream.periodNs, stream.windowNs, locked);
+	roleNote.hidden = !locked;
+	roleNote.textContent = fixed ?
+		`${device.name} replays a recording of ${device.fixedMetricSet}: its metric set ` +
+		'and period are the recording\'s.' :
+		'Viewer: you see what the device runs. Changing its metric set or sampling ' +
+		'period needs a controller token (open the page with ?token=…).';
+}
+
+function newCounters() {
+	displays = stream.counters.map(counterDisplay);
+	counterMax = new CounterMax(stream.counters, deviceVariables(stream.device));
+	store.reset(displays);
+	counterList.show(stream.counters, displays);
+	plots.setCounters(stream.counters, displays);
+	showConfiguration();
+}
+
+function exportCsv() {
+	if (!stream.device)
+		return;
+	const [min, max] = view.range(store.lastTime());
+	const index = new Map(stream.counters.map((c, i) => [c.symbol, i]));
+	const indexes = plots.selected.size ?
+		[...plots.selected.keys()].map((symbol) => index.get(symbol)) :
+		stream.counters.map((c, i) => i);
+	const { text, rows } = visibleCsv(store, stream.counters, displays, indexes, min, max);
+	saveCsv(text, stream.device.name, stream.metricSet?.symbol ?? 'stream');
+	notices.add('info', `Exported ${rows} windows of ${indexes.length} counters as CSV.`);
+}
+
+function streamEvent(event) {
+	const device = event.device;
+	const text = event.message ? `: ${event.message}` : '';
+	switch (event.kind) {
+	case StreamEvent.Kind.BUSY_ELSEWHERE:
+		notices.add('warning', `The OA unit of ${device} is busy in another process${text}`,
+			`unit-${device}`);
+		break;
+	case StreamEvent.Kind.DEVICE_LOST:
+		notices.add('error', `Device ${device} was lost${text}`, `unit-${device}`);
+		break;
+	case StreamEvent.Kind.RECOVERED:
+		notices.end(`unit-${device}`);
+		notices.add('info', `Device ${device} streams again${text}`);
+		break;
+	case StreamEvent.Kind.ENDED:
+		notices.add('info', `The replay on ${device} reached its end${text}`, `unit-${device}`);
+		break;
+	case StreamEvent.Kind.RESTARTED:
+		notices.end(`unit-${device}`);
+		notices.add('info', `The replay on ${device} started over${text}`);
+		break;
+	default:
+		notices.add('info', `${device}${text}`);
+	}
+}
+
+connection.on('state', (state, detail) => {
+	header.showConnection(state, detail);
+	if (state === 'open')
+		notices.end('connection');
+	else if (state === 'closed')
+		notices.add('error', `Not connected to gpuperfd; ${detail}.`, 'connection');
+});
+connection.on('needToken', (reason) => credentials.prompt(reason));
+credentials.onEntered = () => connection.reconnect();
+connection.on('hello', (hello) => {
+	header.showHello(hello);
+	stream.start(hello);
+});
+connection.on('serverError', (error) => notices.add('error', error.message));
+
+stream.on('hello', showConfiguration);
+stream.on('subscribed', newCounters);
+stream.on('refused', showConfiguration);
+stream.on('problem', (message) => notices.add('error', message));
+stream.on('streamEvent', streamEvent);
+stream.on('configured', ({ byThisPage }) => {
+	newCounters();
+	notices.add(byThisPage ? 'info' : 'warning', byThisPage ?
+		`${stream.device.name} now streams ${describeConfig()}.` :
+		`Another client reconfigured ${stream.device.name}: now ${describeConfig()}.`);
+});
+stream.on('frame', (frame) => {
+	store.push(frame);
+	counterMax.update(frame.values);
+});
+
+let listShown = 0, contextsShown = 0, footerShown = 0, contextView = -1;
+
+function frameRate() {
+	const n = store.length;
+	if (n < 2)
+		return 0;
+	const from = store.indexAt(store.x[n - 1] - 1);
+	return (n - 1 - from) / (store.x[n - 1] - store.x[from] || 1);
+}
+
+function animate(now) {
+	const started = performance.now();
+	let worked = plots.render();
+	if (now - listShown >= LIST_REFRESH_MS) {
+		worked = true;
+		counterList.update(store, counterMax, displays);
+		header.showTotals(store.totals);
+		listShown = now;
+	}
+	if (now - contextsShown >= CONTEXT_REFRESH_MS &&
+	    (view.live || contextView !== view.version)) {
+		const [min, max] = view.range(store.lastTime());
+		contexts.update(store, min, max);
+		contextsShown = now;
+		contextView = view.version;
+	}
+	if (now - footerShown >= FOOTER_REFRESH_MS) {
+		streamRate.textContent = stream.device && stream.metricSet ?
+			`${stream.device.name} · ${stream.metricSet.symbol} · ` +
+			`${formatValue(frameRate(), 'frames/s')}` : '';
+		footerShown = now;
+	}
+	// Frames with nothing to do would hide the cost of those that draw.
+	const handled = connection.takeHandleTime();
+	if (worked || handled)
+		meter.add(performance.now() - started + handled);
+	meter.show(now);
+	requestAnimationFrame(animate);
+}
+
+// For the browser tests and anyone poking at the page from the console.
+window.gpuperfUi = { connection, stream, store, view, plots, meter };
+
+connection.open();
+requestAnimationFrame(animate);

@@ -1,0 +1,284 @@
+// The time-series plots: a timeline strip with the reports in each window
+// and the windows that lost data, then the plotted counters, one chart per
+// unit or one per counter. uPlot draws them; this module feeds it the
+// store's columns and keeps every chart on the shared TimelineView, which
+// the user pauses, zooms (drag or wheel) and pans (shift+wheel).
+import uPlot from 'uplot';
+import { clear, h } from './dom.js';
+import { chartTheme } from './chart_theme.js';
+import { formatValue } from './units.js';
+import { MAX_SPAN_S } from './series_store.js';
+
+const CHART_HEIGHT = 170;
+const TIMELINE_HEIGHT = 130;
+const SPAN_CHOICES_S = [5, 10, 30, 60, 120, MAX_SPAN_S];
+
+const UNIT_TITLES = {
+	'%': 'Percent', s: 'Time', Hz: 'Frequency', 'B/s': 'Bytes per second', B: 'Bytes',
+};
+
+function unitTitle(unit) {
+	return UNIT_TITLES[unit] ?? (unit ? unit[0].toUpperCase() + unit.slice(1) : 'Value');
+}
+
+// Wall-clock tick labels, 21:57:25, without the date uPlot adds.
+function timeTicks(u, splits) {
+	return splits.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour12: false }));
+}
+
+function valueTicks(unit) {
+	if (unit === '%')
+		return (u, splits) => splits.map((v) => `${Number(v.toFixed(1))} %`);
+	return (u, splits) => splits.map((v) => formatValue(v, unit, 3));
+}
+
+function spanLabel(s) {
+	return s < 60 ? `${s} s` : `${s / 60} min`;
+}
+
+// Ranges start at zero for counters that cannot go negative.
+function yRange(percent) {
+	return (u, min, max) => {
+		if (percent)
+			return [0, Math.max(100, max)];
+		if (!(max > 0))
+			return [Math.min(0, min || 0), 1];
+		return uPlot.rangeNum(Math.min(0, min), max, 0.1, true);
+	};
+}
+
+export class PlotPanel {
+	constructor(panel, store, view, now) {
+		this.store = store;
+		this.view = view;
+		this.now = now;
+		this.counters = [];
+		this.displays = [];
+		this.selected = new Map();      // symbol -> colour, in plotting order
+		this.grouping = 'unit';
+		this.charts = [];
+		this.timeline = null;
+		this.rendered = { store: -1, view: -1 };
+
+		this.liveButton = h('button', {
+			type: 'button', id: 'live-toggle',
+			onclick: () => (view.live ? view.pause(this.now()) : view.resume()),
+		});
+		this.spanPicker = h('select', {
+			id: 'span-picker', 'aria-label': 'Time span shown',
+			onchange: () => view.setSpan(Number(this.spanPicker.value)),
+		}, SPAN_CHOICES_S.map((s) => h('option', { value: s, selected: s === view.spanS },
+			`last ${spanLabel(s)}`)));
+		this.groupPicker = h('select', {
+			id: 'group-picker', 'aria-label': 'Charts',
+			onchange: () => {
+				this.grouping = this.groupPicker.value;
+				this.rebuild();
+			},
+		}, h('option', { value: 'unit' }, 'one chart per unit'),
+		h('option', { value: 'counter' }, 'one chart per counter'));
+		this.clearButton = h('button', {
+			type: 'button', id: 'clear-plots', class: 'quiet',
+			onclick: () => this.clearSelection(),
+		}, 'Clear plots');
+		this.toolbar = h('div', { class: 'toolbar' }, this.liveButton, this.spanPicker,
+			this.groupPicker, this.clearButton);
+		this.hint = h('p', { class: 'muted hint' },
+			'Click counters to plot them. Drag to zoom, wheel to zoom, shift+wheel to pan, ' +
+			'double-click to follow live data again.');
+		this.timelineBox = h('div', { class: 'chart timeline', id: 'timeline-chart' });
+		this.chartBox = h('div', { class: 'charts', id: 'charts' });
+		panel.append(this.toolbar, this.timelineBox, this.chartBox, this.hint);
+		this.onSelection = () => {};
+
+		view.onChange(() => this.showLiveState());
+		this.showLiveState();
+		new ResizeObserver(() => this.resize()).observe(this.chartBox);
+	}
+
+	showLiveState() {
+		this.liveButton.textContent = this.view.live ? 'Pause' : 'Resume live';
+		this.liveButton.classList.toggle('primary', !this.view.live);
+	}
+
+	setCounters(counters, displays) {
+		this.counters = counters;
+		this.displays = displays;
+		const present = new Set(counters.map((c) => c.symbol));
+		for (const symbol of [...this.selected.keys()])
+			if (!present.has(symbol))
+				this.selected.delete(symbol);
+		this.rebuild();
+	}
+
+	toggle(symbol) {
+		if (this.selected.has(symbol)) {
+			this.selected.delete(symbol);
+		} else {
+			const palette = chartTheme().palette;
+			const used = new Set(this.selected.values());
+			const color = palette.find((c) => !used.has(c)) ??
+				palette[this.selected.size % palette.length];
+			this.selected.set(symbol, color);
+		}
+		this.rebuild();
+	}
+
+	// The colour scheme changed: each plot takes its place's colour in the
+	// new palette.
+	themeChanged() {
+		const palette = chartTheme().palette;
+		[...this.selected.keys()].forEach((symbol, i) =>
+			this.selected.set(symbol, palette[i % palette.length]));
+		this.rebuild();
+	}
+
+	clearSelection() {
+		this.selected.clear();
+		this.rebuild();
+	}
+
+	// Charts as plotted: groups of counter indexes sharing a unit.
+	groups() {
+		const index = new Map(this.counters.map((c, i) => [c.symbol, i]));
+		const groups = new Map();
+		for (const symbol of this.selected.keys()) {
+			const i = index.get(symbol);
+			const key = this.grouping === 'unit' ? this.displays[i].unit : symbol;
+			if (!groups.has(key))
+				groups.set(key, []);
+			groups.get(key).push(i);
+		}
+		return [...groups.values()];
+	}
+
+	commonOptions(theme, height) {
+		const axis = {
+			stroke: theme.text,
+			grid: { stroke: theme.grid, width: 1 },
+			ticks: { stroke: theme.grid, width: 1 },
+		};
+		return {
+			width: Math.max(this.chartBox.clientWidth, 200),
+			height,
+			axes: [{ ...axis, values: timeTicks }, { ...axis, size: 72 }],
+			cursor: {
+				sync: { key: 'gpuperf' },
+				drag: { x: true, y: false, setScale: false },
+				bind: { dblclick: () => null },
+			},
+			hooks: { setSelect: [(u) => this.onDragSelect(u)] },
+		};
+	}
+
+	// A drag selected a time range: every chart shows it, held.
+	onDragSelect(u) {
+		if (u.select.width > 3) {
+			const min = u.posToVal(u.select.left, 'x');
+			const max = u.posToVal(u.select.left + u.select.width, 'x');
+			this.view.show(min, max);
+		}
+		u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+	}
+
+	attachGestures(u) {
+		u.over.addEventListener('dblclick', () => this.view.resume());
+		u.over.addEventListener('wheel', (event) => {
+			event.preventDefault();
+			const horizontal = event.shiftKey || Math.abs(event.deltaX) > Math.abs(event.deltaY);
+			const delta = horizontal ? event.deltaX || event.deltaY : event.deltaY;
+			if (horizontal)
+				this.view.pan(this.now(), Math.sign(delta) * 0.1);
+			else
+				this.view.zoom(this.now(), u.posToVal(event.offsetX, 'x'), delta > 0 ? 1.25 : 0.8);
+		}, { passive: false });
+	}
+
+	rebuild() {
+		for (const chart of this.charts)
+			chart.u.destroy();
+		this.timeline?.u.destroy();
+		this.charts = [];
+		clear(this.chartBox);
+		clear(this.timelineBox);
+		const theme = chartTheme();
+		const store = this.store;
+
+		const timelineData = [store.x, store.reports, store.lost];
+		const timeline = new uPlot({
+			...this.commonOptions(theme, TIMELINE_HEIGHT),
+			title: 'Reports per window · lost data',
+			scales: { x: { time: true }, y: { range: yRange(false) }, loss: { range: (u, min, max) => [0, Math.max(1, max) * 1.2] } },
+			series: [{}, {
+				label: 'reports', stroke: theme.reports, width: 1,
+				value: (u, v) => (v == null ? '–' : String(v)),
+			}, {
+				label: 'lost', scale: 'loss', stroke: theme.loss, fill: theme.loss,
+				paths: () => null,
+				points: { show: true, size: 9, stroke: theme.loss, fill: theme.loss },
+				value: (u, v) => (v == null ? 'none' : `${v} lost`),
+			}],
+		}, timelineData, this.timelineBox);
+		this.attachGestures(timeline);
+		this.timeline = { u: timeline, data: timelineData };
+
+		for (const indexes of this.groups()) {
+			const display = this.displays[indexes[0]];
+			const unit = display.unit;
+			const title = this.grouping === 'unit' ? unitTitle(unit) :
+				this.counters[indexes[0]].name;
+			const element = h('div', { class: 'chart', dataset: {
+				counters: indexes.map((i) => this.counters[i].symbol).join(' ') } });
+			this.chartBox.append(element);
+			const data = [store.x, ...indexes.map((i) => store.columns[i])];
+			const u = new uPlot({
+				...this.commonOptions(theme, CHART_HEIGHT),
+				title,
+				scales: { x: { time: true }, y: { range: yRange(display.percent) } },
+				series: [{}, ...indexes.map((i) => ({
+					label: this.counters[i].name,
+					stroke: this.selected.get(this.counters[i].symbol),
+					width: 1.5,
+					value: (self, v) => formatValue(v, unit),
+				}))],
+				axes: [this.commonOptions(theme).axes[0], {
+					...this.commonOptions(theme).axes[1],
+					values: valueTicks(unit),
+				}],
+			}, data, element);
+			this.attachGestures(u);
+			this.charts.push({ u, data, element });
+		}
+		this.clearButton.disabled = !this.selected.size;
+		this.hint.hidden = this.selected.size > 0;
+		this.rendered = { store: -1, view: -1 };
+		this.onSelection(this.selected);
+	}
+
+	resize() {
+		const width = Math.max(this.chartBox.clientWidth, 200);
+		for (const { u } of [this.timeline, ...this.charts].filter(Boolean))
+			if (u.width !== width)
+				u.setSize({ width, height: u.height });
+	}
+
+	// Called every animation frame: redraws when there is something new to
+	// show. Returns whether it drew.
+	render() {
+		const store = this.store, view = this.view;
+		if (!this.timeline)
+			return false;
+		const newData = view.live && this.rendered.store !== store.version;
+		if (!newData && this.rendered.view === view.version)
+			return false;
+		this.rendered = { store: store.version, view: view.version };
+		const [min, max] = view.range(store.lastTime());
+		for (const { u, data } of [this.timeline, ...this.charts]) {
+			u.batch(() => {
+				u.setData(data, false);
+				u.setScale('x', { min, max });
+			});
+		}
+		return true;
+	}
+}
