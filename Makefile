@@ -64,6 +64,8 @@ NVIDIA_XML := $(wildcard metrics/nvidia/*.xml)
 PROTO_SRCS := $(wildcard proto/*.proto)
 PROTO_C := $(PROTO_SRCS:%.proto=$(BUILD)/%.pb-c.c)
 PROTO_OBJS := $(PROTO_C:%.c=%.o)
+# Generated sources are kept: make would otherwise delete them as intermediates.
+.SECONDARY: $(PROTO_C) $(PROTO_C:%.c=%.h)
 
 METRICS_OBJS := $(METRICS_SRCS:%.c=$(BUILD)/%.o) $(METRICS_ASM:%.S=$(BUILD)/%.o)
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)

@@ -38,11 +38,15 @@ static uint32_t read_pci_attribute(const char *sysfs_root, const char *bus_id,
 static void canonical_bus_id(const char *cuda, char *out, size_t size)
 {
 	unsigned domain, bus, device, function;
+	int n;
 	if (sscanf(cuda, "%x:%x:%x.%x", &domain, &bus, &device, &function) == 4)
-		snprintf(out, size, "%04x:%02x:%02x.%x", domain, bus, device,
-			 function);
+		n = snprintf(out, size, "%04x:%02x:%02x.%x", domain, bus,
+			     device, function);
 	else
-		snprintf(out, size, "%s", cuda);
+		n = snprintf(out, size, "%s", cuda);
+	/* A bus id longer than out is not one sysfs or NVML would match. */
+	if (n < 0 || (size_t)n >= size)
+		out[0] = 0;
 }
 
 static int chip_name(const struct gpd_nv_libs *libs, unsigned index,

@@ -91,8 +91,10 @@ static bool resolve(void *handle, const char *lib, const struct symbol *syms,
 	for (size_t i = 0; i < n; i++) {
 		void *sym = dlsym(handle, syms[i].name);
 		if (!sym) {
-			snprintf(why, why_size, "%s has no %s: %s", lib,
-				 syms[i].name, hint);
+			/* Cut short, the message still names the library. */
+			if (snprintf(why, why_size, "%s has no %s: %s", lib,
+				     syms[i].name, hint) >= (int)why_size)
+				why[why_size - 1] = 0;
 			return false;
 		}
 		memcpy((char *)table + syms[i].offset, &sym, sizeof(sym));
