@@ -7,6 +7,8 @@
 #   make fuzz       build the libFuzzer targets (FUZZ_SECONDS=60 runs each)
 #   make install    install under $(DESTDIR)$(PREFIX)
 #   make deps       install the Debian packages the build and tests need
+#
+# With npm installed, `make` also builds the browser UI into web/www.
 #   make clean
 #
 # SAN=1 builds everything with ASan+UBSan under build/san; CI=true turns
@@ -50,6 +52,9 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
 	libdrm-dev clang intel-gpu-tools prometheus openssl
+# The browser tests' chromium, without the recommends (cups, avahi, ...)
+# that a headless browser has no use for.
+BROWSER_PACKAGES := chromium
 
 # Each room builds an archive of its non-main objects; binaries link main.o
 # with the archives. Tests link all archives.
@@ -92,7 +97,27 @@ FUZZ_SECONDS ?= 60
 .PHONY: all run test unit-tests bench fuzz install clean deps
 .DEFAULT_GOAL := all
 
-all: $(BUILD)/gpuperfd $(BUILD)/gpuperf
+# The browser UI: npm ci when the lock file changed, the protobuf module
+# generated from the one schema (never committed), then one bundle.
+NPM := $(shell command -v npm 2>/dev/null)
+WEB_SRCS := $(wildcard web/src/*.js)
+WEB_APP := $(if $(NPM),web/www/app.js)
+WEB_FILES := web/www/index.html web/www/gpuperf.css web/www/favicon.svg \
+	web/www/app.js web/www/app.css
+WEB_NODE_MODULES := web/node_modules/.package-lock.json
+
+all: $(BUILD)/gpuperfd $(BUILD)/gpuperf $(WEB_APP)
+
+$(WEB_NODE_MODULES): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+web/gen/gpuperf.js: proto/gpuperf.proto $(WEB_NODE_MODULES)
+	@mkdir -p $(dir $@)
+	cd web && node_modules/.bin/pbjs -t static-module -w es6 --no-beautify \
+		--no-comments --no-verify --no-convert --no-delimited --no-typeurl \
+		-o gen/gpuperf.js ../proto/gpuperf.proto
+web/www/app.js: $(WEB_SRCS) web/gen/gpuperf.js $(WEB_NODE_MODULES)
+	cd web && node_modules/.bin/esbuild src/main.js --bundle --format=iife \
+		--minify --log-level=warning --outfile=www/app.js
 
 $(BUILD)/%.o: %.c | $(PROTO_C)
 	@mkdir -p $(dir $@)
@@ -156,7 +181,7 @@ test: deps
 
 run: deps
 	$(MAKE) all
-	$(BUILD)/gpuperfd --device sim
+	$(BUILD)/gpuperfd --device sim $(if $(WEB_APP),--web-root web/www)
 
 $(BUILD)/bench/%: tests/bench/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -192,23 +217,33 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/metrics
 	install -m 0755 $(BUILD)/gpuperfd $(BUILD)/gpuperf $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(SIM_XML) $(NVIDIA_XML) $(DESTDIR)$(DATADIR)/metrics/
+ifneq ($(WEB_APP),)
+	install -d $(DESTDIR)$(DATADIR)/web
+	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
+endif
 
 # Installs what is missing; never touches what is there.
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# $(1): the packages, $(2): apt-get options.
+define install-missing
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			echo "installing:$$missing"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) $$missing >/dev/null || exit 1; \
 		else \
 			echo "missing packages:$$missing"; \
-			echo "run: sudo apt-get install -y$$missing"; exit 1; \
+			echo "run: sudo apt-get install -y$(if $(2), $(2))$$missing"; exit 1; \
 		fi; \
 	fi
+endef
+
+deps:
+	$(call install-missing,$(DEB_PACKAGES),)
+	$(call install-missing,$(BROWSER_PACKAGES),--no-install-recommends)
 
 clean:
-	rm -rf build
+	rm -rf build web/gen web/www/app.js web/www/app.css
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
