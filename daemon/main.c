@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -45,7 +46,8 @@ static void usage(FILE *out)
 		"                         a line\n"
 		"      --tls-cert FILE    serve TLS with this PEM certificate ...\n"
 		"      --tls-key FILE     ... and key\n"
-		"      --web-root DIR     the web UI's built files\n"
+		"      --web-root DIR     the web UI's built files (default\n"
+		"                         " GPM_DATADIR "/web when installed)\n"
 		"      --metrics-window MS  /metrics reports windows of MS ms\n"
 		"                         (default 1000)\n"
 		"      --max-connections N      (default 256)\n"
@@ -258,6 +260,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* `make install` puts the web UI there. */
+	if (!so.web_root && !access(GPM_DATADIR "/web/index.html", R_OK))
+		so.web_root = GPM_DATADIR "/web";
 	if (so.no_tcp && so.n_listen) {
 		fprintf(stderr, "gpuperfd: --listen none goes alone\n");
 		return 2;
