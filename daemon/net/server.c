@@ -314,6 +314,10 @@ static int open_vhost(struct gpd_server *s, struct gpd_listener *l,
 		if (l->tls) {
 			info.ssl_cert_filepath = o->tls_cert;
 			info.ssl_private_key_filepath = o->tls_key;
+			/* Chromium opens its WebSockets over h2 (RFC 8441) when
+			 * ALPN offers h2, and with lws 4.1 those never got their
+			 * Hello: HTTP/1.1 only. */
+			info.alpn = "http/1.1";
 		}
 		snprintf(name, sizeof(name), "%s:%d", l->host, l->port);
 	} else {
