@@ -1,30 +1,33 @@
 /*
  * A CUPTI PM sampling session (see pm_session.h).
  *
- * Sizes follow what was measured on an H200: decoding costs the host at
- * least about 1 ms a call, resetting the counter data image 0.16-0.36 ms
- * per MB, and the hardware stream 6.5-11 KB per sample. A decode every
- * 50 samples (5 ms at the fastest, 100 ms at the slowest) keeps both cheap;
- * an image of three decode periods plus slack absorbs a late decode
- * without filling (a full image loses samples at its reset); a hardware
- * buffer of half a second of samples absorbs a stalled thread (an
- * overflow of it ends the session).
+ * Sizes follow what was measured on an H200: a decode costs the host at
+ * least about 1 ms however few samples it brings, resetting the counter
+ * data image 0.16-0.36 ms per MB, and the hardware stream takes from
+ * 6.5 KB per sample (5 light counters) to far more for per-SM counters
+ * under load. So decodes come every 500 samples (5 ms at the fastest,
+ * 100 ms at the slowest) and the image, reset after each decode that
+ * brought samples, holds two and a half decodes' worth: a late decode
+ * does not fill it (a full image loses samples at its reset). The
+ * hardware buffer holds half a second of heavy samples against a stalled
+ * thread: its overflow ends the session.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/nvidia/pm_session.h"
 
-#define SAMPLES_PER_DECODE 50
+#define SAMPLES_PER_DECODE 500
 #define MIN_DECODE_PERIOD_NS 5000000ull
 #define MAX_DECODE_PERIOD_NS 100000000ull
-#define IMAGE_PERIODS 3
+#define IMAGE_HALF_PERIODS 5
 #define IMAGE_SLACK 16
-#define HW_BYTES_PER_SAMPLE (12u << 10)
+#define HW_BYTES_PER_SAMPLE (48u << 10)
 #define HW_BUFFER_NS 500000000ull
-#define HW_BUFFER_MIN (8ull << 20)
+#define HW_BUFFER_MIN (32ull << 20)
 #define HW_BUFFER_MAX (256ull << 20)
 /* A decode that keeps finding a full image is fed faster than it drains;
  * give the rest to the next call rather than loop here. */
@@ -42,7 +45,8 @@ void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
 		period = MAX_DECODE_PERIOD_NS;
 	uint64_t per_period = (period + interval_ns - 1) / interval_ns;
 	*decode_period_ns = period;
-	*max_samples = (uint32_t)(per_period * IMAGE_PERIODS + IMAGE_SLACK);
+	*max_samples = (uint32_t)(per_period * IMAGE_HALF_PERIODS / 2 +
+				  IMAGE_SLACK);
 
 	uint64_t hw = HW_BUFFER_NS / interval_ns * HW_BYTES_PER_SAMPLE;
 	if (hw < HW_BUFFER_MIN)
@@ -229,6 +233,7 @@ int gpd_nv_pm_session_open(struct gpd_nv_pm_session *s,
 	s->libs = libs;
 	s->metrics = (const char **)cfg->metrics;
 	s->n_metrics = cfg->n_metrics;
+	s->stats = cfg->stats ? cfg->stats : &s->own_stats;
 	snprintf(why, why_size, "out of memory");
 
 	struct gpd_cupti_profiler_params init =
@@ -286,7 +291,8 @@ static int reset_image(struct gpd_nv_pm_session *s, char *why, size_t size)
 /* Hands every completed sample of the image to sample_fn. */
 static int evaluate_image(struct gpd_nv_pm_session *s,
 			  gpd_nv_pm_sample_fn *sample_fn, void *user,
-			  size_t *completed, char *why, size_t size)
+			  size_t *completed, size_t *populated, char *why,
+			  size_t size)
 {
 	const struct gpd_cupti_api *api = &s->libs->cupti;
 	struct gpd_cupti_pm_data_info_params info =
@@ -297,6 +303,7 @@ static int evaluate_image(struct gpd_nv_pm_session *s,
 	if (r)
 		return fail(s, why, size, "cuptiPmSamplingGetCounterDataInfo", r);
 	*completed = info.completed_samples;
+	*populated = info.populated_samples;
 	for (size_t i = 0; i < info.completed_samples; i++) {
 		struct gpd_cupti_pm_sample_params sp =
 			PARAMS(struct gpd_cupti_pm_sample_params, end_ns);
@@ -339,6 +346,7 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		dp.data = s->data;
 		dp.data_size = s->data_size;
 		gpd_cupti_result r = s->libs->cupti.pm_decode_data(&dp);
+		s->stats->decodes++;
 		/* With KEEP_OLDEST a full hardware buffer ends the session:
 		 * CUPTI says so by the overflow flag or OUT_OF_MEMORY. */
 		if (dp.overflow || r == GPD_CUPTI_ERROR_OUT_OF_MEMORY) {
@@ -348,15 +356,22 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		}
 		if (r)
 			return fail(s, why, why_size, "cuptiPmSamplingDecodeData", r);
-		size_t completed = 0;
-		int ret = evaluate_image(s, sample_fn, user, &completed, why,
-					 why_size);
+		size_t completed = 0, populated = 0;
+		int ret = evaluate_image(s, sample_fn, user, &completed,
+					 &populated, why, why_size);
 		if (ret)
 			return ret;
 		total += completed;
-		if (completed && (ret = reset_image(s, why, why_size)))
-			return ret;
-		if (dp.stop_reason != GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL)
+		bool full = dp.stop_reason == GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL;
+		if (full)
+			s->stats->full_images++;
+		if (completed) {
+			if ((ret = reset_image(s, why, why_size)))
+				return ret;
+			s->stats->resets++;
+			s->stats->cut_samples += populated - completed;
+		}
+		if (!full)
 			break;
 	}
 	return total > INT32_MAX ? INT32_MAX : (int)total;

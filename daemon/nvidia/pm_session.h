@@ -16,11 +16,20 @@
 #define GPD_NV_PM_MIN_INTERVAL_NS 10000ull            /* 10 us */
 #define GPD_NV_PM_MAX_INTERVAL_NS 1000000000ull       /* 1 s */
 
+/* What the decoding did, over sessions. */
+struct gpd_nv_pm_stats {
+	uint64_t decodes;               /* DecodeData calls */
+	uint64_t full_images;           /* decodes that filled the image */
+	uint64_t resets;                /* counter data image resets */
+	uint64_t cut_samples;           /* half-decoded samples lost at a reset */
+};
+
 struct gpd_nv_pm_config {
 	unsigned device_index;          /* CUDA device index */
 	const char *const *metrics;     /* CUPTI metric names */
 	unsigned n_metrics;
 	uint64_t interval_ns;
+	struct gpd_nv_pm_stats *stats;  /* counted into; may be NULL */
 };
 
 struct gpd_nv_pm_session {
@@ -35,6 +44,8 @@ struct gpd_nv_pm_session {
 	uint8_t *data;                  /* the counter data image */
 	size_t data_size;
 	uint32_t max_samples;           /* what the image holds */
+	struct gpd_nv_pm_stats *stats;
+	struct gpd_nv_pm_stats own_stats;       /* when the config gives none */
 	uint64_t decode_period_ns;
 	double *values;                 /* one sample's, n_metrics */
 };
@@ -69,8 +80,8 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);
 
 /* How often to decode, and how many samples the image must hold, for an
- * interval: decode often enough that an image of max_samples never fills.
- * Exposed for the tests. */
+ * interval: decode often enough that an image of max_samples, reset after
+ * every decode, never fills. Exposed for the tests. */
 void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
 			uint32_t *max_samples, size_t *hardware_buffer_size);
 

@@ -158,6 +158,7 @@ static int open_session(struct gpd_nv_sampler *s, char *why, size_t size)
 			.metrics = plan->names,
 			.n_metrics = plan->n,
 			.interval_ns = plan->interval_ns,
+			.stats = &s->mine.pm,
 		};
 		ret = gpd_nv_pm_session_open(&s->pm, s->cfg.libs, &pc, why, size);
 	} else {

@@ -56,6 +56,7 @@ struct gpd_nv_sampler_stats {
 	uint64_t overflows;             /* hardware buffer overflows */
 	uint64_t failures;              /* sessions that broke otherwise */
 	uint64_t dropped_batches;       /* the loop fell behind */
+	struct gpd_nv_pm_stats pm;
 };
 
 struct gpd_nv_sampler {

@@ -1,0 +1,458 @@
+/*
+ * A fake NVIDIA GPU behind the nvidia source's function tables: the CUDA
+ * driver calls, CUPTI's PM sampling and NVML, answering from one state the
+ * tests set and read. Samples advance in fake CLOCK_REALTIME, a decode
+ * period's worth per decode, with counts of rate x duration per metric;
+ * knobs make a decode overflow, skip time, repeat a sample, or the GPU
+ * busy with another profiler.
+ *
+ * CUPTI's calls take no user pointer, so the state is one static struct;
+ * the sampler thread calls in while the test reads, hence the lock.
+ */
+#ifndef GPD_TEST_FAKE_NVIDIA_H
+#define GPD_TEST_FAKE_NVIDIA_H
+
+#include <math.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/nvidia/libs.h"
+#include "daemon/nvidia/pm_session.h"
+#include "daemon/nvidia/report_builder.h"
+
+#define FAKE_IMAGE_MAX 8192
+
+struct fake_sample {
+	uint64_t start, end;
+	bool setup;
+};
+
+struct fake_nv {
+	pthread_mutex_t lock;
+	/* Knobs. */
+	bool busy;                      /* another profiler holds the GPU */
+	unsigned overflow_at;           /* decode number that overflows */
+	unsigned gap_at;                /* decode number after skipped time */
+	unsigned duplicate_at;          /* decode number repeating a sample */
+	double rate[GPD_NV_MAX_COUNTERS];       /* count per ns, by metric */
+	double setup_value;             /* each metric's count in a setup sample */
+	double power_w;
+	/* What the source did. */
+	unsigned profiler_inits, profiler_deinits, host_inits, host_deinits;
+	unsigned enables, disables, configs, starts, stops, decodes;
+	unsigned nvml_inits, nvml_shutdowns, gpm_gets;
+	unsigned n_metrics;
+	char metrics[GPD_NV_MAX_COUNTERS][64];
+	uint64_t interval_ns;
+	uint32_t max_samples;
+	/* The GPU. */
+	uint64_t now_ns;                /* where the next sample starts */
+	bool setup_pending;
+	struct fake_sample image[FAKE_IMAGE_MAX];
+	unsigned image_n;
+	uint64_t nvml_start_ns;
+	int gpm_samples[2];
+};
+
+static struct fake_nv fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t fake_realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Back to an idle GPU that counts SM cycles at 132 SMs x 1.98 GHz. */
+static void fake_reset(void)
+{
+	pthread_mutex_lock(&fake.lock);
+	memset((char *)&fake + offsetof(struct fake_nv, busy), 0,
+	       sizeof(fake) - offsetof(struct fake_nv, busy));
+	fake.rate[0] = 132 * 1.98;
+	fake.setup_value = 1e15;
+	fake.power_w = 300;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+#define FAKE_LOCKED(expr)                                                    \
+	do {                                                                 \
+		pthread_mutex_lock(&fake.lock);                              \
+		expr;                                                        \
+		pthread_mutex_unlock(&fake.lock);                            \
+	} while (0)
+
+static unsigned fake_get(const unsigned *field)
+{
+	pthread_mutex_lock(&fake.lock);
+	unsigned v = *field;
+	pthread_mutex_unlock(&fake.lock);
+	return v;
+}
+
+/* CUDA driver. */
+static gpd_cu_result fake_cu_init(unsigned flags) { return 0; }
+static gpd_cu_result fake_cu_count(int *count) { *count = 1; return 0; }
+static gpd_cu_result fake_cu_get(gpd_cu_device *d, int ordinal)
+{
+	*d = ordinal;
+	return ordinal == 0 ? 0 : 101;
+}
+static gpd_cu_result fake_cu_name(char *name, int len, gpd_cu_device d)
+{
+	snprintf(name, (size_t)len, "NVIDIA H200 (fake)");
+	return 0;
+}
+static gpd_cu_result fake_cu_attribute(int *v, int attribute, gpd_cu_device d)
+{
+	*v = attribute == GPD_CU_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 132 :
+	     attribute == GPD_CU_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR ? 2048 :
+	     attribute == GPD_CU_ATTRIBUTE_CLOCK_RATE ? 1980000 : 0;
+	return 0;
+}
+static gpd_cu_result fake_cu_bus_id(char *id, int len, gpd_cu_device d)
+{
+	snprintf(id, (size_t)len, "00000000:00:06.0");
+	return 0;
+}
+static gpd_cu_result fake_cu_error(gpd_cu_result r, const char **text)
+{
+	*text = "fake CUDA error";
+	return 0;
+}
+
+/* CUPTI. */
+static gpd_cupti_result fake_result_string(gpd_cupti_result r, const char **t)
+{
+	*t = r == GPD_CUPTI_ERROR_HARDWARE_BUSY ? "the hardware is busy (fake)"
+						 : "fake CUPTI error";
+	return 0;
+}
+static gpd_cupti_result fake_profiler_init(struct gpd_cupti_profiler_params *p)
+{
+	FAKE_LOCKED(fake.profiler_inits++);
+	return 0;
+}
+static gpd_cupti_result fake_profiler_deinit(struct gpd_cupti_profiler_params *p)
+{
+	FAKE_LOCKED(fake.profiler_deinits++);
+	return 0;
+}
+static gpd_cupti_result fake_chip(struct gpd_cupti_chip_name_params *p)
+{
+	p->chip_name = "GH100";
+	return p->device_index == 0 ? 0 : GPD_CUPTI_ERROR_INVALID_DEVICE;
+}
+static gpd_cupti_result fake_availability(struct gpd_cupti_pm_availability_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	bool busy = fake.busy;
+	pthread_mutex_unlock(&fake.lock);
+	if (busy)
+		return GPD_CUPTI_ERROR_HARDWARE_BUSY;
+	if (!p->image)
+		p->image_size = 16;
+	return 0;
+}
+static gpd_cupti_result fake_host_init(struct gpd_cupti_host_init_params *p)
+{
+	FAKE_LOCKED(fake.host_inits++);
+	p->host = &fake;
+	return strcmp(p->chip_name, "GH100") ? GPD_CUPTI_ERROR_INVALID_PARAMETER : 0;
+}
+static gpd_cupti_result fake_host_deinit(struct gpd_cupti_host_params *p)
+{
+	FAKE_LOCKED(fake.host_deinits++);
+	return 0;
+}
+static gpd_cupti_result fake_add_metrics(struct gpd_cupti_host_add_metrics_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake.n_metrics = (unsigned)p->n_names;
+	for (size_t i = 0; i < p->n_names && i < GPD_NV_MAX_COUNTERS; i++)
+		snprintf(fake.metrics[i], sizeof(fake.metrics[i]), "%s",
+			 p->names[i]);
+	pthread_mutex_unlock(&fake.lock);
+	for (size_t i = 0; i < p->n_names; i++)
+		if (!strncmp(p->names[i], "bogus", 5))
+			return GPD_CUPTI_ERROR_UNKNOWN;
+	return 0;
+}
+static gpd_cupti_result fake_config_size(struct gpd_cupti_host_config_size_params *p)
+{
+	p->image_size = 64;
+	return 0;
+}
+static gpd_cupti_result fake_config(struct gpd_cupti_host_config_params *p)
+{
+	return p->image_size == 64 ? 0 : GPD_CUPTI_ERROR_INVALID_PARAMETER;
+}
+static gpd_cupti_result fake_passes(struct gpd_cupti_host_passes_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	p->passes = fake.n_metrics > 20 ? 2 : 1;
+	pthread_mutex_unlock(&fake.lock);
+	return 0;
+}
+static gpd_cupti_result fake_enable(struct gpd_cupti_pm_enable_params *p)
+{
+	FAKE_LOCKED(fake.enables++);
+	p->pm = &fake;
+	return 0;
+}
+static gpd_cupti_result fake_disable(struct gpd_cupti_pm_params *p)
+{
+	FAKE_LOCKED(fake.disables++);
+	return 0;
+}
+static gpd_cupti_result fake_set_config(struct gpd_cupti_pm_config_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	gpd_cupti_result r = 0;
+	if (fake.busy) {
+		r = GPD_CUPTI_ERROR_HARDWARE_BUSY;
+	} else {
+		fake.configs++;
+		fake.interval_ns = p->interval;
+		fake.image_n = 0;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return r;
+}
+static gpd_cupti_result fake_start(struct gpd_cupti_pm_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake.starts++;
+	fake.now_ns = fake_realtime_ns();
+	fake.setup_pending = true;
+	pthread_mutex_unlock(&fake.lock);
+	return 0;
+}
+static gpd_cupti_result fake_stop(struct gpd_cupti_pm_params *p)
+{
+	FAKE_LOCKED(fake.stops++);
+	return 0;
+}
+static gpd_cupti_result fake_data_size(struct gpd_cupti_pm_data_size_params *p)
+{
+	FAKE_LOCKED(fake.max_samples = p->max_samples);
+	p->data_size = 64 + (size_t)p->max_samples * 8;
+	return 0;
+}
+static gpd_cupti_result fake_data_init(struct gpd_cupti_pm_data_init_params *p)
+{
+	FAKE_LOCKED(fake.image_n = 0);
+	return 0;
+}
+static void fake_push(uint64_t start, uint64_t end, bool setup)
+{
+	if (fake.image_n < FAKE_IMAGE_MAX)
+		fake.image[fake.image_n++] = (struct fake_sample){ start, end, setup };
+}
+static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
+{
+	uint64_t period;
+	uint32_t max_samples;
+	size_t hw;
+
+	pthread_mutex_lock(&fake.lock);
+	fake.decodes++;
+	if (fake.overflow_at && fake.decodes == fake.overflow_at) {
+		pthread_mutex_unlock(&fake.lock);
+		p->overflow = 1;
+		return GPD_CUPTI_ERROR_OUT_OF_MEMORY;
+	}
+	gpd_nv_pm_schedule(fake.interval_ns, &period, &max_samples, &hw);
+	if (fake.gap_at && fake.decodes == fake.gap_at)
+		fake.now_ns += 5 * fake.interval_ns;
+	if (fake.setup_pending) {
+		/* Sample 0 spans the setup: from SetConfig to Start. */
+		fake_push(fake.now_ns - 300000000ull, fake.now_ns, true);
+		fake.setup_pending = false;
+	}
+	unsigned first = fake.image_n;
+	for (uint64_t k = 0; k < period / fake.interval_ns; k++) {
+		fake_push(fake.now_ns, fake.now_ns + fake.interval_ns, false);
+		fake.now_ns += fake.interval_ns;
+	}
+	if (fake.duplicate_at && fake.decodes == fake.duplicate_at)
+		fake_push(fake.image[first].start, fake.image[first].end, false);
+	pthread_mutex_unlock(&fake.lock);
+	p->stop_reason = GPD_CUPTI_PM_STOP_END_OF_RECORDS;
+	p->overflow = 0;
+	return 0;
+}
+static gpd_cupti_result fake_data_info(struct gpd_cupti_pm_data_info_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	p->total_samples = p->populated_samples = p->completed_samples = fake.image_n;
+	pthread_mutex_unlock(&fake.lock);
+	return 0;
+}
+static gpd_cupti_result fake_sample_info(struct gpd_cupti_pm_sample_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
+	if (p->index < fake.image_n) {
+		p->start_ns = fake.image[p->index].start;
+		p->end_ns = fake.image[p->index].end;
+		r = 0;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return r;
+}
+static gpd_cupti_result fake_evaluate(struct gpd_cupti_host_evaluate_params *p)
+{
+	pthread_mutex_lock(&fake.lock);
+	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
+	if (p->range_index < fake.image_n) {
+		const struct fake_sample *s = &fake.image[p->range_index];
+		for (size_t i = 0; i < p->n_names; i++)
+			p->values[i] = s->setup ? fake.setup_value
+						: fake.rate[i] * (double)(s->end - s->start);
+		r = 0;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return r;
+}
+
+/* NVML. */
+static gpd_nvml_return fake_nvml_init(void)
+{
+	FAKE_LOCKED(fake.nvml_inits++; fake.nvml_start_ns = fake_realtime_ns());
+	return 0;
+}
+static gpd_nvml_return fake_nvml_shutdown(void)
+{
+	FAKE_LOCKED(fake.nvml_shutdowns++);
+	return 0;
+}
+static const char *fake_nvml_error(gpd_nvml_return r) { return "fake NVML error"; }
+static gpd_nvml_return fake_nvml_handle(const char *bus, gpd_nvml_device *d)
+{
+	*d = (gpd_nvml_device)(void *)&fake;
+	return strcmp(bus, "0000:00:06.0") ? 13 : 0;
+}
+static gpd_nvml_return fake_nvml_clock(gpd_nvml_device d, int clock, unsigned *mhz)
+{
+	*mhz = clock == GPD_NVML_CLOCK_SM ? 1980 : 3201;
+	return 0;
+}
+static gpd_nvml_return fake_nvml_energy(gpd_nvml_device d, unsigned long long *mj)
+{
+	pthread_mutex_lock(&fake.lock);
+	/* W x ms = mJ, counted from an arbitrary start. */
+	*mj = 1000000 + (unsigned long long)(fake.power_w *
+		(double)(fake_realtime_ns() - fake.nvml_start_ns) / 1e6);
+	pthread_mutex_unlock(&fake.lock);
+	return 0;
+}
+static gpd_nvml_return fake_nvml_temperature(gpd_nvml_device d, int s, unsigned *c)
+{
+	*c = 40;
+	return 0;
+}
+static gpd_nvml_return fake_nvml_memory(gpd_nvml_device d, struct gpd_nvml_memory *m)
+{
+	m->total = 141ull << 30;
+	m->used = 1ull << 30;
+	m->free = m->total - m->used;
+	return 0;
+}
+static gpd_nvml_return fake_gpm_support(gpd_nvml_device d, struct gpd_nvml_gpm_support *s)
+{
+	s->supported = s->version == GPD_NVML_GPM_SUPPORT_VERSION;
+	return 0;
+}
+static gpd_nvml_return fake_gpm_alloc(gpd_nvml_gpm_sample *s)
+{
+	static int n;
+	*s = (gpd_nvml_gpm_sample)(void *)&fake.gpm_samples[n++ & 1];
+	return 0;
+}
+static gpd_nvml_return fake_gpm_free(gpd_nvml_gpm_sample s) { return 0; }
+static gpd_nvml_return fake_gpm_sample(gpd_nvml_device d, gpd_nvml_gpm_sample s)
+{
+	return 0;
+}
+/* Every other pair did not straddle a GPM refresh: 0 and a NaN bandwidth,
+ * as NVML answers. */
+static gpd_nvml_return fake_gpm_metrics(struct gpd_nvml_gpm_metrics_get *g)
+{
+	pthread_mutex_lock(&fake.lock);
+	bool valid = fake.gpm_gets++ & 1;
+	pthread_mutex_unlock(&fake.lock);
+	for (unsigned i = 0; i < g->n_metrics; i++) {
+		struct gpd_nvml_gpm_metric *m = &g->metrics[i];
+		m->result = 0;
+		if (!valid) {
+			m->value = m->id == 10 ? NAN : 0;
+			continue;
+		}
+		m->value = m->id == 2 ? 50 : m->id == 3 ? 25 : m->id == 5 ? 80 :
+			   m->id == 10 ? 40 : m->id == 12 ? 10 : 100;
+	}
+	return 0;
+}
+
+static const struct gpd_nv_libs *fake_libs(void)
+{
+	static struct gpd_nv_libs libs = {
+		.cuda = {
+			.init = fake_cu_init,
+			.device_get_count = fake_cu_count,
+			.device_get = fake_cu_get,
+			.device_get_name = fake_cu_name,
+			.device_get_attribute = fake_cu_attribute,
+			.device_get_pci_bus_id = fake_cu_bus_id,
+			.get_error_string = fake_cu_error,
+		},
+		.cupti = {
+			.get_result_string = fake_result_string,
+			.profiler_initialize = fake_profiler_init,
+			.profiler_deinitialize = fake_profiler_deinit,
+			.device_get_chip_name = fake_chip,
+			.pm_get_counter_availability = fake_availability,
+			.host_initialize = fake_host_init,
+			.host_deinitialize = fake_host_deinit,
+			.host_config_add_metrics = fake_add_metrics,
+			.host_get_config_image_size = fake_config_size,
+			.host_get_config_image = fake_config,
+			.host_get_num_of_passes = fake_passes,
+			.host_evaluate_to_gpu_values = fake_evaluate,
+			.pm_enable = fake_enable,
+			.pm_disable = fake_disable,
+			.pm_set_config = fake_set_config,
+			.pm_start = fake_start,
+			.pm_stop = fake_stop,
+			.pm_decode_data = fake_decode,
+			.pm_get_counter_data_size = fake_data_size,
+			.pm_counter_data_image_initialize = fake_data_init,
+			.pm_get_counter_data_info = fake_data_info,
+			.pm_counter_data_get_sample_info = fake_sample_info,
+		},
+		.nvml = {
+			.init = fake_nvml_init,
+			.shutdown = fake_nvml_shutdown,
+			.error_string = fake_nvml_error,
+			.device_get_handle_by_pci_bus_id = fake_nvml_handle,
+			.device_get_clock_info = fake_nvml_clock,
+			.device_get_total_energy_consumption = fake_nvml_energy,
+			.device_get_temperature = fake_nvml_temperature,
+			.device_get_memory_info = fake_nvml_memory,
+			.gpm_query_device_support = fake_gpm_support,
+			.gpm_sample_alloc = fake_gpm_alloc,
+			.gpm_sample_free = fake_gpm_free,
+			.gpm_sample_get = fake_gpm_sample,
+			.gpm_metrics_get = fake_gpm_metrics,
+		},
+		.have_cupti = true,
+		.have_nvml = true,
+	};
+	return &libs;
+}
+
+#endif

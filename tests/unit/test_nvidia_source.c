@@ -1,0 +1,559 @@
+/*
+ * The nvidia source on a fake GPU (fake_nvidia.h), through the daemon and
+ * the subscription API on a real loop: windows from samples, the setup
+ * sample dropped, overflows and gaps counted and the session restarted,
+ * HARDWARE_BUSY reported as busy elsewhere and recovered from, NVML
+ * telemetry, missing libraries in words. A real GPU is used only when the
+ * libraries and one are there.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/nvidia/nvidia_source.h"
+#include "metrics/metric_set.h"
+#include "tests/unit/fake_nvidia.h"
+#include "tests/unit/test_util.h"
+
+struct run {
+	struct gpd_daemon daemon;
+	struct gpd_subscription *sub;
+	uv_timer_t timeout, poke;
+	bool timed_out;
+	unsigned stop_after;            /* frames; 0: run until the timeout */
+	unsigned frames;
+	char symbols[16][48];
+	size_t n_symbols;
+	unsigned min_reports;           /* frames with fewer are not counted */
+	/* Of the frames that had reports. */
+	double sums[16];
+	unsigned counted;
+	double min[16], max[16];
+	uint64_t reports, max_reports, buffer_lost;
+	unsigned events[8];
+	char last_message[256];
+	struct gpd_nv_sampler_stats stats;     /* the source's, at the last frame */
+	/* Called at every frame; may change the fake. */
+	void (*on_frame)(struct run *r);
+};
+
+static int value_index(const struct run *r, const char *symbol)
+{
+	for (size_t i = 0; i < r->n_symbols; i++)
+		if (!strcmp(r->symbols[i], symbol))
+			return (int)i;
+	ck_abort_msg("no counter %s in the frames", symbol);
+	return -1;
+}
+
+static double mean_of(const struct run *r, const char *symbol)
+{
+	ck_assert_uint_gt(r->counted, 0);
+	return r->sums[value_index(r, symbol)] / r->counted;
+}
+
+static void stop(struct run *r)
+{
+	uv_timer_stop(&r->timeout);
+	if (r->sub) {
+		gpd_unsubscribe(r->sub);
+		r->sub = NULL;
+	}
+	gpd_daemon_stop(&r->daemon);
+}
+
+static void on_frame(void *user, const struct gpd_frame *f)
+{
+	struct run *r = user;
+	r->frames++;
+	r->buffer_lost += f->buffer_lost;
+	r->reports += f->reports;
+	/* A window cut short by a loss or a restart has few reports: only
+	 * whole ones go into the means. */
+	if (f->reports >= (r->min_reports ? r->min_reports : 5)) {
+		for (size_t i = 0; i < f->n_values && i < 16; i++) {
+			double v = gpm_value_as_double(f->values[i]);
+			r->sums[i] += v;
+			if (!r->counted || v < r->min[i])
+				r->min[i] = v;
+			if (!r->counted || v > r->max[i])
+				r->max[i] = v;
+		}
+		r->counted++;
+	}
+	if (f->reports > r->max_reports)
+		r->max_reports = f->reports;
+	struct gpd_device *dev = gpd_daemon_find_device(&r->daemon, NULL);
+	if (dev->source->kind == GPD_SOURCE_NVIDIA)
+		gpd_nvidia_source_stats(dev->source, &r->stats);
+	if (r->on_frame)
+		r->on_frame(r);
+	if (r->stop_after && r->frames >= r->stop_after && r->sub)
+		stop(r);
+}
+
+static void on_event(void *user, const struct gpd_event *ev)
+{
+	struct run *r = user;
+	if ((unsigned)ev->kind < 8)
+		r->events[ev->kind]++;
+	snprintf(r->last_message, sizeof(r->last_message), "%s", ev->message);
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	r->timed_out = true;
+	stop(r);
+}
+
+static const struct gpd_subscriber_ops ops = { on_frame, on_event };
+
+/* Starts the daemon on the fake GPU (or libs) with spec. */
+static void start(struct run *r, const char *spec, const struct gpd_nv_libs *libs)
+{
+	memset(r, 0, sizeof(*r));
+	struct gpd_options o = {
+		.device_specs = &spec,
+		.n_device_specs = 1,
+		.nvidia_libs = libs,
+	};
+	struct gpd_error err = { 0 };
+	ck_assert_msg(gpd_daemon_init(&r->daemon, uv_default_loop(), &o, &err) == 0,
+		      "%s", err.message);
+}
+
+static int subscribe(struct run *r, const char *set, uint64_t period_ns,
+		     uint64_t window_ns, struct gpd_error *err)
+{
+	struct gpd_subscribe_request req = {
+		.metric_set = set,
+		.sampling_period_ns = period_ns,
+		.window_ns = window_ns,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	int ret = gpd_subscribe(&r->daemon, &req, &ops, r, &r->sub, err);
+	if (ret)
+		return ret;
+	const char *const *symbols;
+	size_t n = gpd_subscription_counters(r->sub, &symbols);
+	for (r->n_symbols = 0; r->n_symbols < n && r->n_symbols < 16; r->n_symbols++)
+		snprintf(r->symbols[r->n_symbols], sizeof(r->symbols[0]), "%s",
+			 symbols[r->n_symbols]);
+	return 0;
+}
+
+/* Runs the loop until stop_after frames or timeout_ms. */
+static void run_loop(struct run *r, unsigned stop_after, uint64_t timeout_ms)
+{
+	r->stop_after = stop_after;
+	uv_timer_init(uv_default_loop(), &r->timeout);
+	r->timeout.data = r;
+	uv_timer_start(&r->timeout, on_timeout, timeout_ms, 0);
+	uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+	uv_close((uv_handle_t *)&r->timeout, NULL);
+	uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+	gpd_daemon_fini(&r->daemon);
+}
+
+static void finish(struct run *r)
+{
+	gpd_daemon_stop(&r->daemon);
+	uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+	gpd_daemon_fini(&r->daemon);
+}
+
+/* The Basic set's rates: SM active half the time, the tensor pipes of
+ * the four sub-partitions a quarter, 1978.25 GB/s read and 1500 GB/s
+ * written. */
+static void basic_rates(void)
+{
+	FAKE_LOCKED(fake.rate[1] = fake.rate[0] * 0.5;
+		    fake.rate[2] = fake.rate[0] * 4 * 0.25;
+		    fake.rate[3] = 1978.25; fake.rate[4] = 1500);
+}
+
+static void check_basic_means(const struct run *r)
+{
+	ck_assert_double_eq_tol(mean_of(r, "SmActive"), 50, 1e-6);
+	ck_assert_double_eq_tol(mean_of(r, "TensorActive"), 25, 1e-6);
+	ck_assert_double_eq_tol(mean_of(r, "DramReadBandwidth"), 1978.25, 0.05);
+	ck_assert_double_eq_tol(mean_of(r, "DramBandwidth"), 3478.25, 0.1);
+	/* Nothing of the setup sample (1e15 per counter) shows. */
+	ck_assert_double_le(r->max[value_index(r, "SmActive")], 50 + 1e-6);
+	ck_assert_double_le(r->max[value_index(r, "DramReadBandwidth")], 1979);
+}
+
+START_TEST(windows_from_samples)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_device *dev = gpd_daemon_find_device(&r.daemon, NULL);
+	ck_assert_str_eq(dev->source->name, "nvidia0");
+	ck_assert_str_eq(dev->source->platform->name, "gh100");
+	ck_assert_uint_eq(dev->source->info.eu_threads_count, 64);
+	ck_assert_uint_eq(dev->source->info.gpu_max_freq, 1980000000ull);
+	ck_assert_int_eq(subscribe(&r, "Basic", 1000000, 20000000, &err), 0);
+	/* 1 ms is exactly 2^20 ticks. */
+	ck_assert_uint_eq(fake_get((unsigned *)&fake.interval_ns), 1000000);
+	ck_assert_uint_eq(fake.n_metrics, 5);
+	ck_assert_str_eq(fake.metrics[3], "dram__bytes_read.sum");
+	run_loop(&r, 12, 5000);
+	ck_assert(!r.timed_out);
+	/* 20 samples of 1 ms make a 20 ms window. */
+	ck_assert_uint_ge(r.max_reports, 19);
+	ck_assert_uint_le(r.max_reports, 21);
+	check_basic_means(&r);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	ck_assert_uint_eq(fake.configs, 1);
+	ck_assert_uint_eq(fake.stops, 1);
+	ck_assert_uint_eq(fake.disables, 1);
+	ck_assert_uint_eq(fake.profiler_inits, fake.profiler_deinits);
+}
+END_TEST
+
+static void overflow_soon(struct run *r)
+{
+	if (r->frames == 3)
+		FAKE_LOCKED(fake.overflow_at = fake.decodes + 1);
+}
+
+
+/* Runs Basic until `frames` frames; the sampler's statistics as of the
+ * last frame. */
+static struct gpd_nv_sampler_stats run_basic(struct run *r, unsigned frames)
+{
+	struct gpd_error err;
+	ck_assert_int_eq(subscribe(r, "Basic", 1000000, 20000000, &err), 0);
+	run_loop(r, frames, 5000);
+	ck_assert(!r->timed_out);
+	return r->stats;
+}
+
+START_TEST(first_sample_dropped)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_nv_sampler_stats st = run_basic(&r, 4);
+	ck_assert_uint_eq(st.reports.setup_samples, 1);
+	ck_assert_uint_eq(st.reports.gaps, 0);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	/* Its 1e15 counts would show in every mean. */
+	check_basic_means(&r);
+}
+END_TEST
+
+START_TEST(overflow_counted_and_restarted)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	r.on_frame = overflow_soon;
+	struct gpd_nv_sampler_stats st = run_basic(&r, 14);
+	ck_assert_uint_ge(r.buffer_lost, 1);
+	ck_assert_uint_eq(st.overflows, 1);
+	ck_assert_uint_eq(st.sessions, 2);
+	ck_assert_uint_eq(st.reports.setup_samples, 2);
+	ck_assert_uint_eq(fake.configs, 2);
+	ck_assert_uint_eq(fake.starts, 2);
+	ck_assert_uint_eq(fake.stops, 2);
+	/* Windows after the restart are as right as before it. */
+	check_basic_means(&r);
+}
+END_TEST
+
+START_TEST(gap_counted_as_loss)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	FAKE_LOCKED(fake.gap_at = 3);
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_nv_sampler_stats st = run_basic(&r, 12);
+	ck_assert_uint_eq(st.reports.gaps, 1);
+	ck_assert_uint_eq(st.reports.losses, 1);
+	ck_assert_uint_eq(r.buffer_lost, 1);
+	ck_assert_uint_eq(st.sessions, 1);
+	check_basic_means(&r);
+}
+END_TEST
+
+START_TEST(repeated_sample_dropped)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	FAKE_LOCKED(fake.duplicate_at = 2);
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_nv_sampler_stats st = run_basic(&r, 10);
+	ck_assert_uint_eq(st.reports.out_of_order, 1);
+	ck_assert_uint_eq(st.reports.setup_samples, 1);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	check_basic_means(&r);
+}
+END_TEST
+
+START_TEST(hardware_busy_refused_as_busy_elsewhere)
+{
+	struct run r;
+	struct gpd_error err = { 0 };
+	fake_reset();
+	FAKE_LOCKED(fake.busy = true);
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 1000000, 20000000, &err), -EBUSY);
+	ck_assert_int_eq(err.code, -EBUSY);
+	ck_assert_msg(strstr(err.message, "nvidia0: PM sampling is busy elsewhere"),
+		      "%s", err.message);
+	ck_assert_msg(strstr(err.message, "Telemetry"), "%s", err.message);
+	/* Nothing is left half set up. */
+	ck_assert_uint_eq(fake.profiler_inits, fake.profiler_deinits);
+	ck_assert_uint_eq(fake.configs, 0);
+	/* NVML still serves the Telemetry set. */
+	ck_assert_int_eq(subscribe(&r, "Telemetry", 100000000, 300000000, &err), 0);
+	run_loop(&r, 2, 5000);
+	ck_assert(!r.timed_out);
+}
+END_TEST
+
+static void busy_then_free(struct run *r)
+{
+	if (r->frames == 3)
+		FAKE_LOCKED(fake.busy = true; fake.overflow_at = fake.decodes + 1);
+	if (r->events[GPD_EVENT_BUSY_ELSEWHERE] == 1 && r->frames > 3)
+		FAKE_LOCKED(fake.busy = false);
+}
+
+static void poke(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	if (r->events[GPD_EVENT_BUSY_ELSEWHERE])
+		FAKE_LOCKED(fake.busy = false);
+	if (r->events[GPD_EVENT_RECOVERED] && r->frames > 8) {
+		uv_close((uv_handle_t *)&r->poke, NULL);
+		stop(r);
+	}
+}
+
+START_TEST(busy_later_then_recovered)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 1000000, 20000000, &err), 0);
+	r.on_frame = busy_then_free;
+	uv_timer_init(uv_default_loop(), &r.poke);
+	r.poke.data = &r;
+	uv_timer_start(&r.poke, poke, 50, 50);
+	run_loop(&r, 0, 8000);
+	ck_assert(!r.timed_out);
+	ck_assert_uint_eq(r.events[GPD_EVENT_BUSY_ELSEWHERE], 1);
+	ck_assert_uint_eq(r.events[GPD_EVENT_RECOVERED], 1);
+	ck_assert_uint_ge(r.buffer_lost, 1);
+	ck_assert_uint_eq(fake.configs, 2);
+	check_basic_means(&r);
+}
+END_TEST
+
+START_TEST(telemetry_from_nvml)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Telemetry", 100000000, 400000000, &err), 0);
+	r.min_reports = 2;
+	run_loop(&r, 4, 8000);
+	ck_assert(!r.timed_out);
+	ck_assert_double_eq_tol(mean_of(&r, "Power"), 300, 15);
+	ck_assert_double_eq_tol(mean_of(&r, "SmClock"), 1980e6, 1e6);
+	ck_assert_double_eq_tol(mean_of(&r, "Temperature"), 40, 0.5);
+	ck_assert_double_eq_tol(mean_of(&r, "MemoryUsed"), 1073741824.0, 2e7);
+	/* Half the GPM pairs are invalid: the valid ones cover their time. */
+	ck_assert_double_eq_tol(mean_of(&r, "GpmSmUtil"), 50, 15);
+	ck_assert_uint_ge(fake.gpm_gets, 4);
+	ck_assert_uint_eq(fake.nvml_inits, fake.nvml_shutdowns);
+	ck_assert_uint_eq(fake.configs, 0);
+}
+END_TEST
+
+START_TEST(periods_and_counters_refused_in_words)
+{
+	struct run r;
+	struct gpd_error err = { 0 };
+	fake_reset();
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 2000, 20000000, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "10 us to 1 s"), "%s", err.message);
+	finish(&r);
+}
+END_TEST
+
+START_TEST(missing_libraries_said_in_words)
+{
+	struct gpd_nv_libs libs;
+	struct gpd_nv_lib_names names = {
+		.cuda = "libgpd-test-missing-cuda.so.1",
+		.nvml = "libgpd-test-missing-nvml.so.1",
+	};
+	gpd_nv_libs_load(&libs, &names);
+	ck_assert(!libs.have_cupti);
+	ck_assert(!libs.have_nvml);
+	ck_assert_msg(strstr(libs.why_no_cupti, "libgpd-test-missing-cuda.so.1") &&
+		      strstr(libs.why_no_cupti, "install the NVIDIA driver"),
+		      "%s", libs.why_no_cupti);
+	ck_assert_msg(strstr(libs.why_no_nvml, "libgpd-test-missing-nvml.so.1"),
+		      "%s", libs.why_no_nvml);
+
+	/* A library that loads but is not the one: its missing symbol named. */
+	names.cuda = "libm.so.6";
+	gpd_nv_libs_load(&libs, &names);
+	ck_assert_msg(strstr(libs.why_no_cupti, "has no cuInit"), "%s",
+		      libs.why_no_cupti);
+	gpd_nv_libs_unload(&libs);
+
+	names.cuda = "libgpd-test-missing-cuda.so.1";
+	gpd_nv_libs_load(&libs, &names);
+	char why[GPD_NV_LIBS_WHY];
+	ck_assert_uint_eq(gpd_nvidia_count_gpus(&libs, why, sizeof(why)), 0);
+	ck_assert(strstr(why, "libgpd-test-missing-cuda.so.1"));
+
+	/* --device nvidia:0 says so; auto falls back to sim. */
+	const char *spec = "nvidia:0";
+	struct gpd_options o = {
+		.device_specs = &spec, .n_device_specs = 1, .nvidia_libs = &libs,
+	};
+	struct gpd_daemon d;
+	struct gpd_error err = { 0 };
+	ck_assert_int_eq(gpd_daemon_init(&d, uv_default_loop(), &o, &err), -ENOENT);
+	ck_assert_msg(strstr(err.message, "nvidia:0: the NVIDIA driver's "
+				"libgpd-test-missing-cuda.so.1 cannot be loaded"),
+		      "%s", err.message);
+	gpd_daemon_stop(&d);
+	uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+	gpd_daemon_fini(&d);
+
+	struct run r;
+	start(&r, "auto", &libs);
+	ck_assert_uint_eq(r.daemon.n_devices, 1);
+	ck_assert_int_ne(r.daemon.devices[0]->source->kind, GPD_SOURCE_NVIDIA);
+	finish(&r);
+	gpd_nv_libs_unload(&libs);
+}
+END_TEST
+
+START_TEST(auto_adds_nvidia_gpus)
+{
+	struct run r;
+	fake_reset();
+	start(&r, "auto", fake_libs());
+	struct gpd_device *dev = gpd_daemon_find_device(&r.daemon, "nvidia0");
+	ck_assert_ptr_nonnull(dev);
+	ck_assert_int_eq(dev->source->kind, GPD_SOURCE_NVIDIA);
+	finish(&r);
+}
+END_TEST
+
+START_TEST(unknown_counter_and_too_many_passes)
+{
+	static const char xml[] =
+		"<metrics>\n"
+		"<set name=\"x\" chipset=\"GH100\" symbol_name=\"Bogus\" "
+		"hw_config_guid=\"01234567-89ab-cdef-0123-456789abcdef\">\n"
+		"<raw_counter slot=\"PEC 0\" name=\"bogus__counter.sum\"/>\n"
+		"<counter name=\"A\" symbol_name=\"A\" units=\"events\" "
+		"semantic_type=\"event\" data_type=\"uint64\" equation=\"PEC 0 READ\"/>\n"
+		"</set>\n</metrics>\n";
+	char dir[] = "/tmp/gpd-nvidia-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof(path), "%s/oa-gh100.xml", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(xml, f);
+	fclose(f);
+
+	fake_reset();
+	const char *spec = "nvidia:0", *dirs[] = { dir };
+	struct gpd_options o = {
+		.device_specs = &spec, .n_device_specs = 1,
+		.metrics_dirs = dirs, .n_metrics_dirs = 1,
+		.nvidia_libs = fake_libs(),
+	};
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	struct gpd_error err = { 0 };
+	ck_assert_int_eq(gpd_daemon_init(&r.daemon, uv_default_loop(), &o, &err), 0);
+	ck_assert_int_eq(subscribe(&r, "Bogus", 1000000, 20000000, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "cuptiProfilerHostConfigAddMetrics"),
+		      "%s", err.message);
+	finish(&r);
+	remove(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* The real libraries and GPU, only where they are. */
+START_TEST(real_gpu_when_present)
+{
+	struct gpd_nv_libs libs;
+	char why[GPD_NV_LIBS_WHY];
+	gpd_nv_libs_load(&libs, NULL);
+	unsigned n = gpd_nvidia_count_gpus(&libs, why, sizeof(why));
+	if (!n) {
+		printf("real NVIDIA GPU test skipped: %s\n",
+		       why[0] ? why : "no CUDA device");
+		gpd_nv_libs_unload(&libs);
+		return;
+	}
+	struct run r;
+	struct gpd_error err = { 0 };
+	start(&r, "nvidia:0", &libs);
+	int ret = subscribe(&r, "Basic", 1000000, 50000000, &err);
+	if (ret == -EBUSY) {
+		printf("real NVIDIA GPU test skipped: %s\n", err.message);
+		finish(&r);
+	} else {
+		ck_assert_msg(ret == 0, "%s", err.message);
+		run_loop(&r, 4, 5000);
+		ck_assert(!r.timed_out);
+	}
+	gpd_nv_libs_unload(&libs);
+}
+END_TEST
+
+static Suite *nvidia_source_suite(void)
+{
+	Suite *s = suite_create("nvidia_source");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	gpd_log_set_level(GPD_LOG_WARNING);
+	tcase_add_test(tc, windows_from_samples);
+	tcase_add_test(tc, first_sample_dropped);
+	tcase_add_test(tc, overflow_counted_and_restarted);
+	tcase_add_test(tc, gap_counted_as_loss);
+	tcase_add_test(tc, repeated_sample_dropped);
+	tcase_add_test(tc, hardware_busy_refused_as_busy_elsewhere);
+	tcase_add_test(tc, busy_later_then_recovered);
+	tcase_add_test(tc, telemetry_from_nvml);
+	tcase_add_test(tc, periods_and_counters_refused_in_words);
+	tcase_add_test(tc, missing_libraries_said_in_words);
+	tcase_add_test(tc, auto_adds_nvidia_gpus);
+	tcase_add_test(tc, unknown_counter_and_too_many_passes);
+	tcase_add_test(tc, real_gpu_when_present);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(nvidia_source_suite)
