@@ -6,7 +6,7 @@
 import uPlot from 'uplot';
 import { clear, h } from './dom.js';
 import { chartTheme } from './chart_theme.js';
-import { formatValue } from './units.js';
+import { formatValue, isSymbolUnit } from './units.js';
 import { MAX_SPAN_S } from './series_store.js';
 
 const CHART_HEIGHT = 170;
@@ -29,7 +29,9 @@ function timeTicks(u, splits) {
 function valueTicks(unit) {
 	if (unit === '%')
 		return (u, splits) => splits.map((v) => `${Number(v.toFixed(1))} %`);
-	return (u, splits) => splits.map((v) => formatValue(v, unit, 3));
+	// Words do not fit beside the axis; the chart's title names them.
+	const shown = isSymbolUnit(unit) ? unit : '';
+	return (u, splits) => splits.map((v) => formatValue(v, shown, 3));
 }
 
 function spanLabel(s) {
@@ -75,8 +77,8 @@ export class PlotPanel {
 				this.grouping = this.groupPicker.value;
 				this.rebuild();
 			},
-		}, h('option', { value: 'unit' }, 'one chart per unit'),
-		h('option', { value: 'counter' }, 'one chart per counter'));
+		}, h('option', { value: 'unit' }, 'chart per unit'),
+		h('option', { value: 'counter' }, 'chart per counter'));
 		this.clearButton = h('button', {
 			type: 'button', id: 'clear-plots', class: 'quiet',
 			onclick: () => this.clearSelection(),

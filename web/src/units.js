@@ -24,10 +24,14 @@ const UNIT_SCALE = { ns: 1e-9, us: 1e-6, ms: 1e-3, mhz: 1e6, ghz: 1e9 };
 // length, then multiplied by `scale`; `unit` is what follows the number.
 export function counterDisplay(counter) {
 	const units = (counter.units || '').toLowerCase();
-	const summed = counter.type === CounterType.COUNTER_TYPE_EVENT ||
-		counter.type === CounterType.COUNTER_TYPE_THROUGHPUT;
+	// Counts summed over the window; ratios (instructions per cycle)
+	// are event-typed too, but say so in their semantic type.
+	const summed = (counter.type === CounterType.COUNTER_TYPE_EVENT ||
+		counter.type === CounterType.COUNTER_TYPE_THROUGHPUT) &&
+		counter.semanticType !== 'ratio';
 	const perSecond = summed && !INTENSIVE_UNITS.has(units);
-	const symbol = UNIT_SYMBOLS[units] ?? units;
+	// "number" is the XML's word for no unit at all.
+	const symbol = units === 'number' ? '' : UNIT_SYMBOLS[units] ?? units;
 	return {
 		perSecond,
 		scale: UNIT_SCALE[units] ?? 1,
@@ -49,6 +53,11 @@ function trimmed(value, digits) {
 // Symbols take their prefix directly (ms, MB/s); words get a space
 // (1.2 G cycles/s), and never a fractional prefix.
 const SYMBOL_UNITS = new Set(['s', 'Hz', 'B', 'B/s', '/s', '']);
+
+// Whether a unit is a symbol (short enough for axis labels).
+export function isSymbolUnit(unit) {
+	return SYMBOL_UNITS.has(unit);
+}
 
 // "1.34 ms", "53.4 MB/s", "55.9 %", "1.21 G cycles/s".
 export function formatValue(value, unit, digits = 3) {

@@ -1,0 +1,351 @@
+// The browser UI in chromium against gpuperfd --device sim: it loads
+// without console errors, streams what a picked metric set measures,
+// plots clicked counters, follows another client's reconfiguration, locks
+// a viewer's controls, records a file i915-perf-reader accepts, exports
+// CSV, asks for a token where one is needed, works over TLS, narrow and
+// dark, and keeps its per-frame work under 16 ms at 100 frames/s with 20
+// plotted counters. Screenshots go to $GPM_BUILD_DIR/browser/.
+//
+// Prints "checks: N passed, F failed".
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+	CHROMIUM, Checks, launchBrowser, outputDir, startDaemon, watchConsole,
+} from './harness.mjs';
+
+const WEB_ROOT = new URL('../../web/www/', import.meta.url).pathname;
+const SHARED = process.env.GPM_SHARED_DIR ?? '../shared';
+const I915_METRICS = join(SHARED, 'intel-metrics', 'i915');
+const READER = '/usr/bin/i915-perf-reader';
+const FRAME_BUDGET_MS = 16;
+
+const checks = new Checks();
+const out = outputDir();
+const tmp = mkdtempSync(join(tmpdir(), 'gpuperf-browser-'));
+const consoleErrors = [];
+const daemons = [];
+let browser = null;
+
+function note(text) {
+	console.log(`note: ${text}`);
+}
+
+async function openPage(context, url, label) {
+	const page = await context.newPage();
+	watchConsole(page, label, consoleErrors);
+	await page.goto(url);
+	return page;
+}
+
+function connected(page, timeout = 8000) {
+	return page.waitForSelector('#connection[data-state="open"]', { timeout });
+}
+
+// Waits until the page streams frames of `set` (a symbol) on its device.
+function streaming(page, set, frames = 5) {
+	return page.waitForFunction(([s, n]) => {
+		const ui = window.gpuperfUi;
+		return ui.stream.metricSet?.symbol === s && ui.store.length >= n;
+	}, [set, frames], { timeout: 8000 });
+}
+
+function valuesText(page) {
+	return page.$$eval('#counter-list .counter .value', (els) => els.map((e) => e.textContent).join('|'));
+}
+
+async function loadAndStream(page) {
+	checks.check(await page.title() === 'gpuperf', 'the page has its title');
+	await connected(page);
+	checks.check(true, 'the page connects to gpuperfd');
+	await streaming(page, 'RenderBasic');
+	checks.check(await page.isVisible('#banner[data-kind="sim"]'),
+		'a banner says the device is simulated');
+	const eus = await page.$$eval('#device-panel svg.topology rect.eu:not(.off)', (r) => r.length);
+	checks.check(eus === 96, 'the topology picture shows the 96 EUs of sim0', `${eus} lit`);
+	checks.check(consoleErrors.length === 0, 'the page loads with no console errors',
+		consoleErrors.join('\n  | '));
+}
+
+async function pickMetricSet(page) {
+	await page.click('[data-set="ComputeBasic"]');
+	await streaming(page, 'ComputeBasic', 3);
+	checks.check(await page.isVisible('.set.selected[data-set="ComputeBasic"]'),
+		'the picked metric set is marked as the one streaming');
+	const symbols = await page.$$eval('#counter-list .counter', (els) => els.map((e) => e.dataset.symbol));
+	const expected = await page.evaluate(() => window.gpuperfUi.stream.device.metricSets
+		.find((s) => s.symbol === 'ComputeBasic').counters.map((c) => c.symbol));
+	checks.check(symbols.sort().join() === expected.sort().join(),
+		'the counter list shows the set\'s counters',
+		`${symbols.length} listed, ${expected.length} in the set`);
+	await page.waitForFunction(() => [...document.querySelectorAll('#counter-list .counter .value')]
+		.every((e) => e.textContent !== '–'), null, { timeout: 3000 });
+	const before = await valuesText(page);
+	await page.waitForTimeout(600);
+	checks.check(before !== await valuesText(page), 'the counter values keep updating');
+	const search = await page.$$eval('#set-list [data-set]', async (els) => els.length);
+	await page.fill('#set-search', 'sampler busy');
+	const matched = await page.$$eval('#set-list [data-set]', (els) => els.map((e) => e.dataset.set));
+	await page.fill('#set-search', '');
+	checks.check(matched.length > 0 && matched.length < search,
+		'searching for a counter narrows the metric sets', matched.join());
+}
+
+async function plotCounter(page) {
+	const symbol = await page.$eval('#counter-list .counter:nth-child(3)', (e) => e.dataset.symbol);
+	await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
+	const chart = await page.waitForSelector(`.chart[data-counters~="${symbol}"] canvas`,
+		{ timeout: 3000 }).catch(() => null);
+	checks.check(!!chart, 'clicking a counter adds its chart');
+	checks.check(await page.$eval(`#counter-list .counter[data-symbol="${symbol}"]`,
+		(e) => e.classList.contains('plotted')), 'the plotted counter is marked in the list');
+	const points = () => page.evaluate((s) => {
+		const chart = window.gpuperfUi.plots.charts.find((c) => c.element.dataset.counters === s);
+		const [x, y] = chart.u.data;
+		const [i0, i1] = chart.u.series[0].idxs ?? [0, x.length - 1];
+		return y.slice(i0, i1 + 1).filter((v) => v != null).length;
+	}, symbol);
+	const first = await points();
+	await page.waitForTimeout(700);
+	const second = await points();
+	checks.check(second > first && first > 0, 'the plot grows as frames arrive', `${first} then ${second} points`);
+	return symbol;
+}
+
+async function pauseAndResume(page) {
+	await page.click('#live-toggle');
+	const range = () => page.evaluate(() => {
+		const u = window.gpuperfUi.plots.charts[0].u;
+		return [u.scales.x.min, u.scales.x.max];
+	});
+	const held = await range();
+	await page.waitForTimeout(400);
+	const later = await range();
+	checks.check(held[1] === later[1], 'a paused chart holds its time span');
+	const box = await (await page.$('.chart[data-counters] .u-over')).boundingBox();
+	await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+	await page.mouse.wheel(0, -200);
+	await page.waitForTimeout(100);
+	const zoomed = await range();
+	checks.check(zoomed[1] - zoomed[0] < held[1] - held[0], 'the wheel zooms in');
+	await page.keyboard.down('Shift');
+	await page.mouse.wheel(0, -200);
+	await page.keyboard.up('Shift');
+	await page.waitForTimeout(100);
+	const panned = await range();
+	checks.check(panned[0] < zoomed[0], 'shift+wheel pans back in time');
+	await page.click('#live-toggle');
+	await page.waitForTimeout(300);
+	const live = await range();
+	checks.check(live[1] > held[1], 'resuming follows live data again');
+}
+
+async function exportCsv(page) {
+	const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+	const path = join(out, 'visible.csv');
+	await download.saveAs(path);
+	const lines = readFileSync(path, 'utf8').trim().split('\n');
+	checks.check(lines[0].startsWith('time,reports,') && lines.length > 10,
+		'Export CSV saves the shown span', `${lines.length} lines, header ${lines[0]}`);
+}
+
+async function secondClient(context, url, page) {
+	const other = await openPage(context, url, 'second client');
+	await connected(other);
+	await other.click('[data-set="MemoryL3"]');
+	const seen = await page.waitForFunction(() =>
+		window.gpuperfUi.stream.metricSet?.symbol === 'MemoryL3', null, { timeout: 5000 })
+		.then(() => true, () => false);
+	checks.check(seen, 'a metric set switched by a second client is reflected');
+	checks.check(await page.isVisible('.set.selected[data-set="MemoryL3"]'),
+		'the picker shows the set the other client chose');
+	const notice = await page.textContent('#notices');
+	checks.check(notice.includes('Another client reconfigured'),
+		'a notice says another client changed the configuration', notice);
+	await other.close();
+}
+
+async function recordOnTigerLake(page) {
+	if (!existsSync(READER) || !existsSync(I915_METRICS)) {
+		note(`${READER} or ${I915_METRICS} is absent; the recording is not checked`);
+		return;
+	}
+	await page.selectOption('#device-picker', 'sim1');
+	await page.waitForFunction(() => window.gpuperfUi.stream.device?.name === 'sim1' &&
+		window.gpuperfUi.store.length > 2, null, { timeout: 8000 });
+	await page.click('#record-toggle');
+	await page.waitForFunction(() => /recorded/.test(document.querySelector('#record-status').textContent),
+		null, { timeout: 5000 });
+	await page.waitForTimeout(800);
+	const [download] = await Promise.all([page.waitForEvent('download'), page.click('#record-toggle')]);
+	const path = join(out, 'recording.i915perf');
+	await download.saveAs(path);
+	checks.check(download.suggestedFilename().endsWith('.i915perf'),
+		'the recording downloads as an .i915perf file', download.suggestedFilename());
+	const reader = spawnSync(READER, [path], { encoding: 'utf8' });
+	checks.check(reader.status === 0 && /^Reports: [1-9]/m.test(reader.stdout),
+		'i915-perf-reader accepts the downloaded recording',
+		`${reader.status} ${(reader.stdout + reader.stderr).slice(0, 300)}`);
+	await page.selectOption('#device-picker', 'sim0');
+	await page.waitForFunction(() => window.gpuperfUi.stream.device?.name === 'sim0', null,
+		{ timeout: 5000 });
+}
+
+async function smoothAt100Fps(page) {
+	await page.click('[data-set="RenderBasic"]');
+	await streaming(page, 'RenderBasic', 1);
+	await page.selectOption('#window-picker', String(10e6));
+	await page.waitForFunction(() => window.gpuperfUi.stream.windowNs === 10e6 &&
+		window.gpuperfUi.store.length > 20, null, { timeout: 5000 });
+	await page.click('#clear-plots');
+	const symbols = await page.$$eval('#counter-list .counter', (els) => els.slice(0, 20).map((e) => e.dataset.symbol));
+	for (const symbol of symbols)
+		await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
+	const plotted = await page.evaluate(() => window.gpuperfUi.plots.selected.size);
+	checks.check(plotted === 20, '20 counters are plotted', `${plotted}`);
+	await page.waitForTimeout(500);
+	await page.evaluate(() => window.gpuperfUi.meter.reset());
+	const framesBefore = await page.evaluate(() => window.gpuperfUi.store.length);
+	await page.waitForTimeout(3000);
+	const { median, p95, samples, frames } = await page.evaluate((before) => ({
+		median: window.gpuperfUi.meter.median(),
+		p95: window.gpuperfUi.meter.percentile(0.95),
+		samples: window.gpuperfUi.meter.samples.length,
+		frames: window.gpuperfUi.store.length - before,
+	}), framesBefore);
+	console.log(`page work per animation frame at ${Math.round(frames / 3)} frames/s with ` +
+		`20 plots: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples} frames`);
+	checks.check(frames >= 240, 'frames arrive at 100 a second', `${frames} in 3 s`);
+	checks.check(samples >= 60, 'the page draws on animation frames', `${samples} measured`);
+	checks.check(median <= FRAME_BUDGET_MS, `the median work per animation frame is under ${FRAME_BUDGET_MS} ms`,
+		`${median.toFixed(2)} ms`);
+	await page.screenshot({ path: join(out, 'ui-100fps-20-plots.png'), fullPage: true });
+}
+
+async function viewer(browserContext, url) {
+	const page = await openPage(browserContext, `${url}?token=viewtok`, 'viewer');
+	await connected(page);
+	await page.waitForFunction(() => window.gpuperfUi.store.length > 2, null, { timeout: 5000 });
+	checks.check(await page.textContent('#role') === 'viewer', 'a viewer token connects as a viewer');
+	checks.check(await page.isVisible('#role-note'), 'the viewer is told why it cannot reconfigure',
+		await page.textContent('#role-note'));
+	checks.check(await page.isDisabled('#period-picker'), 'the viewer\'s period picker is disabled');
+	const enabledSets = await page.$$eval('#set-list button.set:not(.selected)', (els) => els.filter((e) => !e.disabled).length);
+	checks.check(enabledSets === 0, 'the viewer\'s metric set choices are disabled');
+	checks.check(!await page.isDisabled('#window-picker'), 'the viewer may still pick its window');
+	await page.screenshot({ path: join(out, 'ui-viewer.png'), fullPage: true });
+	await page.close();
+}
+
+async function tokenPrompt(context, url) {
+	const page = await openPage(context, url, 'token prompt');
+	const asked = await page.waitForSelector('#token-dialog[open]', { timeout: 5000 }).then(() => true, () => false);
+	checks.check(asked, 'an address that needs a token prompts for one');
+	if (asked) {
+		await page.fill('#token-input', 'ctltok');
+		await page.press('#token-input', 'Enter');
+		await connected(page);
+		checks.check(await page.textContent('#role') === 'controller',
+			'the token entered connects with its role');
+	}
+	await page.close();
+}
+
+async function darkAndNarrow(context, url) {
+	const page = await openPage(context, url, 'dark narrow');
+	await connected(page);
+	await page.waitForFunction(() => window.gpuperfUi.store.length > 5, null, { timeout: 5000 });
+	await page.click('#counter-list .counter:nth-child(1)');
+	await page.waitForTimeout(1200);
+	const { overflow, background } = await page.evaluate(() => ({
+		overflow: document.documentElement.scrollWidth - window.innerWidth,
+		background: getComputedStyle(document.body).backgroundColor,
+	}));
+	checks.check(overflow <= 0, 'a narrow window needs no horizontal scrolling', `${overflow} px too wide`);
+	checks.check(background === 'rgb(13, 17, 23)', 'a dark colour scheme gets the dark theme', background);
+	await page.screenshot({ path: join(out, 'ui-dark-narrow.png'), fullPage: true });
+	await page.close();
+}
+
+async function overTls(context) {
+	execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
+		'-nodes', '-keyout', join(tmp, 'key.pem'), '-out', join(tmp, 'cert.pem'), '-days', '2',
+		'-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+	{ stdio: 'ignore' });
+	const tls = await startDaemon('tls', ['--device', 'sim', '--linger', '0',
+		'--listen', '127.0.0.1:0', '--web-root', WEB_ROOT,
+		'--tls-cert', join(tmp, 'cert.pem'), '--tls-key', join(tmp, 'key.pem')], out);
+	daemons.push(tls);
+	const page = await openPage(context, tls.urls['127.0.0.1'], 'tls');
+	await connected(page);
+	const streams = await page.waitForFunction(() => window.gpuperfUi.store.length > 2, null,
+		{ timeout: 5000 }).then(() => true, () => false);
+	checks.check(streams, 'the page streams over TLS', tls.urls['127.0.0.1']);
+	await page.close();
+}
+
+async function main() {
+	if (!existsSync(join(WEB_ROOT, 'app.js'))) {
+		checks.check(false, 'the web UI is built', `${WEB_ROOT}app.js is missing: run make (needs npm)`);
+		return;
+	}
+	if (!checks.check(existsSync(CHROMIUM), 'chromium is installed', `${CHROMIUM}: run make deps`))
+		return;
+	const tokens = join(tmp, 'tokens');
+	writeFileSync(tokens, 'viewtok viewer\nctltok controller\n');
+	chmodSync(tokens, 0o600);
+	const tigerLake = existsSync(I915_METRICS) ?
+		['--device', 'sim:tglgt2', '--metrics-dir', I915_METRICS] : [];
+	const daemon = await startDaemon('ui', ['--device', 'sim', ...tigerLake, '--linger', '0',
+		'--listen', '127.0.0.1:0', '--listen', '0.0.0.0:0', '--token-file', tokens,
+		'--web-root', WEB_ROOT], out);
+	daemons.push(daemon);
+	const local = daemon.urls['127.0.0.1'];
+	const remotePort = new URL(daemon.urls['0.0.0.0']).port;
+
+	browser = await launchBrowser();
+	const light = await browser.newContext({ viewport: { width: 1440, height: 1000 },
+		colorScheme: 'light', acceptDownloads: true });
+	const page = await openPage(light, local, 'main');
+	await checks.step('the page loads and streams', () => loadAndStream(page));
+	await checks.step('picking a metric set', () => pickMetricSet(page));
+	await checks.step('plotting a counter', () => plotCounter(page));
+	await checks.step('more plots for the screenshot', async () => {
+		for (const symbol of ['EuActive', 'EuStall', 'GpuBusy'])
+			if (await page.$(`#counter-list .counter[data-symbol="${symbol}"]:not(.plotted)`))
+				await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
+		await page.waitForTimeout(1500);
+		await page.screenshot({ path: join(out, 'ui-light.png') });
+	});
+	await checks.step('pause, zoom, pan', () => pauseAndResume(page));
+	await checks.step('export CSV', () => exportCsv(page));
+	await checks.step('a second client', () => secondClient(light, local, page));
+	await checks.step('recording', () => recordOnTigerLake(page));
+	await checks.step('100 frames/s with 20 plots', () => smoothAt100Fps(page));
+	await page.close();
+
+	await checks.step('the viewer role', () => viewer(light, local));
+	await checks.step('the token prompt', () => tokenPrompt(light, `http://127.0.0.1:${remotePort}/`));
+	const dark = await browser.newContext({ viewport: { width: 420, height: 900 }, colorScheme: 'dark' });
+	await checks.step('dark and narrow', () => darkAndNarrow(dark, local));
+	const secure = await browser.newContext({ ignoreHTTPSErrors: true });
+	await checks.step('TLS', () => overTls(secure));
+	checks.check(consoleErrors.length === 0, 'no page logged a console error',
+		consoleErrors.join('\n  | '));
+}
+
+try {
+	await main();
+} catch (error) {
+	checks.check(false, 'the browser tests ran to the end', error.stack);
+} finally {
+	await browser?.close();
+	for (const daemon of daemons) {
+		const status = await daemon.stop();
+		checks.check(status === 0, 'gpuperfd exits cleanly after the browser tests',
+			`status ${status}, see ${daemon.log}`);
+	}
+	rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(checks.summary());
