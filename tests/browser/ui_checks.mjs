@@ -315,8 +315,11 @@ async function main() {
 		for (const symbol of ['EuActive', 'EuStall', 'GpuBusy'])
 			if (await page.$(`#counter-list .counter[data-symbol="${symbol}"]:not(.plotted)`))
 				await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
-		await page.waitForTimeout(1500);
+		// A span the data so far fills, as a person would look at it.
+		await page.selectOption('#span-picker', '5');
+		await page.waitForTimeout(2000);
 		await page.screenshot({ path: join(out, 'ui-light.png') });
+		await page.selectOption('#span-picker', '30');
 	});
 	await checks.step('pause, zoom, pan', () => pauseAndResume(page));
 	await checks.step('export CSV', () => exportCsv(page));

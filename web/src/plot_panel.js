@@ -21,9 +21,13 @@ function unitTitle(unit) {
 	return UNIT_TITLES[unit] ?? (unit ? unit[0].toUpperCase() + unit.slice(1) : 'Value');
 }
 
-// Wall-clock tick labels, 21:57:25, without the date uPlot adds.
-function timeTicks(u, splits) {
-	return splits.map((t) => new Date(t * 1000).toLocaleTimeString([], { hour12: false }));
+// Wall-clock tick labels, 21:57:25 (21:57:25.5 when ticks are closer than
+// a second), without the date uPlot adds.
+function timeTicks(u, splits, axis, space, increment) {
+	return splits.map((t) => {
+		const time = new Date(t * 1000).toLocaleTimeString([], { hour12: false });
+		return increment < 1 ? `${time}.${Math.floor((t % 1) * 10 + 1e-6)}` : time;
+	});
 }
 
 function valueTicks(unit) {
@@ -163,7 +167,7 @@ export class PlotPanel {
 		return {
 			width: Math.max(this.chartBox.clientWidth, 200),
 			height,
-			axes: [{ ...axis, values: timeTicks }, { ...axis, size: 72 }],
+			axes: [{ ...axis, values: timeTicks, space: 90 }, { ...axis, size: 72 }],
 			cursor: {
 				sync: { key: 'gpuperf' },
 				drag: { x: true, y: false, setScale: false },
