@@ -312,6 +312,9 @@ static int open_vhost(struct gpd_server *s, struct gpd_listener *l,
 		if (!strchr(l->host, ':'))
 			info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 		if (l->tls) {
+			/* lws reads this vhost-level flag to enable TLS on
+			 * the vhost, not only on the context. */
+			info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
 			info.ssl_cert_filepath = o->tls_cert;
 			info.ssl_private_key_filepath = o->tls_key;
 			/* Chromium opens its WebSockets over h2 (RFC 8441) when

@@ -22,6 +22,7 @@ struct ws_pss {
 	size_t rx_len, rx_cap;
 	bool rx_text;
 	bool rx_refused;                /* the rest of this message is ignored */
+	bool close_sent;
 };
 
 size_t gpd_ws_pss_size(void)
@@ -162,11 +163,38 @@ static void receive(struct lws *wsi, struct ws_pss *pss, const void *in,
 	}
 }
 
+/* lws 4.1 keeps its LWS_WRITE_CLOSE (4) out of the public enum, and on a
+ * libuv loop a callback returning -1 after lws_close_reason drops the
+ * connection before the close frame is out (a debug-build self test of
+ * the library closes twice). So the close frame goes out as a write of
+ * its own, and the peer's answer, or 2 s, end the connection. */
+#define LWS_WRITE_CLOSE_FRAME ((enum lws_write_protocol)4)
+
+static int close_with(struct lws *wsi, struct ws_pss *pss,
+		      enum gpd_close_code code)
+{
+	static const char reason[] = "see the Error message";
+	unsigned char buf[LWS_PRE + 2 + sizeof(reason)];
+	unsigned char *p = buf + LWS_PRE;
+	pss->close_sent = true;
+	p[0] = (unsigned char)(code >> 8);
+	p[1] = (unsigned char)code;
+	memcpy(p + 2, reason, sizeof(reason) - 1);
+	if (lws_write(wsi, p, 2 + sizeof(reason) - 1, LWS_WRITE_CLOSE_FRAME) < 0)
+		return -1;
+	lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 2);
+	return 0;
+}
+
 static int writeable(struct lws *wsi, struct ws_pss *pss)
 {
 	struct gpd_session *s = pss->session;
 	if (!s)
 		return -1;
+	if (pss->close_sent)
+		return 0;
+	if (gpd_session_done(s))
+		return close_with(wsi, pss, s->close_code);
 	struct gpd_message *m = gpd_session_pop(s);
 	if (m) {
 		int n = lws_write(wsi, m->data, m->len, LWS_WRITE_BINARY);
@@ -174,13 +202,7 @@ static int writeable(struct lws *wsi, struct ws_pss *pss)
 		if (n < 0)
 			return -1;
 	}
-	if (gpd_session_done(s)) {
-		static const char reason[] = "see the Error message";
-		lws_close_reason(wsi, (enum lws_close_status)s->close_code,
-				 (unsigned char *)reason, sizeof(reason) - 1);
-		return -1;
-	}
-	if (!gpd_send_queue_empty(&s->queue))
+	if (s->closing || !gpd_send_queue_empty(&s->queue))
 		lws_callback_on_writable(wsi);
 	return 0;
 }
