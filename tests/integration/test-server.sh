@@ -1,0 +1,147 @@
+#!/bin/sh
+# The network server end to end: gpuperfd on sim, driven by real WebSocket
+# clients (server-checks), /metrics through promtool, a recording through
+# IGT's i915-perf-reader, TLS with a certificate made here, and a clean
+# shutdown (under ASan, one without leaks).
+#
+# Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
+# ../shared). Prints "checks: N passed, F failed".
+build=${GPM_BUILD_DIR:-build}
+shared=${GPM_SHARED_DIR:-../shared}
+gpuperfd="$build/gpuperfd"
+checks="$build/tests/server-checks"
+reader=/usr/bin/i915-perf-reader
+passed=0
+failed=0
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	passed=$((passed + 1))
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+# start NAME ARGS...: runs gpuperfd in the background, logging to
+# $tmp/NAME.log, and waits for it to say it is ready.
+start() {
+	name=$1
+	shift
+	"$gpuperfd" "$@" 2>"$tmp/$name.log" &
+	pid=$!
+	pids="$pids $pid"
+	eval "${name}_pid=$pid"
+	i=0
+	while ! grep -q "ready with" "$tmp/$name.log" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 "$pid" 2>/dev/null; then
+			fail "gpuperfd $* did not start"
+			sed 's/^/  | /' "$tmp/$name.log"
+			return 1
+		fi
+		sleep 0.1
+	done
+	ok
+}
+
+# port NAME HOST: the port gpuperfd NAME listens on at HOST.
+port() {
+	sed -n "s|.*listening on https\{0,1\}://$2:\([0-9]*\)/.*|\1|p" "$tmp/$1.log" | head -1
+}
+
+# stop NAME: SIGTERM, then the exit status must be 0.
+stop() {
+	eval "pid=\$${1}_pid"
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	if [ "$status" = 0 ]; then
+		ok
+	else
+		fail "gpuperfd $1 exited $status after SIGTERM"
+		tail -20 "$tmp/$1.log" | sed 's/^/  | /'
+	fi
+}
+
+# run_checks ARGS...: server-checks, its counts added to ours.
+run_checks() {
+	"$checks" "$@" >"$tmp/checks.out" 2>&1
+	cat "$tmp/checks.out"
+	line=$(sed -n 's/^server-checks [a-z]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/checks.out")
+	if [ -z "$line" ]; then
+		fail "server-checks $1 ended without its counts"
+		return
+	fi
+	set -- $line
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+}
+
+printf 'viewtok viewer\nctltok controller\n' >"$tmp/tokens"
+chmod 600 "$tmp/tokens"
+
+# A non-loopback address without tokens is refused at start.
+if "$gpuperfd" --listen 0.0.0.0:0 2>"$tmp/refused.log"; then
+	fail "--listen 0.0.0.0 without --token-file was accepted"
+elif grep -q "token-file" "$tmp/refused.log"; then
+	ok
+else
+	fail "--listen 0.0.0.0 refused without saying why"
+fi
+
+if start plain --device sim --linger 0 --listen 127.0.0.1:0 --listen 0.0.0.0:0 \
+	--token-file "$tmp/tokens" --unix "$tmp/gpuperfd.sock" \
+	--queue-frames 16 --metrics-window 200; then
+	local_port=$(port plain 127.0.0.1)
+	remote_port=$(port plain 0.0.0.0)
+	run_checks plain "ws://127.0.0.1:$local_port" "ws://127.0.0.1:$remote_port" \
+		"unix:$tmp/gpuperfd.sock" "127.0.0.1:$local_port" "$tmp/metrics.txt"
+	if command -v promtool >/dev/null; then
+		if promtool check metrics <"$tmp/metrics.txt" >"$tmp/promtool.out" 2>&1; then
+			ok
+		else
+			fail "promtool check metrics"
+			sed 's/^/  | /' "$tmp/promtool.out" | head -20
+		fi
+	else
+		echo "note: promtool is absent (Debian package prometheus); /metrics not linted"
+	fi
+	stop plain
+fi
+
+if command -v openssl >/dev/null && [ -d "$shared/intel-metrics/i915" ]; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=localhost \
+		-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" >/dev/null 2>&1
+	if start tls --device sim:tglgt2 --metrics-dir "$shared/intel-metrics/i915" \
+		--linger 0 --listen 127.0.0.1:0 --tls-cert "$tmp/cert.pem" \
+		--tls-key "$tmp/key.pem"; then
+		tls_port=$(port tls 127.0.0.1)
+		run_checks tls "wss://127.0.0.1:$tls_port" "$tmp/cert.pem" "$tmp/recording.i915perf"
+		if [ -x "$reader" ]; then
+			if "$reader" "$tmp/recording.i915perf" >"$tmp/reader.out" 2>&1 &&
+			   grep -q "^Reports: [1-9]" "$tmp/reader.out"; then
+				ok
+			else
+				fail "i915-perf-reader refused the recording"
+				sed 's/^/  | /' "$tmp/reader.out" | head -20
+			fi
+		else
+			echo "note: $reader is absent (Debian package intel-gpu-tools); recording not cross-checked"
+		fi
+		stop tls
+	fi
+else
+	echo "note: openssl or $shared/intel-metrics is absent; TLS and recording skipped"
+fi
+
+echo "checks: $passed passed, $failed failed"
+[ "$failed" = 0 ]
