@@ -166,7 +166,43 @@ async function secondClient(context, url, page) {
 	await other.close();
 }
 
+// Sampling every 417 ns overflows the simulated OA buffer: the losses must
+// show in the top bar and on the timeline.
+async function lossShown(page) {
+	const normal = await page.evaluate(() => window.gpuperfUi.stream.periodNs);
+	await page.selectOption('#period-picker', '417');
+	const lost = await page.waitForFunction(() => window.gpuperfUi.store.totals.bufferLost > 0,
+		null, { timeout: 8000 }).then(() => true, () => false);
+	await page.waitForTimeout(300);
+	checks.check(lost, 'an overflowing OA buffer is counted');
+	checks.check(await page.isVisible('#loss-counts .alert'), 'the top bar shows the loss');
+	const marked = await page.evaluate(() => window.gpuperfUi.plots.timeline.u.data[2].some((v) => v > 0));
+	checks.check(marked, 'the timeline marks the windows that lost data');
+	await page.selectOption('#period-picker', String(normal));
+	await page.waitForFunction((ns) => window.gpuperfUi.stream.periodNs === ns, normal, { timeout: 5000 });
+}
+
+// The recording made by recordOnTigerLake, replayed by a daemon of its own.
+async function replay(context, recording) {
+	if (!existsSync(recording))
+		return;
+	const daemon = await startDaemon('replay', ['--device', `replay:${recording}`,
+		'--metrics-dir', I915_METRICS, '--linger', '0', '--listen', '127.0.0.1:0',
+		'--web-root', WEB_ROOT], out);
+	daemons.push(daemon);
+	const page = await openPage(context, daemon.urls['127.0.0.1'], 'replay');
+	await connected(page);
+	checks.check(await page.isVisible('#banner[data-kind="replay"]'), 'a banner says the device replays a recording');
+	checks.check(await page.isDisabled('#period-picker'), 'a replay\'s period cannot be changed');
+	const ended = await page.waitForSelector('#notices .notice[data-key="unit-replay0"]',
+		{ timeout: 10000 }).then(() => true, () => false);
+	checks.check(ended, 'the end of the replay is shown as it happens');
+	await page.screenshot({ path: join(out, 'ui-replay.png') });
+	await page.close();
+}
+
 async function recordOnTigerLake(page) {
+	rmSync(join(out, 'recording.i915perf'), { force: true });
 	if (!existsSync(READER) || !existsSync(I915_METRICS)) {
 		note(`${READER} or ${I915_METRICS} is absent; the recording is not checked`);
 		return;
@@ -324,7 +360,9 @@ async function main() {
 	await checks.step('pause, zoom, pan', () => pauseAndResume(page));
 	await checks.step('export CSV', () => exportCsv(page));
 	await checks.step('a second client', () => secondClient(light, local, page));
+	await checks.step('loss', () => lossShown(page));
 	await checks.step('recording', () => recordOnTigerLake(page));
+	await checks.step('replay', () => replay(light, join(out, 'recording.i915perf')));
 	await checks.step('100 frames/s with 20 plots', () => smoothAt100Fps(page));
 	await page.close();
 

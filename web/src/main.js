@@ -97,31 +97,28 @@ function exportCsv() {
 	notices.add('info', `Exported ${rows} windows of ${indexes.length} counters as CSV.`);
 }
 
+// The server's message says what happened and what to do; these stand in
+// when it sends none.
+const EVENT_TEXT = {
+	[StreamEvent.Kind.BUSY_ELSEWHERE]: ['warning', 'the OA unit is busy in another process'],
+	[StreamEvent.Kind.DEVICE_LOST]: ['error', 'the device was lost'],
+	[StreamEvent.Kind.RECOVERED]: ['info', 'the device streams again'],
+	[StreamEvent.Kind.ENDED]: ['info', 'the replay reached its end'],
+	[StreamEvent.Kind.RESTARTED]: ['info', 'the replay started over'],
+};
+
+// Conditions that last (busy, lost, ended) stay shown until the device
+// streams again.
+const LASTING = new Set([StreamEvent.Kind.BUSY_ELSEWHERE, StreamEvent.Kind.DEVICE_LOST,
+	StreamEvent.Kind.ENDED]);
+
 function streamEvent(event) {
-	const device = event.device;
-	const text = event.message ? `: ${event.message}` : '';
-	switch (event.kind) {
-	case StreamEvent.Kind.BUSY_ELSEWHERE:
-		notices.add('warning', `The OA unit of ${device} is busy in another process${text}`,
-			`unit-${device}`);
-		break;
-	case StreamEvent.Kind.DEVICE_LOST:
-		notices.add('error', `Device ${device} was lost${text}`, `unit-${device}`);
-		break;
-	case StreamEvent.Kind.RECOVERED:
-		notices.end(`unit-${device}`);
-		notices.add('info', `Device ${device} streams again${text}`);
-		break;
-	case StreamEvent.Kind.ENDED:
-		notices.add('info', `The replay on ${device} reached its end${text}`, `unit-${device}`);
-		break;
-	case StreamEvent.Kind.RESTARTED:
-		notices.end(`unit-${device}`);
-		notices.add('info', `The replay on ${device} started over${text}`);
-		break;
-	default:
-		notices.add('info', `${device}${text}`);
-	}
+	const [level, fallback] = EVENT_TEXT[event.kind] ?? ['info', 'the stream changed'];
+	const key = `unit-${event.device}`;
+	if (!LASTING.has(event.kind))
+		notices.end(key);
+	notices.add(level, `${event.device}: ${event.message || fallback}`,
+		LASTING.has(event.kind) ? key : null);
 }
 
 connection.on('state', (state, detail) => {
