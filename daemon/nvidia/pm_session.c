@@ -1,16 +1,17 @@
 /*
  * A CUPTI PM sampling session (see pm_session.h).
  *
- * Sizes follow what was measured on an H200: a decode costs the host at
- * least about 1 ms however few samples it brings, resetting the counter
- * data image 0.16-0.36 ms per MB, and the hardware stream takes from
- * 6.5 KB per sample (5 light counters) to far more for per-SM counters
- * under load. So decodes come every 500 samples (5 ms at the fastest,
- * 100 ms at the slowest) and the image, reset after each decode that
- * brought samples, holds two and a half decodes' worth: a late decode
- * does not fill it (a full image loses samples at its reset). The
- * hardware buffer holds half a second of heavy samples against a stalled
- * thread: its overflow ends the session.
+ * The schedule is what worked on an H200 (docs/nvidia-pm-sampling.md and
+ * tests/device/nvidia_probe.c runs): a decode every 80 samples, at most
+ * every 5 ms and at least every 100 ms; an image of two and a half
+ * decodes' worth, reset after every decode that brought samples; and a
+ * small hardware buffer, four decodes' worth of heavy samples. What must
+ * never happen is a full image: CUPTI then loses samples and hands out
+ * others twice and out of order, each decode falls further behind, and
+ * delivery collapsed to 45% at 16 kHz. Large hardware buffers (64 MB and
+ * up) made that happen: they cost the host far more CPU per decode. A
+ * sample still half decoded at a reset is not lost: the next decode brings
+ * it whole. An overflow of the hardware buffer ends the session.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,21 +21,21 @@
 
 #include "daemon/nvidia/pm_session.h"
 
-#define SAMPLES_PER_DECODE 500
+#define SAMPLES_PER_DECODE 80
 #define MIN_DECODE_PERIOD_NS 5000000ull
 #define MAX_DECODE_PERIOD_NS 100000000ull
 #define IMAGE_HALF_PERIODS 5
 #define IMAGE_SLACK 16
-#define HW_BYTES_PER_SAMPLE (48u << 10)
-#define HW_BUFFER_NS 500000000ull
-#define HW_BUFFER_MIN (32ull << 20)
-#define HW_BUFFER_MAX (256ull << 20)
+#define HW_PERIODS 4
+#define HW_BYTES_PER_SAMPLE (24u << 10)
+#define HW_BUFFER_MIN (4ull << 20)
+#define HW_BUFFER_MAX (32ull << 20)
 /* A decode that keeps finding a full image is fed faster than it drains;
  * give the rest to the next call rather than loop here. */
 #define MAX_DRAIN_ROUNDS 8
 
-void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
-			uint32_t *max_samples, size_t *hardware_buffer_size)
+void gpd_nv_pm_schedule_for(uint64_t interval_ns,
+			    struct gpd_nv_pm_schedule *schedule)
 {
 	if (!interval_ns)
 		interval_ns = 1;
@@ -44,16 +45,17 @@ void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
 	if (period > MAX_DECODE_PERIOD_NS)
 		period = MAX_DECODE_PERIOD_NS;
 	uint64_t per_period = (period + interval_ns - 1) / interval_ns;
-	*decode_period_ns = period;
-	*max_samples = (uint32_t)(per_period * IMAGE_HALF_PERIODS / 2 +
-				  IMAGE_SLACK);
+	schedule->decode_period_ns = period;
+	schedule->max_samples = (uint32_t)(per_period * IMAGE_HALF_PERIODS / 2 +
+					   IMAGE_SLACK);
+	schedule->reset_at = 1;
 
-	uint64_t hw = HW_BUFFER_NS / interval_ns * HW_BYTES_PER_SAMPLE;
+	uint64_t hw = per_period * HW_PERIODS * HW_BYTES_PER_SAMPLE;
 	if (hw < HW_BUFFER_MIN)
 		hw = HW_BUFFER_MIN;
 	if (hw > HW_BUFFER_MAX)
 		hw = HW_BUFFER_MAX;
-	*hardware_buffer_size = (size_t)hw;
+	schedule->hardware_buffer_size = (size_t)hw;
 }
 
 static int errno_of(gpd_cupti_result r)
@@ -169,9 +171,10 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 		     const struct gpd_nv_pm_config *cfg, char *why, size_t size)
 {
 	const struct gpd_cupti_api *api = &s->libs->cupti;
-	size_t hw_size;
-	gpd_nv_pm_schedule(cfg->interval_ns, &s->decode_period_ns,
-			   &s->max_samples, &hw_size);
+	if (cfg->schedule)
+		s->schedule = *cfg->schedule;
+	else
+		gpd_nv_pm_schedule_for(cfg->interval_ns, &s->schedule);
 
 	struct gpd_cupti_pm_enable_params en =
 		PARAMS(struct gpd_cupti_pm_enable_params, pm);
@@ -186,7 +189,7 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 	sc.pm = s->pm;
 	sc.config_size = config_size;
 	sc.config = s->config;
-	sc.hardware_buffer_size = hw_size;
+	sc.hardware_buffer_size = s->schedule.hardware_buffer_size;
 	sc.interval = cfg->interval_ns;
 	sc.trigger = GPD_CUPTI_PM_TRIGGER_GPU_TIME_INTERVAL;
 	sc.append = GPD_CUPTI_PM_APPEND_KEEP_OLDEST;
@@ -199,7 +202,7 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 	ds.pm = s->pm;
 	ds.names = s->metrics;
 	ds.n_names = s->n_metrics;
-	ds.max_samples = s->max_samples;
+	ds.max_samples = s->schedule.max_samples;
 	r = api->pm_get_counter_data_size(&ds);
 	if (r)
 		return fail(s, why, size, "cuptiPmSamplingGetCounterDataSize", r);
@@ -288,7 +291,7 @@ static int reset_image(struct gpd_nv_pm_session *s, char *why, size_t size)
 	return 0;
 }
 
-/* Hands every completed sample of the image to sample_fn. */
+/* Hands the samples completed since the last call to sample_fn. */
 static int evaluate_image(struct gpd_nv_pm_session *s,
 			  gpd_nv_pm_sample_fn *sample_fn, void *user,
 			  size_t *completed, size_t *populated, char *why,
@@ -304,7 +307,7 @@ static int evaluate_image(struct gpd_nv_pm_session *s,
 		return fail(s, why, size, "cuptiPmSamplingGetCounterDataInfo", r);
 	*completed = info.completed_samples;
 	*populated = info.populated_samples;
-	for (size_t i = 0; i < info.completed_samples; i++) {
+	for (size_t i = s->evaluated; i < info.completed_samples; i++) {
 		struct gpd_cupti_pm_sample_params sp =
 			PARAMS(struct gpd_cupti_pm_sample_params, end_ns);
 		sp.pm = s->pm;
@@ -330,6 +333,8 @@ static int evaluate_image(struct gpd_nv_pm_session *s,
 				    "cuptiProfilerHostEvaluateToGpuValues", r);
 		sample_fn(user, sp.start_ns, sp.end_ns, s->values);
 	}
+	if (info.completed_samples > s->evaluated)
+		s->evaluated = info.completed_samples;
 	return 0;
 }
 
@@ -356,18 +361,20 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		}
 		if (r)
 			return fail(s, why, why_size, "cuptiPmSamplingDecodeData", r);
-		size_t completed = 0, populated = 0;
+		size_t before = s->evaluated, completed = 0, populated = 0;
 		int ret = evaluate_image(s, sample_fn, user, &completed,
 					 &populated, why, why_size);
 		if (ret)
 			return ret;
-		total += completed;
+		total += s->evaluated - before;
 		bool full = dp.stop_reason == GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL;
 		if (full)
 			s->stats->full_images++;
-		if (completed) {
+		uint32_t at = s->schedule.reset_at ? s->schedule.reset_at : 1;
+		if (full || completed >= at) {
 			if ((ret = reset_image(s, why, why_size)))
 				return ret;
+			s->evaluated = 0;
 			s->stats->resets++;
 			s->stats->cut_samples += populated - completed;
 		}

@@ -21,7 +21,18 @@ struct gpd_nv_pm_stats {
 	uint64_t decodes;               /* DecodeData calls */
 	uint64_t full_images;           /* decodes that filled the image */
 	uint64_t resets;                /* counter data image resets */
-	uint64_t cut_samples;           /* half-decoded samples lost at a reset */
+	uint64_t cut_samples;           /* half-decoded samples at a reset */
+};
+
+/* How a session decodes: every decode_period_ns, into an image of
+ * max_samples samples that is reset once it holds reset_at of them (1:
+ * after every decode that brought any), from a hardware buffer of
+ * hardware_buffer_size bytes. */
+struct gpd_nv_pm_schedule {
+	uint64_t decode_period_ns;
+	uint32_t max_samples;
+	uint32_t reset_at;
+	size_t hardware_buffer_size;
 };
 
 struct gpd_nv_pm_config {
@@ -29,6 +40,8 @@ struct gpd_nv_pm_config {
 	const char *const *metrics;     /* CUPTI metric names */
 	unsigned n_metrics;
 	uint64_t interval_ns;
+	/* NULL: gpd_nv_pm_schedule_for(interval_ns). */
+	const struct gpd_nv_pm_schedule *schedule;
 	struct gpd_nv_pm_stats *stats;  /* counted into; may be NULL */
 };
 
@@ -43,10 +56,10 @@ struct gpd_nv_pm_session {
 	uint8_t *availability, *config;
 	uint8_t *data;                  /* the counter data image */
 	size_t data_size;
-	uint32_t max_samples;           /* what the image holds */
+	struct gpd_nv_pm_schedule schedule;
+	size_t evaluated;               /* samples of the image handed out */
 	struct gpd_nv_pm_stats *stats;
 	struct gpd_nv_pm_stats own_stats;       /* when the config gives none */
-	uint64_t decode_period_ns;
 	double *values;                 /* one sample's, n_metrics */
 };
 
@@ -79,10 +92,9 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 /* Stops and frees everything; safe on a session that failed to open. */
 void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);
 
-/* How often to decode, and how many samples the image must hold, for an
- * interval: decode often enough that an image of max_samples, reset after
- * every decode, never fills. Exposed for the tests. */
-void gpd_nv_pm_schedule(uint64_t interval_ns, uint64_t *decode_period_ns,
-			uint32_t *max_samples, size_t *hardware_buffer_size);
+/* The schedule for an interval: decodes often enough, into an image large
+ * enough, that the image never fills (see pm_session.c). */
+void gpd_nv_pm_schedule_for(uint64_t interval_ns,
+			    struct gpd_nv_pm_schedule *schedule);
 
 #endif

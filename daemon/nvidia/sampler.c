@@ -188,7 +188,7 @@ static void close_session(struct gpd_nv_sampler *s)
 static uint64_t period_of(const struct gpd_nv_sampler *s)
 {
 	if (s->cfg.plan.kind == GPD_NV_PLAN_PM)
-		return s->pm.decode_period_ns;
+		return s->pm.schedule.decode_period_ns;
 	uint64_t p = s->cfg.plan.interval_ns;
 	return p < GPD_NV_TELEMETRY_MIN_PERIOD_NS ? GPD_NV_TELEMETRY_MIN_PERIOD_NS
 						  : p;

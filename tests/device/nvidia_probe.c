@@ -1,18 +1,26 @@
 /*
- * Which CUPTI counters PM sampling takes in one pass, together, and what
- * they count: starts with none and adds each candidate in turn, keeping it
- * when a session with everything kept so far still opens; then samples the
- * kept ones at 1 ms for SECONDS and prints their sums per 100 ms. For
- * authoring metric sets.
+ * Two probes of CUPTI PM sampling on CUDA device 0, for authoring metric
+ * sets and sizing the decode schedule:
  *
- *   nvidia_probe SECONDS COUNTER...      (CUDA device 0)
+ *   nvidia_probe passes COUNTER...
+ *       which counters PM sampling takes in one pass together: starts with
+ *       none and adds each candidate in turn, keeping it when a session
+ *       with everything kept so far still opens;
  *
- * Prints one JSON line per candidate, the kept list, then one line per
- * 100 ms with its CLOCK_MONOTONIC start and each kept counter's sum.
+ *   nvidia_probe sample SECONDS INTERVAL_NS DECODE_MS IMAGE RESET_AT HW_MB
+ *                COUNTER...
+ *       samples the counters with that schedule (0 for any of DECODE_MS,
+ *       IMAGE, RESET_AT, HW_MB: the source's own) and prints each
+ *       counter's sum per 100 ms with its CLOCK_MONOTONIC start, then a
+ *       summary: samples against the span they cover, gaps, samples out of
+ *       order, and the process's CPU time.
+ *
+ * Output is one JSON object a line.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,12 +29,13 @@
 
 #define BUCKET_NS 100000000ull
 
-struct buckets {
+struct probe {
 	unsigned n;
-	int64_t offset;                 /* CLOCK_MONOTONIC - CLOCK_REALTIME */
-	uint64_t bucket;                /* start of the bucket being summed */
-	double sum[64];
 	const char **names;
+	int64_t offset;                 /* CLOCK_MONOTONIC - CLOCK_REALTIME */
+	uint64_t bucket;
+	double sum[64];
+	uint64_t samples, gaps, out_of_order, first_start, last_end;
 };
 
 static uint64_t now_ns(clockid_t clock)
@@ -36,56 +45,57 @@ static uint64_t now_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void flush(struct buckets *b)
+static void flush(struct probe *p)
 {
-	printf("{\"start_ns\":%llu", (unsigned long long)b->bucket);
-	for (unsigned i = 0; i < b->n; i++)
-		printf(",\"%s\":%.17g", b->names[i], b->sum[i]);
+	printf("{\"start_ns\":%llu", (unsigned long long)p->bucket);
+	for (unsigned i = 0; i < p->n; i++)
+		printf(",\"%s\":%.17g", p->names[i], p->sum[i]);
 	printf("}\n");
-	memset(b->sum, 0, sizeof(b->sum));
+	memset(p->sum, 0, sizeof(p->sum));
 }
 
 static void on_sample(void *user, uint64_t start_ns, uint64_t end_ns,
 		      const double *values)
 {
-	struct buckets *b = user;
-	uint64_t mono = (uint64_t)((int64_t)end_ns + b->offset);
-	uint64_t bucket = mono / BUCKET_NS * BUCKET_NS;
-	if (!b->bucket)
-		b->bucket = bucket;
-	if (bucket != b->bucket) {
-		flush(b);
-		b->bucket = bucket;
+	struct probe *p = user;
+	if (p->last_end && start_ns < p->last_end) {
+		p->out_of_order++;
+		return;
 	}
-	for (unsigned i = 0; i < b->n; i++)
-		b->sum[i] += values[i];
+	if (!p->first_start)
+		p->first_start = end_ns;    /* the setup sample ends here */
+	else if (start_ns > p->last_end)
+		p->gaps++;
+	if (p->last_end)
+		p->samples++;
+	p->last_end = end_ns;
+	uint64_t bucket = (uint64_t)((int64_t)end_ns + p->offset) / BUCKET_NS *
+			  BUCKET_NS;
+	if (!p->bucket)
+		p->bucket = bucket;
+	if (bucket != p->bucket) {
+		flush(p);
+		p->bucket = bucket;
+	}
+	for (unsigned i = 0; i < p->n; i++)
+		p->sum[i] += values[i];
 }
 
-int main(int argc, char **argv)
+static int passes(const struct gpd_nv_libs *libs, int argc, char **argv)
 {
-	struct gpd_nv_libs libs;
 	const char *kept[64];
 	unsigned n_kept = 0;
 	char why[256];
 
-	gpd_nv_libs_load(&libs, NULL);
-	if (!libs.have_cupti || libs.cuda.init(0)) {
-		printf("{\"error\":\"%s\"}\n", libs.why_no_cupti);
-		return 1;
-	}
-	if (argc < 2)
-		return 2;
-	double seconds = atof(argv[1]);
-	for (int i = 2; i < argc && n_kept < 64; i++) {
+	for (int i = 0; i < argc && n_kept < 64; i++) {
 		struct gpd_nv_pm_session s;
 		kept[n_kept] = argv[i];
 		struct gpd_nv_pm_config cfg = {
-			.device_index = 0,
 			.metrics = kept,
 			.n_metrics = n_kept + 1,
 			.interval_ns = 1000000,
 		};
-		int ret = gpd_nv_pm_session_open(&s, &libs, &cfg, why, sizeof(why));
+		int ret = gpd_nv_pm_session_open(&s, libs, &cfg, why, sizeof(why));
 		printf("{\"counter\":\"%s\",\"kept\":%s,\"why\":\"%s\"}\n", argv[i],
 		       ret ? "false" : "true", ret ? why : "");
 		fflush(stdout);
@@ -98,30 +108,95 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < n_kept; i++)
 		printf("%s\"%s\"", i ? "," : "", kept[i]);
 	printf("]}\n");
-	fflush(stdout);
-
-	struct gpd_nv_pm_session s;
-	struct gpd_nv_pm_config cfg = {
-		.device_index = 0,
-		.metrics = kept,
-		.n_metrics = n_kept,
-		.interval_ns = 1000000,
-	};
-	struct buckets b = { .n = n_kept, .names = kept };
-	if (n_kept && !gpd_nv_pm_session_open(&s, &libs, &cfg, why, sizeof(why))) {
-		b.offset = (int64_t)now_ns(CLOCK_MONOTONIC) -
-			   (int64_t)now_ns(CLOCK_REALTIME);
-		uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9);
-		while (now_ns(CLOCK_MONOTONIC) < end) {
-			usleep((useconds_t)(s.decode_period_ns / 1000));
-			if (gpd_nv_pm_session_decode(&s, on_sample, &b, why,
-						     sizeof(why)) < 0) {
-				printf("{\"error\":\"%s\"}\n", why);
-				break;
-			}
-		}
-		gpd_nv_pm_session_close(&s);
-	}
-	gpd_nv_libs_unload(&libs);
 	return 0;
+}
+
+static int sample(const struct gpd_nv_libs *libs, int argc, char **argv)
+{
+	if (argc < 7)
+		return 2;
+	double seconds = atof(argv[0]);
+	uint64_t interval = strtoull(argv[1], NULL, 10);
+	struct gpd_nv_pm_schedule sched;
+	gpd_nv_pm_schedule_for(interval, &sched);
+	if (atof(argv[2]) > 0)
+		sched.decode_period_ns = (uint64_t)(atof(argv[2]) * 1e6);
+	if (atoi(argv[3]) > 0)
+		sched.max_samples = (uint32_t)atoi(argv[3]);
+	if (atoi(argv[4]) > 0)
+		sched.reset_at = (uint32_t)atoi(argv[4]);
+	if (atoi(argv[5]) > 0)
+		sched.hardware_buffer_size = (size_t)atoi(argv[5]) << 20;
+	struct probe p = { .n = (unsigned)(argc - 6), .names = (const char **)argv + 6 };
+	struct gpd_nv_pm_stats stats = { 0 };
+	struct gpd_nv_pm_config cfg = {
+		.metrics = (const char *const *)argv + 6,
+		.n_metrics = p.n,
+		.interval_ns = interval,
+		.schedule = &sched,
+		.stats = &stats,
+	};
+	struct gpd_nv_pm_session s;
+	char why[256] = "";
+	if (gpd_nv_pm_session_open(&s, libs, &cfg, why, sizeof(why))) {
+		printf("{\"error\":\"%s\"}\n", why);
+		return 1;
+	}
+	p.offset = (int64_t)now_ns(CLOCK_MONOTONIC) - (int64_t)now_ns(CLOCK_REALTIME);
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9);
+	uint64_t next = now_ns(CLOCK_MONOTONIC);
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		next += sched.decode_period_ns;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (next > now)
+			usleep((useconds_t)((next - now) / 1000));
+		if (gpd_nv_pm_session_decode(&s, on_sample, &p, why,
+					     sizeof(why)) < 0) {
+			printf("{\"error\":\"%s\"}\n", why);
+			break;
+		}
+	}
+	gpd_nv_pm_session_close(&s);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double expected = (double)(p.last_end - p.first_start) / (double)interval;
+	printf("{\"summary\":{\"interval_ns\":%llu,\"decode_ms\":%.1f,\"image\":%u,"
+	       "\"reset_at\":%u,\"hw_mb\":%zu,\"samples\":%llu,\"expected\":%.0f,"
+	       "\"delivered_pct\":%.3f,\"gaps\":%llu,\"out_of_order\":%llu,"
+	       "\"decodes\":%llu,\"full_images\":%llu,\"resets\":%llu,"
+	       "\"cut_samples\":%llu,\"cpu_s\":%.3f}}\n",
+	       (unsigned long long)interval, sched.decode_period_ns / 1e6,
+	       sched.max_samples, sched.reset_at,
+	       sched.hardware_buffer_size >> 20, (unsigned long long)p.samples,
+	       expected, expected > 0 ? 100.0 * (double)p.samples / expected : 0,
+	       (unsigned long long)p.gaps, (unsigned long long)p.out_of_order,
+	       (unsigned long long)stats.decodes,
+	       (unsigned long long)stats.full_images,
+	       (unsigned long long)stats.resets,
+	       (unsigned long long)stats.cut_samples,
+	       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gpd_nv_libs libs;
+	int ret = 2;
+
+	gpd_nv_libs_load(&libs, NULL);
+	if (!libs.have_cupti || libs.cuda.init(0)) {
+		printf("{\"error\":\"%s\"}\n", libs.why_no_cupti);
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "passes"))
+		ret = passes(&libs, argc - 2, argv + 2);
+	else if (argc > 1 && !strcmp(argv[1], "sample"))
+		ret = sample(&libs, argc - 2, argv + 2);
+	else
+		fprintf(stderr, "usage: nvidia_probe passes COUNTER... | sample "
+			"SECONDS INTERVAL_NS DECODE_MS IMAGE RESET_AT HW_MB "
+			"COUNTER...\n");
+	gpd_nv_libs_unload(&libs);
+	return ret;
 }

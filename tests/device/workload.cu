@@ -10,12 +10,13 @@
  *   gemm    cuBLAS fp16 matrix products on the tensor cores
  *   idle    again
  *
- *   workload [SECONDS_PER_PHASE]
+ *   workload [SECONDS_PER_PHASE [copy|gemm]]   (one phase only, if named)
  *
  * Build: nvcc -O2 -arch=sm_90 -o workload workload.cu -lcublas
  */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <unistd.h>
 
@@ -146,8 +147,17 @@ static void gemm_phase(double seconds)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3;
+	const char *only = argc > 2 ? argv[2] : NULL;
 	/* The context first, so that its setup is not part of a phase. */
 	CHECK(cudaFree(0));
+	if (only && !strcmp(only, "copy")) {
+		copy_phase(seconds);
+		return 0;
+	}
+	if (only && !strcmp(only, "gemm")) {
+		gemm_phase(seconds);
+		return 0;
+	}
 	idle(seconds);
 	copy_phase(seconds);
 	gemm_phase(seconds);

@@ -254,9 +254,7 @@ static void fake_push(uint64_t start, uint64_t end, bool setup)
 }
 static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 {
-	uint64_t period;
-	uint32_t max_samples;
-	size_t hw;
+	struct gpd_nv_pm_schedule schedule;
 
 	pthread_mutex_lock(&fake.lock);
 	fake.decodes++;
@@ -265,7 +263,8 @@ static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 		p->overflow = 1;
 		return GPD_CUPTI_ERROR_OUT_OF_MEMORY;
 	}
-	gpd_nv_pm_schedule(fake.interval_ns, &period, &max_samples, &hw);
+	gpd_nv_pm_schedule_for(fake.interval_ns, &schedule);
+	uint64_t period = schedule.decode_period_ns;
 	if (fake.gap_at && fake.decodes == fake.gap_at)
 		fake.now_ns += 5 * fake.interval_ns;
 	if (fake.setup_pending) {
