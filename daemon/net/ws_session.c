@@ -231,6 +231,11 @@ int gpd_ws_callback(struct lws *wsi, enum lws_callback_reasons reason,
 		return 0;
 	case LWS_CALLBACK_SERVER_WRITEABLE:
 		return writeable(wsi, pss);
+	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+		/* The peer answers the close frame close_with() wrote, which
+		 * lws does not know of: its echo would be a second close
+		 * (chromium: "Close received after close"). Just hang up. */
+		return pss->close_sent ? -1 : 0;
 	case LWS_CALLBACK_TIMER:
 		if (pss->session && !pss->session->authenticated)
 			gpd_session_fail(pss->session, 0,
