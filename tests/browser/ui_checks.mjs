@@ -274,7 +274,14 @@ async function viewer(browserContext, url) {
 	await page.close();
 }
 
-async function tokenPrompt(context, url) {
+async function tokenPrompt(context, url, local) {
+	const refused = await openPage(context, `${local}?token=wrong`, 'wrong token');
+	const reason = await refused.waitForSelector('#token-dialog[open]', { timeout: 5000 })
+		.then(() => refused.textContent('#token-reason'), () => '');
+	checks.check(/token/.test(reason), 'a refused token prompts again with the server\'s reason', reason);
+	checks.check(await refused.textContent('#connection') === 'token refused',
+		'the top bar says the token was refused');
+	await refused.close();
 	const page = await openPage(context, url, 'token prompt');
 	const asked = await page.waitForSelector('#token-dialog[open]', { timeout: 5000 }).then(() => true, () => false);
 	checks.check(asked, 'an address that needs a token prompts for one');
@@ -367,7 +374,7 @@ async function main() {
 	await page.close();
 
 	await checks.step('the viewer role', () => viewer(light, local));
-	await checks.step('the token prompt', () => tokenPrompt(light, `http://127.0.0.1:${remotePort}/`));
+	await checks.step('the token prompt', () => tokenPrompt(light, `http://127.0.0.1:${remotePort}/`, local));
 	const dark = await browser.newContext({ viewport: { width: 420, height: 900 }, colorScheme: 'dark' });
 	await checks.step('dark and narrow', () => darkAndNarrow(dark, local));
 	const secure = await browser.newContext({ ignoreHTTPSErrors: true });

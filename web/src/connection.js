@@ -3,7 +3,7 @@
 // away. What the server sends unasked (Hello, frames, stream events,
 // recording bytes) goes to the listeners registered with on().
 import {
-	WS_PATH, WS_SUBPROTOCOL, Role, decodeEnvelope, encodeEnvelope,
+	WS_PATH, WS_SUBPROTOCOL, ErrorCode, Role, decodeEnvelope, encodeEnvelope,
 	errorCodeName,
 } from './protocol.js';
 
@@ -18,7 +18,7 @@ const REPLY_KINDS = new Set([
 	'recordingStarted', 'pong', 'error',
 ]);
 
-export class RequestError extends Error {
+class RequestError extends Error {
 	constructor(error) {
 		super(error.message || errorCodeName(error.code));
 		this.code = error.code;
@@ -39,6 +39,7 @@ export class Connection {
 		this.state = 'connecting';
 		this.retryMs = RETRY_MIN_MS;
 		this.authRequestId = 0;
+		this.tokenRefused = '';         // the server's words, when it did
 		this.helloTimer = 0;
 		this.handleTime = 0;
 	}
@@ -99,7 +100,7 @@ export class Connection {
 		else if (REPLY_KINDS.has(kind) && this.pending.has(requestId))
 			this.settle(requestId, envelope);
 		else if (kind === 'error')
-			this.emit('serverError', new RequestError(envelope.error));
+			this.serverError(new RequestError(envelope.error));
 		else
 			this.emit(kind, envelope[kind], requestId);
 		this.handleTime += performance.now() - started;
@@ -114,6 +115,13 @@ export class Connection {
 		this.retryMs = RETRY_MIN_MS;
 		this.setState('open');
 		this.emit('hello', hello);
+	}
+
+	serverError(error) {
+		if (error.code === ErrorCode.UNAUTHENTICATED)
+			this.tokenRefused = error.message;
+		else
+			this.emit('serverError', error);
 	}
 
 	settle(requestId, envelope) {
@@ -134,10 +142,11 @@ export class Connection {
 		for (const { reject } of this.pending.values())
 			reject(new Error('the connection closed'));
 		this.pending.clear();
-		// 1008 (policy violation) is how the server refuses a token.
-		if (event.code === 1008) {
-			this.setState('unauthorized', event.reason);
-			this.emit('needToken', 'the server refused the token');
+		// The server refuses a token with an Error, then closes.
+		if (this.tokenRefused) {
+			this.setState('unauthorized', this.tokenRefused);
+			this.emit('needToken', this.tokenRefused);
+			this.tokenRefused = '';
 			return;
 		}
 		const seconds = Math.round(this.retryMs / 100) / 10;

@@ -11,7 +11,7 @@ export function h(tag, props = {}, ...children) {
 			Object.assign(el.dataset, value);
 		else if (key.startsWith('on'))
 			el.addEventListener(key.slice(2), value);
-		else if (key in el && key !== 'list')
+		else if (key in el)
 			el[key] = value;
 		else
 			el.setAttribute(key, value === true ? '' : value);

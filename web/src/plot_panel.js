@@ -237,8 +237,9 @@ export class PlotPanel {
 				counters: indexes.map((i) => this.counters[i].symbol).join(' ') } });
 			this.chartBox.append(element);
 			const data = [store.x, ...indexes.map((i) => store.columns[i])];
+			const base = this.commonOptions(theme, CHART_HEIGHT);
 			const u = new uPlot({
-				...this.commonOptions(theme, CHART_HEIGHT),
+				...base,
 				title,
 				scales: { x: { time: true }, y: { range: yRange(display.percent) } },
 				series: [{}, ...indexes.map((i) => ({
@@ -247,8 +248,8 @@ export class PlotPanel {
 					width: 1.5,
 					value: (self, v) => formatValue(v, unit),
 				}))],
-				axes: [this.commonOptions(theme).axes[0], {
-					...this.commonOptions(theme).axes[1],
+				axes: [base.axes[0], {
+					...base.axes[1],
 					values: valueTicks(unit),
 				}],
 			}, data, element);

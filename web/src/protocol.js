@@ -4,7 +4,7 @@
 import { gpuperf } from '../gen/gpuperf.js';
 
 export const {
-	Envelope, Role, CounterType, StreamEvent, ErrorCode, Mark,
+	Envelope, Role, CounterType, StreamEvent, ErrorCode,
 } = gpuperf;
 
 export const WS_PATH = '/ws';
@@ -26,8 +26,4 @@ export function encodeEnvelope(fields) {
 
 export function errorCodeName(code) {
 	return ErrorCode[code] ?? `error ${code}`;
-}
-
-export function streamEventName(kind) {
-	return StreamEvent.Kind[kind] ?? `event ${kind}`;
 }

@@ -6,7 +6,7 @@ import { num } from './protocol.js';
 import { formatBytes, formatDuration, formatValue } from './units.js';
 import { reportBytes } from './report_size.js';
 
-export const WINDOW_CHOICES_NS = [
+const WINDOW_CHOICES_NS = [
 	1e6, 2e6, 5e6, 10e6, 20e6, 50e6, 100e6, 200e6, 500e6, 1e9,
 ];
 

@@ -4,7 +4,7 @@
 // passed on; those of one being replaced are not.
 import { Role, StreamEvent, num } from './protocol.js';
 
-export const DEFAULT_WINDOW_NS = 50e6;
+const DEFAULT_WINDOW_NS = 50e6;
 
 export class Stream {
 	constructor(connection) {

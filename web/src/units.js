@@ -85,7 +85,3 @@ export function formatDuration(ns) {
 export function formatBytes(bytes) {
 	return formatValue(bytes, 'B');
 }
-
-export function formatRate(perSecond) {
-	return formatValue(perSecond, '/s');
-}
