@@ -211,6 +211,19 @@ build/fuzz/metrics/sim_builtin.o: metrics/sim_builtin.S $(SIM_XML)
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# The request decoder and dispatcher run on the daemon: its sources and
+# the generated protocol code are rebuilt instrumented too.
+FUZZ_DAEMON_OBJS := $(DAEMON_SRCS:%.c=build/fuzz/%.o) \
+	$(PROTO_SRCS:proto/%.proto=build/fuzz/proto/%.pb-c.o) \
+	build/fuzz/metrics/nvidia_builtin.o
+build/fuzz/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+build/fuzz/metrics/nvidia_builtin.o: metrics/nvidia_builtin.S $(NVIDIA_XML)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -c -o $@ $<
+build/fuzz/fuzz_ws_request: $(FUZZ_DAEMON_OBJS)
+
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
 		name=$$(basename $$f); mkdir -p build/fuzz/corpus/$$name; \
