@@ -195,6 +195,12 @@ $(BUILD)/bench/%: tests/bench/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
+# The server's benchmark drives it with the WebSocket test client.
+$(BUILD)/bench/bench_ws: tests/bench/bench_ws.c $(WS_CLIENT) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(filter %.c,$(WS_CLIENT)) \
+		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
+
 bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) $$b || exit 1; done
 
