@@ -91,10 +91,10 @@ static const struct gpm_platform platforms[] = {
 	{ "simgen12", "SIMGEN12", "SIMGEN12 virtual GPU", 1200, 7, FMT_GEN8,
 	  0x5f00, 1, 6, 16, MHZ(19.2), 300, 1300, 8 },	/* NVIDIA Hopper (metrics/nvidia/README.md): no Intel graphics
 	 * version, 64 warps per SM in the threads-per-EU field, no EU
-	 * topology, and the nvidia source's clock of 2^20 ticks per ms. It
+	 * topology, and the nvidia source's clock of 2^17 ticks per 100 us. It
 	 * is found by CUPTI's chip name, so it has no PCI id entry. */
 	{ "gh100", "GH100", "NVIDIA GH100 (H100, H200)", 0, 64, FMT_NVPM,
-	  0x2335, 0, 0, 0, 1048576000u, 0, 1980, 0 },
+	  0x2335, 0, 0, 0, 1310720000u, 0, 1980, 0 },
 };
 
 #define N_PLATFORMS (sizeof(platforms) / sizeof(platforms[0]))

@@ -2,16 +2,18 @@
  * A CUPTI PM sampling session (see pm_session.h).
  *
  * The schedule is what worked on an H200 (docs/nvidia-pm-sampling.md and
- * tests/device/nvidia_probe.c runs): a decode every 80 samples, at most
- * every 5 ms and at least every 100 ms; an image of two and a half
- * decodes' worth, reset after every decode that brought samples; and a
- * small hardware buffer, four decodes' worth of heavy samples. What must
- * never happen is a full image: CUPTI then loses samples and hands out
- * others twice and out of order, each decode falls further behind, and
- * delivery collapsed to 45% at 16 kHz. Large hardware buffers (64 MB and
- * up) made that happen: they cost the host far more CPU per decode. A
- * sample still half decoded at a reset is not lost: the next decode brings
- * it whole. An overflow of the hardware buffer ends the session.
+ * runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
+ * most every 5 ms and at least every 100 ms; an image of two and a half
+ * decodes' worth, reset after every decode that brought samples; a
+ * hardware buffer of four decodes' worth. What must never happen is a
+ * full image: CUPTI then loses samples and hands out others twice and out
+ * of order, each decode falls further behind, and delivery collapsed to
+ * 45% at 16 kHz. Each decode costs the host time in proportion to the
+ * hardware buffer, so a large one (64 MB and up at a decode every few ms)
+ * did exactly that; one too small overflows, which ends the session (the
+ * sampler then opens the next with a larger one). Samples under load
+ * took from about 4 KiB per counter to several times that. A sample still
+ * half decoded at a reset is not lost: the next decode brings it whole.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -21,20 +23,20 @@
 
 #include "daemon/nvidia/pm_session.h"
 
-#define SAMPLES_PER_DECODE 80
+#define SAMPLES_PER_DECODE 250
 #define MIN_DECODE_PERIOD_NS 5000000ull
 #define MAX_DECODE_PERIOD_NS 100000000ull
 #define IMAGE_HALF_PERIODS 5
 #define IMAGE_SLACK 16
 #define HW_PERIODS 4
-#define HW_BYTES_PER_SAMPLE (24u << 10)
-#define HW_BUFFER_MIN (4ull << 20)
-#define HW_BUFFER_MAX (32ull << 20)
+#define HW_BYTES_PER_COUNTER (4u << 10)
+#define HW_BUFFER_MIN (8ull << 20)
+#define HW_BUFFER_MAX (256ull << 20)
 /* A decode that keeps finding a full image is fed faster than it drains;
  * give the rest to the next call rather than loop here. */
 #define MAX_DRAIN_ROUNDS 8
 
-void gpd_nv_pm_schedule_for(uint64_t interval_ns,
+void gpd_nv_pm_schedule_for(uint64_t interval_ns, unsigned n_metrics,
 			    struct gpd_nv_pm_schedule *schedule)
 {
 	if (!interval_ns)
@@ -50,7 +52,8 @@ void gpd_nv_pm_schedule_for(uint64_t interval_ns,
 					   IMAGE_SLACK);
 	schedule->reset_at = 1;
 
-	uint64_t hw = per_period * HW_PERIODS * HW_BYTES_PER_SAMPLE;
+	uint64_t hw = per_period * HW_PERIODS * HW_BYTES_PER_COUNTER *
+		      (n_metrics ? n_metrics : 1);
 	if (hw < HW_BUFFER_MIN)
 		hw = HW_BUFFER_MIN;
 	if (hw > HW_BUFFER_MAX)
@@ -174,7 +177,8 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 	if (cfg->schedule)
 		s->schedule = *cfg->schedule;
 	else
-		gpd_nv_pm_schedule_for(cfg->interval_ns, &s->schedule);
+		gpd_nv_pm_schedule_for(cfg->interval_ns, cfg->n_metrics,
+				       &s->schedule);
 
 	struct gpd_cupti_pm_enable_params en =
 		PARAMS(struct gpd_cupti_pm_enable_params, pm);

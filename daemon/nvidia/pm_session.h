@@ -40,7 +40,7 @@ struct gpd_nv_pm_config {
 	const char *const *metrics;     /* CUPTI metric names */
 	unsigned n_metrics;
 	uint64_t interval_ns;
-	/* NULL: gpd_nv_pm_schedule_for(interval_ns). */
+	/* NULL: gpd_nv_pm_schedule_for(interval_ns, n_metrics). */
 	const struct gpd_nv_pm_schedule *schedule;
 	struct gpd_nv_pm_stats *stats;  /* counted into; may be NULL */
 };
@@ -92,9 +92,10 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 /* Stops and frees everything; safe on a session that failed to open. */
 void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);
 
-/* The schedule for an interval: decodes often enough, into an image large
- * enough, that the image never fills (see pm_session.c). */
-void gpd_nv_pm_schedule_for(uint64_t interval_ns,
+/* The schedule for n_metrics counters at an interval: decodes often
+ * enough, into an image large enough, that the image never fills, from a
+ * hardware buffer that holds a few decodes' worth (see pm_session.c). */
+void gpd_nv_pm_schedule_for(uint64_t interval_ns, unsigned n_metrics,
 			    struct gpd_nv_pm_schedule *schedule);
 
 #endif

@@ -15,6 +15,8 @@
  * records at the fastest rates. */
 #define MAX_QUEUED_BYTES (32u << 20)
 #define BATCH_INITIAL (64u << 10)
+/* Up to 16 times the schedule's hardware buffer. */
+#define MAX_BUFFER_DOUBLINGS 4
 
 static uint64_t monotonic_ns(void)
 {
@@ -153,11 +155,15 @@ static int open_session(struct gpd_nv_sampler *s, char *why, size_t size)
 	int ret;
 
 	if (plan->kind == GPD_NV_PLAN_PM) {
+		struct gpd_nv_pm_schedule schedule;
+		gpd_nv_pm_schedule_for(plan->interval_ns, plan->n, &schedule);
+		schedule.hardware_buffer_size <<= s->buffer_doublings;
 		struct gpd_nv_pm_config pc = {
 			.device_index = s->cfg.device_index,
 			.metrics = plan->names,
 			.n_metrics = plan->n,
 			.interval_ns = plan->interval_ns,
+			.schedule = &schedule,
 			.stats = &s->mine.pm,
 		};
 		ret = gpd_nv_pm_session_open(&s->pm, s->cfg.libs, &pc, why, size);
@@ -269,10 +275,13 @@ static void *run(void *arg)
 			continue;
 		}
 		lose(s);
-		if (ret == -EOVERFLOW)
+		if (ret == -EOVERFLOW) {
 			s->mine.overflows++;
-		else
+			if (s->buffer_doublings < MAX_BUFFER_DOUBLINGS)
+				s->buffer_doublings++;
+		} else {
 			s->mine.failures++;
+		}
 		notice(s, false, 0, "%s: %s; starting a new session",
 		       s->cfg.name, why);
 		close_session(s);

@@ -83,6 +83,8 @@ struct gpd_nv_sampler {
 	struct gpd_nv_pm_session pm;
 	struct gpd_nv_telemetry telemetry;
 	bool session_open;
+	/* Each overflow doubles the next session's hardware buffer. */
+	unsigned buffer_doublings;
 	unsigned char *batch;
 	size_t batch_len, batch_cap;
 	struct gpd_nv_sampler_stats mine;

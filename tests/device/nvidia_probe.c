@@ -118,7 +118,7 @@ static int sample(const struct gpd_nv_libs *libs, int argc, char **argv)
 	double seconds = atof(argv[0]);
 	uint64_t interval = strtoull(argv[1], NULL, 10);
 	struct gpd_nv_pm_schedule sched;
-	gpd_nv_pm_schedule_for(interval, &sched);
+	gpd_nv_pm_schedule_for(interval, (unsigned)(argc - 6), &sched);
 	if (atof(argv[2]) > 0)
 		sched.decode_period_ns = (uint64_t)(atof(argv[2]) * 1e6);
 	if (atoi(argv[3]) > 0)

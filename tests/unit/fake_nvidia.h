@@ -47,6 +47,7 @@ struct fake_nv {
 	unsigned n_metrics;
 	char metrics[GPD_NV_MAX_COUNTERS][64];
 	uint64_t interval_ns;
+	size_t hw_sizes[4];             /* of the first sessions */
 	uint32_t max_samples;
 	/* The GPU. */
 	uint64_t now_ns;                /* where the next sample starts */
@@ -84,14 +85,6 @@ static void fake_reset(void)
 		expr;                                                        \
 		pthread_mutex_unlock(&fake.lock);                            \
 	} while (0)
-
-static unsigned fake_get(const unsigned *field)
-{
-	pthread_mutex_lock(&fake.lock);
-	unsigned v = *field;
-	pthread_mutex_unlock(&fake.lock);
-	return v;
-}
 
 /* CUDA driver. */
 static gpd_cu_result fake_cu_init(unsigned flags) { return 0; }
@@ -215,6 +208,8 @@ static gpd_cupti_result fake_set_config(struct gpd_cupti_pm_config_params *p)
 	if (fake.busy) {
 		r = GPD_CUPTI_ERROR_HARDWARE_BUSY;
 	} else {
+		if (fake.configs < 4)
+			fake.hw_sizes[fake.configs] = p->hardware_buffer_size;
 		fake.configs++;
 		fake.interval_ns = p->interval;
 		fake.image_n = 0;
@@ -263,7 +258,7 @@ static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 		p->overflow = 1;
 		return GPD_CUPTI_ERROR_OUT_OF_MEMORY;
 	}
-	gpd_nv_pm_schedule_for(fake.interval_ns, &schedule);
+	gpd_nv_pm_schedule_for(fake.interval_ns, fake.n_metrics, &schedule);
 	uint64_t period = schedule.decode_period_ns;
 	if (fake.gap_at && fake.decodes == fake.gap_at)
 		fake.now_ns += 5 * fake.interval_ns;

@@ -201,15 +201,17 @@ START_TEST(windows_from_samples)
 	ck_assert_uint_eq(dev->source->info.eu_threads_count, 64);
 	ck_assert_uint_eq(dev->source->info.gpu_max_freq, 1980000000ull);
 	ck_assert_int_eq(subscribe(&r, "Basic", 1000000, 20000000, &err), 0);
-	/* 1 ms is exactly 2^20 ticks. */
-	ck_assert_uint_eq(fake_get((unsigned *)&fake.interval_ns), 1000000);
+	/* 2^20 ticks: the longest period not above 1 ms. */
+	pthread_mutex_lock(&fake.lock);
+	ck_assert_uint_eq(fake.interval_ns, 800000);
+	pthread_mutex_unlock(&fake.lock);
 	ck_assert_uint_eq(fake.n_metrics, 5);
 	ck_assert_str_eq(fake.metrics[3], "dram__bytes_read.sum");
 	run_loop(&r, 12, 5000);
 	ck_assert(!r.timed_out);
-	/* 20 samples of 1 ms make a 20 ms window. */
-	ck_assert_uint_ge(r.max_reports, 19);
-	ck_assert_uint_le(r.max_reports, 21);
+	/* 25 samples of 800 us make a 20 ms window. */
+	ck_assert_uint_ge(r.max_reports, 24);
+	ck_assert_uint_le(r.max_reports, 26);
 	check_basic_means(&r);
 	ck_assert_uint_eq(r.buffer_lost, 0);
 	ck_assert_uint_eq(fake.configs, 1);
@@ -267,6 +269,8 @@ START_TEST(overflow_counted_and_restarted)
 	ck_assert_uint_eq(fake.configs, 2);
 	ck_assert_uint_eq(fake.starts, 2);
 	ck_assert_uint_eq(fake.stops, 2);
+	/* The next session gets twice the hardware buffer. */
+	ck_assert_uint_eq(fake.hw_sizes[1], 2 * fake.hw_sizes[0]);
 	/* Windows after the restart are as right as before it. */
 	check_basic_means(&r);
 }
