@@ -105,7 +105,7 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 					       request_id, proto_role(s->role),
 					       &limits);
 	if (!m || gpd_send_queue_push(&s->queue, m)) {
-		gpd_session_close(s, GPD_CLOSE_TRY_AGAIN_LATER);
+		gpd_session_close(s, GPD_CLOSE_INTERNAL_ERROR);
 		return;
 	}
 	s->transport.wake(s->transport.user);
@@ -161,8 +161,10 @@ int gpd_session_create(struct gpd_server *server,
 	*out = s;
 
 	if (server->n_sessions > server->options.max_connections) {
+		/* 1013 (try again later) would say it better, but clients
+		 * built on libwebsockets 4.1 take it for a protocol error. */
 		gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED,
-				 GPD_CLOSE_TRY_AGAIN_LATER,
+				 GPD_CLOSE_POLICY_VIOLATION,
 				 "the server has its maximum of %u connections; "
 				 "try again later or raise --max-connections",
 				 server->options.max_connections);

@@ -27,7 +27,7 @@ enum gpd_close_code {
 	GPD_CLOSE_UNSUPPORTED_DATA = 1003,
 	GPD_CLOSE_POLICY_VIOLATION = 1008,
 	GPD_CLOSE_TOO_LARGE = 1009,
-	GPD_CLOSE_TRY_AGAIN_LATER = 1013,
+	GPD_CLOSE_INTERNAL_ERROR = 1011,
 };
 
 /* Per connection; Hello's Limits tells the client. */

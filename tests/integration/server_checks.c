@@ -10,6 +10,9 @@
  *     `ctltok` (controller) are in its token file.
  *   server-checks tls WSS_URL CA_FILE RECORDING_OUT
  *     TLS, and a recording saved to RECORDING_OUT.
+ *   server-checks web HOST:PORT INDEX_TEXT
+ *     --web-root files (its index.html holds INDEX_TEXT), 404s, /healthz,
+ *     and --max-connections 2.
  *
  * Prints a line per failure and "server-checks: N passed, F failed".
  */
@@ -804,6 +807,13 @@ static void run_plain(char **argv)
 	check_slow_client(local, argv[3]);
 	section("metrics");
 	save_metrics(argv[3], argv[4]);
+	char *page = http_get(argv[3], "/");
+	CHECK(page && strstr(page, "--web-root"), "the built-in page without --web-root");
+	free(page);
+	const char *remote_hostport = strstr(remote, "://");
+	page = remote_hostport ? http_get(remote_hostport + 3, "/metrics") : NULL;
+	CHECK(!page, "/metrics of a listener that needs a token is refused without one");
+	free(page);
 	section(NULL);
 }
 
@@ -877,14 +887,54 @@ static void run_tls(char **argv)
 	wsc_close(c);
 }
 
+/* ------------------------------------------------------------------ */
+/* web                                                                  */
+
+static void run_web(char **argv)
+{
+	const char *hostport = argv[0];
+	char *body = http_get(hostport, "/");
+	CHECK(body && strstr(body, argv[1]), "/ serves --web-root's index.html");
+	free(body);
+	body = http_get(hostport, "/missing.js");
+	CHECK(!body, "a file --web-root lacks is no 200");
+	free(body);
+	body = http_get(hostport, "/healthz");
+	CHECK(body && !strcmp(body, "ok\n"), "/healthz");
+	free(body);
+
+	char url[96];
+	snprintf(url, sizeof(url), "ws://%s", hostport);
+	struct wsc *a = open_session(url, NULL, NULL);
+	struct wsc *b = open_session(url, NULL, NULL);
+	struct wsc *c = connect_to(url, NULL, NULL, NULL);
+	Gpuperf__Envelope *m = wsc_next_kind(c, K(ERROR), 3000);
+	CHECK(m && m->error->code == GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED &&
+	      strstr(m->error->message, "--max-connections"),
+	      "a third connection over --max-connections 2: %s", error_text(m));
+	wsc_free_message(m);
+	int code = wsc_wait_closed(c, 3000);
+	CHECK(code == 1008, "... is closed (%d)", code);
+	CHECK(wsc_is_open(a) && wsc_is_open(b), "the first two stay");
+	wsc_close(c);
+	wsc_close(b);
+	wsc_pump(&ctx, 100);
+	c = open_session(url, NULL, NULL);
+	CHECK(wsc_is_open(c), "a connection is welcome again once one left");
+	wsc_close(c);
+	wsc_close(a);
+}
+
 int main(int argc, char **argv)
 {
 	bool plain = argc == 7 && !strcmp(argv[1], "plain");
 	bool tls = argc == 5 && !strcmp(argv[1], "tls");
-	if (!plain && !tls) {
+	bool web = argc == 4 && !strcmp(argv[1], "web");
+	if (!plain && !tls && !web) {
 		fprintf(stderr, "usage: server-checks plain LOCAL REMOTE UNIX "
 			"METRICS_HOST:PORT OUT\n"
-			"       server-checks tls WSS_URL CA_FILE RECORDING_OUT\n");
+			"       server-checks tls WSS_URL CA_FILE RECORDING_OUT\n"
+			"       server-checks web HOST:PORT INDEX_TEXT\n");
 		return 2;
 	}
 	if (wsc_ctx_init(&ctx, tls ? argv[3] : NULL)) {
@@ -893,8 +943,10 @@ int main(int argc, char **argv)
 	}
 	if (plain)
 		run_plain(argv + 2);
-	else
+	else if (tls)
 		run_tls(argv + 2);
+	else
+		run_web(argv + 2);
 	wsc_ctx_fini(&ctx);
 	printf("server-checks %s: %u passed, %u failed\n", argv[1], passed, failed);
 	return failed ? 1 : 0;

@@ -117,6 +117,13 @@ if start plain --device sim --linger 0 --listen 127.0.0.1:0 --listen 0.0.0.0:0 \
 	stop plain
 fi
 
+mkdir "$tmp/www"
+echo '<!DOCTYPE html><title>test UI</title><p>served from the web root</p>' >"$tmp/www/index.html"
+if start web --device sim --listen 127.0.0.1:0 --web-root "$tmp/www" --max-connections 2; then
+	run_checks web "127.0.0.1:$(port web 127.0.0.1)" "served from the web root"
+	stop web
+fi
+
 if command -v openssl >/dev/null && [ -d "$shared/intel-metrics/i915" ]; then
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
 		-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=localhost \
