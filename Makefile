@@ -158,6 +158,38 @@ $(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBPROTO) $(LIBGPM)
 $(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBPROTO) $(LIBGPM)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# libgpuperf, the installable client library: client/lib and the wire
+# code, with client/include/gpuperf.h and a pkg-config file. The shared
+# library exports only the gpc_ API.
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+GPC_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard client/lib/*.c))
+GPC_SONAME := libgpuperf.so.0
+LIBGPC_SO := $(BUILD)/libgpuperf.so
+LIBGPC_A := $(BUILD)/libgpuperf.a
+all: $(LIBGPC_SO) $(LIBGPC_A) $(BUILD)/gpuperf.pc
+$(LIBGPC_A): $(GPC_OBJS) $(PROTO_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+$(LIBGPC_SO): $(GPC_OBJS) $(PROTO_OBJS) client/lib/libgpuperf.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(GPC_SONAME) \
+		-Wl,--version-script,client/lib/libgpuperf.map -o $@ \
+		$(GPC_OBJS) $(PROTO_OBJS) \
+		$(shell $(PKG_CONFIG) --libs libwebsockets libuv libprotobuf-c 2>/dev/null) -lm
+$(BUILD)/gpuperf.pc: client/lib/gpuperf.pc.in Makefile
+	sed -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' $< >$@
+.PHONY: install-libgpuperf
+install: install-libgpuperf
+install-libgpuperf: $(LIBGPC_SO) $(LIBGPC_A) $(BUILD)/gpuperf.pc
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 0755 $(LIBGPC_SO) $(DESTDIR)$(LIBDIR)/libgpuperf.so.$(VERSION)
+	ln -sf libgpuperf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(GPC_SONAME)
+	ln -sf $(GPC_SONAME) $(DESTDIR)$(LIBDIR)/libgpuperf.so
+	install -m 0644 $(LIBGPC_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 client/include/gpuperf.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(BUILD)/gpuperf.pc $(DESTDIR)$(PKGCONFIGDIR)/
+
 ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBPROTO) $(LIBGPM)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(ALL_LIBS)
 	@mkdir -p $(dir $@)
