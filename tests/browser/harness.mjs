@@ -60,8 +60,8 @@ export function outputDir() {
 }
 
 // gpuperfd with args, logging to DIR/NAME.log; resolves once it is ready
-// with { urls: { host: url }, stop() } where stop() resolves to the exit
-// status after SIGTERM.
+// with { urls: { host: url }, pid, log, stop() } where stop() resolves to
+// the exit status after SIGTERM.
 export function startDaemon(name, args, dir) {
 	const log = join(dir, `${name}.log`);
 	const daemon = spawn(join(buildDir(), 'gpuperfd'), args,
@@ -70,6 +70,10 @@ export function startDaemon(name, args, dir) {
 		resolve(signal ? 128 : code)));
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
+		daemon.on('error', (error) => {
+			clearInterval(poll);
+			reject(new Error(`gpuperfd ${name} could not run: ${error.message}`));
+		});
 		const poll = setInterval(() => {
 			const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
 			if (text.includes('ready with')) {
@@ -79,6 +83,7 @@ export function startDaemon(name, args, dir) {
 					urls[host] = url;
 				resolve({
 					urls,
+					pid: daemon.pid,
 					log,
 					stop: () => {
 						daemon.kill('SIGTERM');

@@ -166,13 +166,19 @@ async function secondClient(context, url, page) {
 	await other.close();
 }
 
-// Sampling every 417 ns overflows the simulated OA buffer: the losses must
-// show in the top bar and on the timeline.
-async function lossShown(page) {
+// A daemon stopped for a second while sampling every 6.7 µs (38 MB/s)
+// finds its simulated 16 MiB OA buffer overflowed, as a real one would:
+// the loss must show in the top bar and on the timeline.
+async function lossShown(page, daemon) {
 	const normal = await page.evaluate(() => window.gpuperfUi.stream.periodNs);
-	await page.selectOption('#period-picker', '417');
+	await page.selectOption('#period-picker', '6667');
+	await page.waitForFunction(() => window.gpuperfUi.stream.periodNs === 6667, null, { timeout: 5000 });
+	await page.waitForTimeout(300);
+	process.kill(daemon.pid, 'SIGSTOP');
+	await new Promise((resolve) => setTimeout(resolve, 1200));
+	process.kill(daemon.pid, 'SIGCONT');
 	const lost = await page.waitForFunction(() => window.gpuperfUi.store.totals.bufferLost > 0,
-		null, { timeout: 8000 }).then(() => true, () => false);
+		null, { timeout: 5000 }).then(() => true, () => false);
 	await page.waitForTimeout(300);
 	checks.check(lost, 'an overflowing OA buffer is counted');
 	checks.check(await page.isVisible('#loss-counts .alert'), 'the top bar shows the loss');
@@ -367,7 +373,7 @@ async function main() {
 	await checks.step('pause, zoom, pan', () => pauseAndResume(page));
 	await checks.step('export CSV', () => exportCsv(page));
 	await checks.step('a second client', () => secondClient(light, local, page));
-	await checks.step('loss', () => lossShown(page));
+	await checks.step('loss', () => lossShown(page, daemon));
 	await checks.step('recording', () => recordOnTigerLake(page));
 	await checks.step('replay', () => replay(light, join(out, 'recording.i915perf')));
 	await checks.step('100 frames/s with 20 plots', () => smoothAt100Fps(page));
