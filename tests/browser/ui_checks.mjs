@@ -246,6 +246,12 @@ async function smoothAt100Fps(page) {
 		await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
 	const plotted = await page.evaluate(() => window.gpuperfUi.plots.selected.size);
 	checks.check(plotted === 20, '20 counters are plotted', `${plotted}`);
+	await page.selectOption('#group-picker', 'counter');
+	const perCounter = await page.$$eval('#charts .chart', (els) => els.length);
+	await page.selectOption('#group-picker', 'unit');
+	const perUnit = await page.$$eval('#charts .chart', (els) => els.length);
+	checks.check(perCounter === 20 && perUnit < 20,
+		'charts go one per counter or one per unit', `${perCounter} and ${perUnit}`);
 	await page.waitForTimeout(500);
 	await page.evaluate(() => window.gpuperfUi.meter.reset());
 	const framesBefore = await page.evaluate(() => window.gpuperfUi.store.length);
@@ -292,6 +298,7 @@ async function tokenPrompt(context, url, local) {
 	const asked = await page.waitForSelector('#token-dialog[open]', { timeout: 5000 }).then(() => true, () => false);
 	checks.check(asked, 'an address that needs a token prompts for one');
 	if (asked) {
+		await page.screenshot({ path: join(out, 'ui-token-prompt.png') });
 		await page.fill('#token-input', 'ctltok');
 		await page.press('#token-input', 'Enter');
 		await connected(page);

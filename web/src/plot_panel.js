@@ -84,7 +84,7 @@ export class PlotPanel {
 		}, h('option', { value: 'unit' }, 'chart per unit'),
 		h('option', { value: 'counter' }, 'chart per counter'));
 		this.clearButton = h('button', {
-			type: 'button', id: 'clear-plots', class: 'quiet',
+			type: 'button', id: 'clear-plots', class: 'quiet', disabled: true,
 			onclick: () => this.clearSelection(),
 		}, 'Clear plots');
 		this.toolbar = h('div', { class: 'toolbar' }, this.liveButton, this.spanPicker,
