@@ -9,6 +9,10 @@
 #include "metrics/accumulator.h"
 #include "metrics/oa_record.h"
 
+/* How far, as a fraction of its length, a sample may start from the
+ * last one's end and still continue it. */
+#define JITTER_FRACTION 16
+
 static void put_u32(unsigned char *p, uint32_t v)
 {
 	for (unsigned i = 0; i < 4; i++)
@@ -135,13 +139,18 @@ size_t gpd_nv_report_builder_add(struct gpd_nv_report_builder *b,
 		b->last_end_ns = s->end_ns;
 		return 0;
 	}
-	if (b->have_last && s->start_ns < b->last_end_ns) {
+	/* Every few seconds a sample starts a little off the last one's end,
+	 * by far less than a sample: the clock, not lost time. */
+	uint64_t slack = (s->end_ns - s->start_ns) / JITTER_FRACTION;
+	if (b->have_last && s->start_ns + slack < b->last_end_ns) {
 		b->stats.out_of_order++;
 		return 0;
 	}
-	if (b->have_last && s->start_ns > b->last_end_ns) {
+	if (b->have_last && s->start_ns > b->last_end_ns + slack) {
 		b->stats.gaps++;
 		n += gpd_nv_report_builder_loss(b, out);
+	} else if (b->have_last && s->start_ns != b->last_end_ns) {
+		b->stats.jitter++;
 	}
 	if (b->need_start) {
 		n += put_report(b, s->start_ns, out + n);

@@ -10,12 +10,13 @@
  *
  * What the hardware gets wrong is handled here, once:
  * - a session's first sample spans the setup (SetConfig to Start): dropped;
- * - a sample that does not start where the last ended is a gap: a
- *   BUFFER_LOST record, so that no delta spans it, then a report at the
- *   sample's start with the unchanged totals, so its own counts still
- *   count;
+ * - a sample that starts after the last ended is a gap: a BUFFER_LOST
+ *   record, so that no delta spans it, then a report at the sample's
+ *   start with the unchanged totals, so its own counts still count;
  * - a sample that starts before the last ended (a duplicate, or out of
  *   order) is dropped;
+ * - but a start off by less than a sixteenth of the sample is the clock's
+ *   jitter (seen every few seconds on an H200): the sample continues;
  * - CUPTI's values are doubles (averages are not whole numbers): the
  *   fraction carries into the next sample, so totals never drift.
  *
@@ -46,6 +47,7 @@ struct gpd_nv_report_stats {
 	uint64_t reports;               /* samples turned into reports */
 	uint64_t setup_samples;         /* first samples of sessions, dropped */
 	uint64_t gaps;                  /* samples after missing time */
+	uint64_t jitter;                /* samples a little off, kept */
 	uint64_t out_of_order;          /* samples starting too early, dropped */
 	uint64_t losses;                /* BUFFER_LOST records written */
 };

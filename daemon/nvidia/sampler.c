@@ -138,7 +138,7 @@ static void publish(struct gpd_nv_sampler *s)
 			s->out_cap = cap;
 		}
 	}
-	if (s->out_len + len <= s->out_cap) {
+	if (len && s->out_len + len <= s->out_cap) {
 		memcpy(s->out + s->out_len, data, len);
 		s->out_len += len;
 	}

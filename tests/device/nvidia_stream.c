@@ -115,7 +115,7 @@ static void on_stop(uv_timer_t *t)
 		printf(",\"source\":{\"sessions\":%llu,\"overflows\":%llu,"
 		       "\"failures\":%llu,\"dropped_batches\":%llu,"
 		       "\"samples\":%llu,\"setup_samples\":%llu,\"gaps\":%llu,"
-		       "\"out_of_order\":%llu}",
+		       "\"jitter\":%llu,\"out_of_order\":%llu}",
 		       (unsigned long long)st.sessions,
 		       (unsigned long long)st.overflows,
 		       (unsigned long long)st.failures,
@@ -123,6 +123,7 @@ static void on_stop(uv_timer_t *t)
 		       (unsigned long long)st.reports.reports,
 		       (unsigned long long)st.reports.setup_samples,
 		       (unsigned long long)st.reports.gaps,
+		       (unsigned long long)st.reports.jitter,
 		       (unsigned long long)st.reports.out_of_order);
 	if (nv)
 		printf(",\"pm\":{\"decodes\":%llu,\"full_images\":%llu,"

@@ -66,6 +66,11 @@ static void stop(struct run *r)
 	gpd_daemon_stop(&r->daemon);
 }
 
+static void on_enough(uv_timer_t *t)
+{
+	stop(t->data);
+}
+
 static void on_frame(void *user, const struct gpd_frame *f)
 {
 	struct run *r = user;
@@ -92,8 +97,9 @@ static void on_frame(void *user, const struct gpd_frame *f)
 		gpd_nvidia_source_stats(dev->source, &r->stats);
 	if (r->on_frame)
 		r->on_frame(r);
+	/* Not from inside the frame: the subscription is still in use. */
 	if (r->stop_after && r->frames >= r->stop_after && r->sub)
-		stop(r);
+		uv_timer_start(&r->timeout, on_enough, 0, 0);
 }
 
 static void on_event(void *user, const struct gpd_event *ev)
