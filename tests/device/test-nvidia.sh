@@ -10,8 +10,8 @@
 # - idle SM activity near 0, DRAM read+write bandwidth within 10% of what
 #   the copy measured itself, tensor pipe activity high during the GEMM;
 # - at least 99% of the samples the period asks for delivered, with the
-#   15-counter Overview set at 1 ms and the 5-counter Basic set at the
-#   fastest period not above 100 us;
+#   15-counter Overview set asked for 1 ms (the device's period grid gives
+#   800 us) and the 5-counter Basic set at 100 us;
 # - a second daemon on the same GPU refused as busy elsewhere, and NVML
 #   telemetry working meanwhile;
 # - the Compute and Memory sets configuring.
