@@ -27,7 +27,8 @@ export class CounterList {
 			const fill = h('span', { class: 'fill' });
 			const swatch = h('span', { class: 'swatch' });
 			const maxText = counter.max === 'maxValue' ?
-				`max ${formatValue(counter.maxValue, displays[i].perSecond ? '' : displays[i].unit)}` :
+				`max ${displays[i].perSecond ? formatValue(counter.maxValue, '') + ' per window' :
+					formatValue(counter.maxValue * displays[i].scale, displays[i].unit)}` :
 				counter.max === 'maxEquation' ? `max ${counter.maxEquation}` : 'no fixed max';
 			const row = h('li', {
 				class: 'counter',

@@ -79,12 +79,14 @@ export class Stream {
 			});
 		} catch (error) {
 			this.emit('problem', `subscribing to ${device.name}: ${error.message}`);
+			this.emit('refused');
 			return;
 		}
 		this.device = device;
 		this.subscriptionId = reply.subscriptionId;
 		this.apply(reply.metricSet, num(reply.samplingPeriodNs), reply.counters);
 		this.emit('subscribed');
+		// A refusal only means the old subscription is gone already.
 		if (old)
 			this.connection.request({ unsubscribe: { subscriptionId: old } })
 				.catch(() => {});
