@@ -321,6 +321,13 @@ async function darkAndNarrow(context, url) {
 	checks.check(overflow <= 0, 'a narrow window needs no horizontal scrolling', `${overflow} px too wide`);
 	checks.check(background === 'rgb(13, 17, 23)', 'a dark colour scheme gets the dark theme', background);
 	await page.screenshot({ path: join(out, 'ui-dark-narrow.png'), fullPage: true });
+	await page.click('#theme-toggle');
+	const chosen = await page.evaluate(() => ({
+		label: document.querySelector('#theme-toggle').textContent,
+		background: getComputedStyle(document.body).backgroundColor,
+	}));
+	checks.check(chosen.label === 'Scheme: light' && chosen.background === 'rgb(246, 247, 249)',
+		'the scheme toggle overrides the system\'s dark preference', JSON.stringify(chosen));
 	await page.close();
 }
 

@@ -29,7 +29,8 @@ export class CounterList {
 			const maxText = counter.max === 'maxValue' ?
 				`max ${displays[i].perSecond ? formatValue(counter.maxValue, '') + ' per window' :
 					formatValue(counter.maxValue * displays[i].scale, displays[i].unit)}` :
-				counter.max === 'maxEquation' ? `max ${counter.maxEquation}` : 'no fixed max';
+				counter.max === 'maxEquation' ? `max ${counter.maxEquation}` :
+				'no fixed max: the bar is against the highest value seen';
 			const row = h('li', {
 				class: 'counter',
 				dataset: { symbol: counter.symbol },
