@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client/cli_connect.h"
 #include "client/commands.h"
 
 struct gpuperf_command {
@@ -13,6 +14,18 @@ struct gpuperf_command {
 };
 
 static const struct gpuperf_command commands[] = {
+	{ "devices", "list the daemon's devices", gpuperf_cmd_devices },
+	{ "sets", "list the metric sets of the daemon's devices",
+	  gpuperf_cmd_sets },
+	{ "counters", "list the counters of a metric set", gpuperf_cmd_counters },
+	{ "stream", "stream counters as a table, CSV or NDJSON",
+	  gpuperf_cmd_stream },
+	{ "record", "record the raw stream to an i915-perf file",
+	  gpuperf_cmd_record },
+	{ "run", "measure a command from its start to its exit",
+	  gpuperf_cmd_run },
+	{ "compare", "compare two results counter by counter (offline)",
+	  gpuperf_cmd_compare },
 	{ "metrics", "check, list and show metric definitions (offline)",
 	  gpuperf_cmd_metrics },
 	{ "replay", "compute the counters of an i915-perf recording (offline)",
@@ -22,7 +35,7 @@ static const struct gpuperf_command commands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: gpuperf COMMAND [OPTIONS...]\n"
+		"usage: gpuperf [CONNECTION OPTIONS] COMMAND [OPTIONS...]\n"
 		"       gpuperf COMMAND --help\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -33,7 +46,13 @@ static void usage(FILE *out)
 		"  0  success\n"
 		"  1  the command ran and found a problem (e.g. metric errors)\n"
 		"  2  bad arguments\n"
-		"  3  unreadable or invalid input file\n");
+		"  3  unreadable or invalid input file\n"
+		"  4  the daemon cannot be reached, or the connection ended\n"
+		"  5  the daemon refused: bad token, viewer role, unknown\n"
+		"     device, metric set or counter, device busy\n"
+		"  run exits with its command's status (128+N when a signal N\n"
+		"  ended it); compare exits 1 when a counter got worse past the\n"
+		"  threshold\n\n%s", gpuperf_connection_help);
 }
 
 int main(int argc, char **argv)
@@ -42,6 +61,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return GPUPERF_EXIT_USAGE;
 	}
+	gpuperf_move_global_options(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -237,6 +237,25 @@ static void build_header(struct gpuperf_output *o)
 		}
 	}
 	append(o, "\n");
+	if (o->format != GPUPERF_FORMAT_CSV || !o->units_row)
+		return;
+	for (size_t i = 0; i < o->n_columns; i++) {
+		const char *units = o->columns[i].units;
+		/* Two markers of this file are layouts, not units. */
+		if (units && !strcmp(units, GPUPERF_UNITS_TIMESTAMP))
+			units = "ns";
+		else if (units && !strcmp(units, GPUPERF_UNITS_CONTEXT))
+			units = NULL;
+		if (i)
+			append(o, ",");
+		append_csv_field(o, units ? units : "");
+	}
+	append(o, "\n");
+}
+
+void gpuperf_output_set_units_row(struct gpuperf_output *o, bool units_row)
+{
+	o->units_row = units_row;
 }
 
 static void build_row(struct gpuperf_output *o,
@@ -321,4 +340,10 @@ int gpuperf_output_row(struct gpuperf_output *o,
 	}
 	o->rows++;
 	return 0;
+}
+
+void gpuperf_human_text(char *buf, size_t size,
+			const struct gpuperf_cell *cell, const char *units)
+{
+	human_number(buf, size, cell, units);
 }

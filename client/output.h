@@ -11,6 +11,7 @@
 #ifndef GPUPERF_OUTPUT_H
 #define GPUPERF_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ struct gpuperf_output {
 	size_t line_len, line_cap;
 	int failed;                     /* sticky negative errno */
 	uint64_t rows;
+	bool units_row;
 };
 
 /* columns must outlive the output. 0 or -ENOMEM. */
@@ -77,5 +79,13 @@ int gpuperf_output_row(struct gpuperf_output *o,
 		       const struct gpuperf_cell *cells);
 
 void gpuperf_output_fini(struct gpuperf_output *o);
+
+/* CSV only: a second header row with each column's units ("" where it
+ * has none), for tools that read them. Set before the first row. */
+void gpuperf_output_set_units_row(struct gpuperf_output *o, bool units_row);
+
+/* One cell as the table shows it: scaled to its units, with them. */
+void gpuperf_human_text(char *buf, size_t size,
+			const struct gpuperf_cell *cell, const char *units);
 
 #endif

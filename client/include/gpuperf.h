@@ -432,6 +432,8 @@ enum gpc_mark_kind {
 int gpc_mark(struct gpc_subscription *sub, enum gpc_mark_kind kind,
 	     gpc_done_cb cb, void *user);
 
+/* Marks and waits for the answer. A BEGIN the device cannot take yet (its
+ * stream has just opened) is asked again until the connect timeout. */
 int gpc_mark_sync(struct gpc_subscription *sub, enum gpc_mark_kind kind,
 		  struct gpc_error *err);
 

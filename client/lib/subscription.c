@@ -345,8 +345,11 @@ static void sync_done(struct gpc_client *c, const struct gpc_error *err,
 	}
 }
 
-int gpc_mark_sync(struct gpc_subscription *sub, enum gpc_mark_kind kind,
-		  struct gpc_error *err)
+/* How often a BEGIN the device cannot take yet is asked again. */
+#define MARK_RETRY_MS 10
+
+static int mark_once(struct gpc_subscription *sub, enum gpc_mark_kind kind,
+		     struct gpc_error *err)
 {
 	struct sync_wait wait = { 0 };
 	struct gpc_client *c = sub->client;
@@ -370,6 +373,27 @@ int gpc_mark_sync(struct gpc_subscription *sub, enum gpc_mark_kind kind,
 		return wait.err.code;
 	}
 	return 0;
+}
+
+int gpc_mark_sync(struct gpc_subscription *sub, enum gpc_mark_kind kind,
+		  struct gpc_error *err)
+{
+	struct gpc_client *c = sub->client;
+	uint64_t deadline = uv_now(c->loop) + c->options.timeout_ms;
+	struct gpc_error e;
+
+	for (;;) {
+		int ret = mark_once(sub, kind, &e);
+		/* A stream just opened has no report to begin at yet. */
+		if (ret && kind == GPC_MARK_BEGIN &&
+		    e.server == GPC_SERVER_UNAVAILABLE &&
+		    uv_now(c->loop) < deadline &&
+		    gpc__client_wait(c, NULL, MARK_RETRY_MS, NULL) == -ETIMEDOUT)
+			continue;
+		if (ret && err)
+			*err = e;
+		return ret;
+	}
 }
 
 int gpc_reconfigure(struct gpc_subscription *sub, const char *metric_set,

@@ -1,0 +1,209 @@
+/*
+ * gpuperf run: a command measured from its start to its exit. A mark
+ * opens the window just before the command starts and closes it when the
+ * command has exited; that window's frame is the run's totals. With an
+ * interval the windows in between stream too. gpuperf exits with the
+ * command's status, so it fits where the command stood in a script.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client/cli_args.h"
+#include "client/commands.h"
+#include "client/streaming.h"
+
+static const char *const cmd = "run";
+
+static const char usage[] =
+	"gpuperf run [-m SET] [-c C1,C2|all] [-i INTERVAL] [--format FORMAT]\n"
+	"       [-o FILE] [stream options] [CONNECTION OPTIONS] -- CMD [ARGS...]";
+
+static const char help[] =
+	"Runs CMD and measures the device from CMD's start to its exit. Writes\n"
+	"the totals of that window (the row with mark 1) to standard output or\n"
+	"-o FILE; with -i INTERVAL, the rows of each interval come first (mark\n"
+	"0). CMD keeps gpuperf's standard input, output and error; Ctrl-C and\n"
+	"SIGTERM go to CMD. Exits with CMD's status (128+N when signal N ended\n"
+	"it), or 127 when CMD cannot be started; when the measurement fails\n"
+	"but CMD succeeded, with gpuperf's own status.\n\n"
+	"Options are those of 'gpuperf stream' (without an interval only the\n"
+	"totals are written; the default format is table):\n";
+
+/* Started or exec failures, as a shell reports them. */
+#define EXIT_NOT_FOUND 127
+#define EXIT_NOT_EXECUTABLE 126
+
+struct run {
+	struct gpuperf_streaming s;
+	uv_process_t child;
+	bool child_running;
+	bool child_exited;
+	int child_status;
+	uint64_t started_ms;
+};
+
+static void close_child(struct run *r)
+{
+	uv_close((uv_handle_t *)&r->child, NULL);
+}
+
+/* The END mark's answer; its frame follows when accepted. */
+static void on_end_marked(struct gpc_client *c, const struct gpc_error *err,
+			  void *user)
+{
+	struct run *r = user;
+
+	if (!err)
+		return;
+	int code = gpuperf_report(cmd, "the daemon did not close the "
+				  "measured window", err);
+	gpuperf_streaming_stop(&r->s, r->child_status ? r->child_status : code);
+}
+
+static void on_child_exit(uv_process_t *p, int64_t status, int signum)
+{
+	struct run *r = p->data;
+
+	r->child_running = false;
+	r->child_exited = true;
+	r->child_status = signum ? 128 + signum : (int)status;
+	close_child(r);
+	double seconds = (double)(uv_now(&r->s.loop) - r->started_ms) / 1e3;
+	if (signum)
+		fprintf(stderr, "gpuperf run: the command ended by signal %d "
+			"after %.3f s\n", signum, seconds);
+	if (r->s.stopping) {
+		/* The measurement failed while the command ran: the command's
+		 * failure, else the measurement's, is the status. */
+		if (r->child_status)
+			r->s.exit_code = r->child_status;
+		return;
+	}
+	int ret = gpc_mark(r->s.sub, GPC_MARK_END, on_end_marked, r);
+	if (ret) {
+		fprintf(stderr, "gpuperf run: cannot close the measured window: "
+			"%s\n", gpc_strerror(ret));
+		gpuperf_streaming_stop(&r->s, r->child_status ? r->child_status :
+				       gpuperf_exit_for(ret));
+	}
+}
+
+static void on_mark_frame(struct gpuperf_streaming *s, const struct gpc_frame *f)
+{
+	struct run *r = s->user;
+
+	if (!r->child_exited)
+		return;
+	gpuperf_streaming_stop(s, r->child_status);
+}
+
+static void on_signal(struct gpuperf_streaming *s, int signum)
+{
+	struct run *r = s->user;
+
+	/* A terminal's Ctrl-C reaches the command itself too; a signal sent
+	 * to gpuperf alone is passed on. Either way the command decides. */
+	if (r->child_running)
+		uv_process_kill(&r->child, signum);
+	else
+		gpuperf_streaming_stop(s, 128 + signum);
+}
+
+static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
+		 int *command_index, bool *show_help)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			*command_index = i + 1;
+			break;
+		}
+		if (gpuperf_arg_flag(argv[i], "--help", "-h")) {
+			*show_help = true;
+			return 0;
+		}
+		int m = gpuperf_stream_option(cmd, usage, argc, argv, &i, o);
+		if (m < 0)
+			return GPUPERF_EXIT_USAGE;
+		if (m)
+			continue;
+		if (argv[i][0] == '-')
+			return gpuperf_usage_error(cmd, usage, "unknown option "
+						   "'%s'", argv[i]);
+		*command_index = i;
+		break;
+	}
+	if (!*command_index || *command_index >= argc)
+		return gpuperf_usage_error(cmd, usage, "name the command to run "
+					   "after --");
+	if (o->duration_ns)
+		return gpuperf_usage_error(cmd, usage, "--duration has no place "
+					   "here: the command's run is the "
+					   "duration");
+	return 0;
+}
+
+static int start_child(struct run *r, char **args)
+{
+	uv_stdio_container_t stdio[3] = {
+		{ .flags = UV_INHERIT_FD, .data.fd = 0 },
+		{ .flags = UV_INHERIT_FD, .data.fd = 1 },
+		{ .flags = UV_INHERIT_FD, .data.fd = 2 },
+	};
+	uv_process_options_t po = {
+		.exit_cb = on_child_exit,
+		.file = args[0],
+		.args = args,
+		.stdio_count = 3,
+		.stdio = stdio,
+	};
+
+	/* Rows written before the command starts must not reach its
+	 * output after it. */
+	fflush(stdout);
+	r->child.data = r;
+	r->started_ms = uv_now(&r->s.loop);
+	int ret = uv_spawn(&r->s.loop, &r->child, &po);
+	if (ret) {
+		fprintf(stderr, "gpuperf run: cannot run %s: %s\n", args[0],
+			uv_strerror(ret));
+		close_child(r);
+		return ret == UV_ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+	}
+	r->child_running = true;
+	return 0;
+}
+
+int gpuperf_cmd_run(int argc, char **argv)
+{
+	struct gpuperf_stream_options o = { .format = GPUPERF_FORMAT_TABLE };
+	struct run r = { 0 };
+	int command_index = 0;
+	bool show_help = false;
+	struct gpc_error err;
+
+	int ret = parse(argc, argv, &o, &command_index, &show_help);
+	if (ret || show_help) {
+		if (show_help)
+			printf("usage: %s\n\n%s%s\n%s", usage, help,
+			       gpuperf_stream_options_help,
+			       gpuperf_connection_help);
+		return ret;
+	}
+	struct gpuperf_streaming_hooks hooks = {
+		.mark_frame = on_mark_frame,
+		.signal = on_signal,
+	};
+	ret = gpuperf_streaming_start(&r.s, cmd, &o, o.interval_ns, true, false,
+				      &hooks, &r);
+	if (!ret && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
+		ret = gpuperf_report(cmd, "the daemon did not open the measured "
+				     "window", &err);
+	if (!ret)
+		ret = start_child(&r, argv + command_index);
+	if (!ret)
+		ret = gpuperf_streaming_run(&r.s);
+	gpuperf_streaming_fini(&r.s);
+	return ret ? ret : r.s.exit_code;
+}

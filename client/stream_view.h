@@ -1,0 +1,70 @@
+/*
+ * Frames as the CLI shows them (gpuperf stream and run): rows of table,
+ * CSV or NDJSON through output.h, or on a terminal a table of the counters
+ * redrawn in place at every frame.
+ *
+ * Every row carries the window's loss: lost (OA_REPORT_LOST), buffers_lost
+ * (OA_BUFFER_LOST) and dropped (frames the daemon dropped because this
+ * client read too slowly).
+ */
+#ifndef GPUPERF_STREAM_VIEW_H
+#define GPUPERF_STREAM_VIEW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "client/include/gpuperf.h"
+#include "client/output.h"
+
+struct gpuperf_stream_view_options {
+	enum gpuperf_format format;
+	bool units_row;                 /* CSV: a row of units under the header */
+	bool live;                      /* redraw in place (a terminal) */
+	bool per_context;               /* a row per context after each window's */
+	bool raw;                       /* the raw deltas as columns */
+	bool mark_column;               /* a "mark" column: 1 for the marked
+					 * window's rows */
+	FILE *out;
+	const char *title;              /* the live view's first line */
+};
+
+struct gpuperf_stream_view {
+	/* private */
+	struct gpuperf_stream_view_options options;
+	size_t n_counters;
+	size_t n_columns;
+	struct gpuperf_column *columns;
+	struct gpuperf_cell *cells;
+	char (*raw_keys)[24];
+	char **counter_keys;            /* copies: the subscription's change */
+	struct gpuperf_output output;
+	bool output_ready;
+	size_t first_counter;           /* column of the first counter */
+	uint64_t windows;
+	uint64_t lost, buffers_lost, dropped;   /* totals, for the summary */
+	char *screen;                   /* the live view being built */
+	size_t screen_len, screen_cap;
+};
+
+/* The columns follow the subscription's counters; set (may be NULL)
+ * gives their units. 0 or -ENOMEM. */
+int gpuperf_stream_view_init(struct gpuperf_stream_view *v,
+			     const struct gpuperf_stream_view_options *options,
+			     const struct gpc_subscription_info *info,
+			     const struct gpc_metric_set *set);
+
+/* Shows a frame. 0, or the negative errno of a failed write. */
+int gpuperf_stream_view_frame(struct gpuperf_stream_view *v,
+			      const struct gpc_frame *frame);
+
+/* True while the subscription's counters are the view's columns. */
+bool gpuperf_stream_view_matches(const struct gpuperf_stream_view *v,
+				 const struct gpc_subscription_info *info);
+
+/* Prints a line on stderr about any loss seen, for the command cmd. */
+void gpuperf_stream_view_summary(const struct gpuperf_stream_view *v,
+				 const char *cmd);
+
+void gpuperf_stream_view_fini(struct gpuperf_stream_view *v);
+
+#endif

@@ -1,0 +1,440 @@
+/*
+ * A subscription shown as it streams (see streaming.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/cli_args.h"
+#include "client/commands.h"
+#include "client/streaming.h"
+
+const char gpuperf_stream_options_help[] =
+	"  -d, --device DEVICE  the device (default: the first;\n"
+	"                       'gpuperf devices')\n"
+	"  -m, --metric-set SET the metric set, by symbol or GUID (default:\n"
+	"                       what the device runs, or its first)\n"
+	"  -c, --counters C1,C2 the counters, by symbol ('gpuperf counters\n"
+	"                       SET'); 'all' (the default) is every one\n"
+	"  -p, --period D       the sampling period (e.g. 1ms; default: what\n"
+	"                       runs, or the daemon's default)\n"
+	"  -i, --interval D     one row per D of time (e.g. 100ms, 1s)\n"
+	"      --ctx ID         only the reports of hardware context ID\n"
+	"      --per-context    after each window's row, a row per context\n"
+	"                       that ran in it (context_id 0: idle)\n"
+	"      --raw            add the raw counter deltas (raw_gpu_time,\n"
+	"                       raw_a0, ...)\n"
+	"      --format FORMAT  table (human units; on a terminal redrawn in\n"
+	"                       place), csv or ndjson (plain numbers; each\n"
+	"                       line whole even if the process is killed)\n"
+	"      --units          csv: a second header row with each column's\n"
+	"                       units\n"
+	"  -o, --output FILE    write the rows to FILE\n"
+	"      --duration D     stop after D (e.g. 30s)\n"
+	"\n"
+	"Columns: timestamp_ns (the window's start, the daemon's\n"
+	"CLOCK_MONOTONIC), duration_ns (GPU time), reports (report pairs),\n"
+	"lost (OA_REPORT_LOST), buffers_lost (OA_BUFFER_LOST), dropped (frames\n"
+	"the daemon dropped because this client read too slowly), then one\n"
+	"column per counter, named by its symbol.\n";
+
+static int duration_option(const char *cmd, const char *usage,
+			   const char *name, const char *value, uint64_t *ns)
+{
+	if (gpuperf_parse_duration(value, ns) < 0) {
+		gpuperf_usage_error(cmd, usage, "%s takes a duration such as "
+				    "100ms, 1s or 500us, not '%s'", name, value);
+		return -1;
+	}
+	return 1;
+}
+
+int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
+			  char **argv, int *i, struct gpuperf_stream_options *o)
+{
+	const char *arg = argv[*i], *value;
+	int m = gpuperf_connection_option(cmd, usage, argc, argv, i, &o->conn);
+
+	if (m)
+		return m;
+	if (gpuperf_arg_flag(arg, "--per-context", NULL)) {
+		o->per_context = true;
+		return 1;
+	}
+	if (gpuperf_arg_flag(arg, "--raw", NULL)) {
+		o->raw = true;
+		return 1;
+	}
+	if (gpuperf_arg_flag(arg, "--units", NULL)) {
+		o->units_row = true;
+		return 1;
+	}
+	if ((m = gpuperf_arg_value(argc, argv, i, "--device", "-d", &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--metric-set", "-m", &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--counters", "-c", &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--period", "-p", &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--interval", "-i", &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--ctx", NULL, &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--format", NULL, &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--output", "-o", &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--duration", NULL, &value))) {
+		if (m < 0 || !*value) {
+			gpuperf_usage_error(cmd, usage, "%s needs a value", arg);
+			return -1;
+		}
+	} else {
+		return 0;
+	}
+	/* arg is the option as given; its long name decides. */
+	if (!strncmp(arg, "--device", 8) || !strcmp(arg, "-d")) {
+		o->device = value;
+	} else if (!strncmp(arg, "--metric-set", 12) || !strcmp(arg, "-m")) {
+		o->metric_set = value;
+	} else if (!strncmp(arg, "--counters", 10) || !strcmp(arg, "-c")) {
+		o->counters = strcmp(value, "all") ? value : NULL;
+	} else if (!strncmp(arg, "--period", 8) || !strcmp(arg, "-p")) {
+		return duration_option(cmd, usage, "--period", value,
+				       &o->period_ns);
+	} else if (!strncmp(arg, "--interval", 10) || !strcmp(arg, "-i")) {
+		return duration_option(cmd, usage, "--interval", value,
+				       &o->interval_ns);
+	} else if (!strncmp(arg, "--duration", 10)) {
+		return duration_option(cmd, usage, "--duration", value,
+				       &o->duration_ns);
+	} else if (!strncmp(arg, "--ctx", 5)) {
+		char *end;
+		errno = 0;
+		unsigned long id = strtoul(value, &end, 0);
+		if (errno || *end || id > UINT32_MAX) {
+			gpuperf_usage_error(cmd, usage, "--ctx takes a context "
+					    "id (decimal or 0x hex), not '%s'",
+					    value);
+			return -1;
+		}
+		o->filter_context = true;
+		o->context_id = (uint32_t)id;
+	} else if (!strncmp(arg, "--format", 8)) {
+		if (gpuperf_format_parse(value, &o->format) < 0) {
+			gpuperf_usage_error(cmd, usage, "--format takes table, "
+					    "csv or ndjson");
+			return -1;
+		}
+	} else {
+		o->output = value;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+
+void gpuperf_streaming_stop(struct gpuperf_streaming *s, int exit_code)
+{
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	s->exit_code = exit_code;
+	if (s->handles_ready) {
+		uv_close((uv_handle_t *)&s->sigint, NULL);
+		uv_close((uv_handle_t *)&s->sigterm, NULL);
+		uv_close((uv_handle_t *)&s->duration, NULL);
+		s->handles_ready = false;
+	}
+	if (s->client) {
+		/* The subscription goes with it. */
+		gpc_close(s->client, NULL, NULL);
+		s->client = NULL;
+		s->sub = NULL;
+	}
+}
+
+static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
+		     void *user)
+{
+	struct gpuperf_streaming *s = user;
+
+	if (s->stopping)
+		return;
+	int ret = gpuperf_stream_view_frame(&s->view, f);
+	if (ret == -EPIPE) {
+		/* Whoever read the output has had enough. */
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
+		return;
+	}
+	if (ret) {
+		gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "cannot write the "
+			     "output: %s", strerror(-ret));
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_FAILURE);
+		return;
+	}
+	if (f->mark && s->hooks.mark_frame)
+		s->hooks.mark_frame(s, f);
+}
+
+static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
+		     void *user)
+{
+	struct gpuperf_streaming *s = user;
+	const char *message = e->message && e->message[0] ? e->message : NULL;
+
+	if (s->stopping)
+		return;
+	switch (e->kind) {
+	case GPC_EVENT_CONFIG_CHANGED:
+		if (!gpuperf_stream_view_matches(&s->view,
+						 gpc_subscription_info(sub))) {
+			gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "another "
+				     "client reconfigured device %s to %s; the "
+				     "counters are no longer the columns, so "
+				     "the stream ends here", e->device,
+				     e->configuration.metric_set);
+			gpuperf_streaming_stop(s, GPUPERF_EXIT_FAILURE);
+			return;
+		}
+		fprintf(stderr, "gpuperf %s: device %s now samples every %.4g "
+			"ms\n", s->cmd, e->device,
+			(double)e->configuration.sampling_period_ns / 1e6);
+		break;
+	case GPC_EVENT_ENDED:
+		fprintf(stderr, "gpuperf %s: device %s's stream ended%s%s\n",
+			s->cmd, e->device, message ? ": " : "",
+			message ? message : "");
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
+		break;
+	case GPC_EVENT_BUSY_ELSEWHERE:
+	case GPC_EVENT_DEVICE_LOST:
+	case GPC_EVENT_RECOVERED:
+	case GPC_EVENT_RESTARTED:
+		fprintf(stderr, "gpuperf %s: device %s: %s\n", s->cmd, e->device,
+			message ? message :
+			e->kind == GPC_EVENT_BUSY_ELSEWHERE ? "busy elsewhere" :
+			e->kind == GPC_EVENT_DEVICE_LOST ? "lost" :
+			e->kind == GPC_EVENT_RECOVERED ? "recovered" :
+			"started over");
+		break;
+	}
+}
+
+static void on_disconnect(struct gpc_client *c, const struct gpc_error *err,
+			  void *user)
+{
+	struct gpuperf_streaming *s = user;
+
+	if (s->stopping)
+		return;
+	gpuperf_streaming_stop(s, gpuperf_report(s->cmd, "the connection to "
+						 "the daemon ended", err));
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct gpuperf_streaming *s = h->data;
+
+	if (s->hooks.signal)
+		s->hooks.signal(s, signum);
+	else
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
+}
+
+static void on_duration(uv_timer_t *t)
+{
+	gpuperf_streaming_stop(t->data, GPUPERF_EXIT_OK);
+}
+
+/* Checks the names against the catalog, for messages that say where the
+ * right names are; the daemon checks them again. */
+static int check_names(struct gpuperf_streaming *s,
+		       const struct gpuperf_stream_options *o, char **counters,
+		       size_t n_counters)
+{
+	const struct gpc_device *d = gpc_find_device(s->client, o->device);
+
+	if (!d && o->device)
+		return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "the daemon has "
+				    "no device '%s'; 'gpuperf devices' lists "
+				    "them", o->device);
+	if (!d)
+		return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "the daemon "
+				    "serves no device");
+	if (!o->metric_set)
+		return 0;
+	const struct gpc_metric_set *set = gpc_find_metric_set(d, o->metric_set);
+	if (!set)
+		return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "device %s has "
+				    "no metric set '%s'; 'gpuperf sets -d %s' "
+				    "lists them", d->name, o->metric_set,
+				    d->name);
+	for (size_t i = 0; i < n_counters; i++)
+		if (!gpc_find_counter(set, counters[i]))
+			return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED,
+					    "metric set %s of device %s has no "
+					    "counter '%s'; 'gpuperf counters %s "
+					    "-d %s' lists them", set->symbol,
+					    d->name, counters[i], set->symbol,
+					    d->name);
+	return 0;
+}
+
+static int subscribe(struct gpuperf_streaming *s,
+		     const struct gpuperf_stream_options *o, uint64_t window_ns)
+{
+	char **counters = NULL;
+	size_t n_counters = 0;
+	struct gpc_error err;
+
+	if (o->counters && gpuperf_split_list(o->counters, &counters,
+					      &n_counters) < 0)
+		return gpuperf_fail(s->cmd, GPUPERF_EXIT_USAGE, "bad counter "
+				    "list '%s': give symbols separated by "
+				    "commas, or 'all'", o->counters);
+	int ret = check_names(s, o, counters, n_counters);
+	if (ret) {
+		free(counters);
+		return ret;
+	}
+	struct gpc_subscribe_options so = {
+		.device = o->device,
+		.metric_set = o->metric_set,
+		.sampling_period_ns = o->period_ns,
+		.window_ns = window_ns,
+		.counters = (const char *const *)counters,
+		.n_counters = n_counters,
+		.filter_context = o->filter_context,
+		.context_id = o->context_id,
+		.raw = o->raw,
+		.per_context = o->per_context,
+	};
+	struct gpc_subscription_cbs cbs = {
+		.frame = on_frame,
+		.event = on_event,
+	};
+	ret = gpc_subscribe_sync(s->client, &so, &cbs, s, &s->sub, &err);
+	free(counters);
+	if (ret)
+		return gpuperf_report(s->cmd, "the daemon refused the "
+				      "subscription", &err);
+	const struct gpc_subscription_info *info = gpc_subscription_info(s->sub);
+	const struct gpc_device *d = gpc_find_device(s->client, info->device);
+	s->set = d ? gpc_find_metric_set(d, info->metric_set) : NULL;
+	return 0;
+}
+
+static int start_view(struct gpuperf_streaming *s,
+		      const struct gpuperf_stream_options *o, bool mark_column,
+		      bool live_allowed)
+{
+	const struct gpc_subscription_info *info = gpc_subscription_info(s->sub);
+	char title[256];
+
+	s->out = stdout;
+	if (o->output) {
+		s->out = fopen(o->output, "w");
+		if (!s->out)
+			return gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+					    "cannot write %s: %s", o->output,
+					    strerror(errno));
+	}
+	snprintf(title, sizeof(title), "%s %s: sampling every %.4g ms, windows "
+		 "of %.4g s (Ctrl-C ends)", info->device, info->metric_set,
+		 (double)info->sampling_period_ns / 1e6,
+		 (double)info->window_ns / 1e9);
+	struct gpuperf_stream_view_options vo = {
+		.format = o->format,
+		.units_row = o->units_row,
+		.live = live_allowed && o->format == GPUPERF_FORMAT_TABLE &&
+			!o->output && isatty(STDOUT_FILENO),
+		.per_context = o->per_context,
+		.raw = o->raw,
+		.mark_column = mark_column,
+		.out = s->out,
+		.title = title,
+	};
+	s->view_ready = true;
+	if (gpuperf_stream_view_init(&s->view, &vo, info, s->set) < 0)
+		return gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "out of memory");
+	/* The title is only read while drawing. */
+	s->view.options.title = NULL;
+	if (vo.live) {
+		static const char hint[] = "(waiting for the first window)\n";
+		fputs(hint, stdout);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
+			    const struct gpuperf_stream_options *o,
+			    uint64_t window_ns, bool mark_column,
+			    bool live_allowed,
+			    const struct gpuperf_streaming_hooks *hooks,
+			    void *user)
+{
+	struct gpuperf_connection conn = o->conn;
+
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	s->user = user;
+	if (hooks)
+		s->hooks = *hooks;
+	if (uv_loop_init(&s->loop))
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "cannot start an "
+				    "event loop");
+	s->loop_ready = true;
+	int ret = gpuperf_connect(cmd, &conn, &s->loop, &s->client);
+	if (ret)
+		return ret;
+	gpc_set_disconnect_cb(s->client, on_disconnect, s);
+	if ((ret = subscribe(s, o, window_ns)) ||
+	    (ret = start_view(s, o, mark_column, live_allowed)))
+		return ret;
+	uv_signal_init(&s->loop, &s->sigint);
+	uv_signal_init(&s->loop, &s->sigterm);
+	uv_timer_init(&s->loop, &s->duration);
+	s->sigint.data = s;
+	s->sigterm.data = s;
+	s->duration.data = s;
+	s->handles_ready = true;
+	uv_signal_start(&s->sigint, on_signal, SIGINT);
+	uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+	if (o->duration_ns)
+		uv_timer_start(&s->duration, on_duration,
+			       (o->duration_ns + 999999) / 1000000, 0);
+	return 0;
+}
+
+int gpuperf_streaming_run(struct gpuperf_streaming *s)
+{
+	uv_run(&s->loop, UV_RUN_DEFAULT);
+	if (s->view_ready)
+		gpuperf_stream_view_summary(&s->view, s->cmd);
+	return s->exit_code;
+}
+
+void gpuperf_streaming_fini(struct gpuperf_streaming *s)
+{
+	if (s->view_ready)
+		gpuperf_stream_view_fini(&s->view);
+	if (s->out && s->out != stdout && fclose(s->out) != 0 && !s->exit_code)
+		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+					    "cannot write the output: %s",
+					    strerror(errno));
+	s->out = NULL;
+	if (!s->loop_ready)
+		return;
+	if (s->handles_ready) {
+		uv_close((uv_handle_t *)&s->sigint, NULL);
+		uv_close((uv_handle_t *)&s->sigterm, NULL);
+		uv_close((uv_handle_t *)&s->duration, NULL);
+		s->handles_ready = false;
+	}
+	if (s->client)
+		gpc_close_sync(s->client);
+	s->client = NULL;
+	uv_run(&s->loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&s->loop))
+		fprintf(stderr, "gpuperf %s: handles left open at exit\n", s->cmd);
+	s->loop_ready = false;
+}

@@ -1,0 +1,95 @@
+/*
+ * A subscription shown as it streams: what gpuperf stream is, and what
+ * gpuperf run does around its command. Options, connecting on a loop of
+ * the command's own (for its signals, timers and child), checking the
+ * names against the daemon's catalog, subscribing, and ending cleanly on
+ * Ctrl-C, a duration, the daemon going away or the output failing.
+ */
+#ifndef GPUPERF_STREAMING_H
+#define GPUPERF_STREAMING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <uv.h>
+
+#include "client/cli_connect.h"
+#include "client/stream_view.h"
+
+struct gpuperf_stream_options {
+	struct gpuperf_connection conn;
+	const char *device;
+	const char *metric_set;
+	const char *counters;           /* "a,b"; NULL: all */
+	uint64_t period_ns;
+	uint64_t interval_ns;           /* 0: the command's default */
+	bool filter_context;
+	uint32_t context_id;
+	bool per_context;
+	bool raw;
+	enum gpuperf_format format;
+	bool units_row;
+	const char *output;
+	uint64_t duration_ns;           /* 0: until stopped */
+};
+
+/* The options' help, for gpuperf stream --help and run --help. */
+extern const char gpuperf_stream_options_help[];
+
+/* Takes argv[*i] if it is a stream option (advancing past its value):
+ * 1 taken, 0 not one, -1 bad (the usage error is printed). */
+int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
+			  char **argv, int *i, struct gpuperf_stream_options *o);
+
+struct gpuperf_streaming;
+
+/* What gpuperf run adds. */
+struct gpuperf_streaming_hooks {
+	/* The frame of the marked window arrived (after the view shows it). */
+	void (*mark_frame)(struct gpuperf_streaming *s, const struct gpc_frame *f);
+	/* SIGINT or SIGTERM; NULL: they end the stream. */
+	void (*signal)(struct gpuperf_streaming *s, int signum);
+};
+
+struct gpuperf_streaming {
+	const char *cmd;
+	uv_loop_t loop;
+	bool loop_ready;
+	struct gpc_client *client;
+	struct gpc_subscription *sub;
+	const struct gpc_metric_set *set;
+	struct gpuperf_stream_view view;
+	bool view_ready;
+	FILE *out;
+	uv_signal_t sigint, sigterm;
+	uv_timer_t duration;
+	bool handles_ready;
+	struct gpuperf_streaming_hooks hooks;
+	void *user;
+	bool stopping;
+	int exit_code;
+};
+
+/*
+ * Connects, subscribes and starts showing frames. window_ns is the frames'
+ * length (0: only marked windows); mark_column adds run's "mark" column;
+ * live_allowed lets a table on a terminal redraw in place. Returns 0, or
+ * the exit status (then call gpuperf_streaming_fini).
+ */
+int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
+			    const struct gpuperf_stream_options *o,
+			    uint64_t window_ns, bool mark_column,
+			    bool live_allowed,
+			    const struct gpuperf_streaming_hooks *hooks,
+			    void *user);
+
+/* Runs the loop until the stream ends; returns the exit status. */
+int gpuperf_streaming_run(struct gpuperf_streaming *s);
+
+/* Ends the stream with exit_code (the first code given wins). */
+void gpuperf_streaming_stop(struct gpuperf_streaming *s, int exit_code);
+
+void gpuperf_streaming_fini(struct gpuperf_streaming *s);
+
+#endif
