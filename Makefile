@@ -5,7 +5,7 @@
 #   make test       install missing packages, build, run every test suite
 #   make bench      benchmarks (ratios against a reference run in the same process)
 #   make fuzz       build the libFuzzer targets (FUZZ_SECONDS=60 runs each)
-#   make install    install under $(DESTDIR)$(PREFIX)
+#   make install    install under $(DESTDIR)$(PREFIX) (make uninstall)
 #   make deps       install the Debian packages the build and tests need
 #
 # With npm installed, `make` also builds the browser UI into web/www.
@@ -17,6 +17,11 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/gpuperf
+# The service's files: its unit names $(SYSCONFDIR)/gpuperfd.conf.
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MANDIR ?= $(PREFIX)/share/man
 SHARED ?= $(abspath $(CURDIR)/../shared)
 
 ifeq ($(SAN),1)
@@ -29,7 +34,7 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := expat libuv libwebsockets libprotobuf-c libdrm
+PKGS := expat libuv libwebsockets libprotobuf-c libdrm libcap
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
@@ -51,7 +56,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # Debian packages needed to build, test and fuzz.
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
-	libdrm-dev clang intel-gpu-tools prometheus openssl
+	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
 BROWSER_PACKAGES := chromium
@@ -280,6 +285,41 @@ ifneq ($(WEB_APP),)
 	install -d $(DESTDIR)$(DATADIR)/web
 	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
 endif
+
+# The service: its unit (with the installed paths), its user, the
+# configuration example (also as $(SYSCONFDIR)/gpuperfd.conf unless one
+# is there) and the man pages.
+.PHONY: install-service uninstall
+install: install-service
+install-service:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR) \
+		$(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		systemd/gpuperfd.service.in >$(DESTDIR)$(UNITDIR)/gpuperfd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/gpuperfd.service
+	install -m 0644 systemd/gpuperfd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gpuperfd.conf
+	install -m 0644 systemd/gpuperfd.conf.example $(DESTDIR)$(DATADIR)/
+	test -e $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf || \
+		install -m 0644 systemd/gpuperfd.conf.example $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf
+	install -m 0644 man/gpuperf.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/gpuperfd.8 $(DESTDIR)$(MANDIR)/man8/
+
+# Removes what install put there; an edited $(SYSCONFDIR)/gpuperfd.conf
+# stays.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gpuperfd $(DESTDIR)$(BINDIR)/gpuperf
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/metrics/,$(notdir $(SIM_XML) $(NVIDIA_XML)))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_FILES)))
+	rm -f $(DESTDIR)$(DATADIR)/gpuperfd.conf.example
+	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DATADIR)/metrics \
+		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(DATADIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(LIBDIR)/libgpuperf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(GPC_SONAME) \
+		$(DESTDIR)$(LIBDIR)/libgpuperf.so $(DESTDIR)$(LIBDIR)/libgpuperf.a \
+		$(DESTDIR)$(INCLUDEDIR)/gpuperf.h $(DESTDIR)$(PKGCONFIGDIR)/gpuperf.pc
+	rm -f $(DESTDIR)$(UNITDIR)/gpuperfd.service $(DESTDIR)$(SYSUSERSDIR)/gpuperfd.conf \
+		$(DESTDIR)$(MANDIR)/man1/gpuperf.1 $(DESTDIR)$(MANDIR)/man8/gpuperfd.8
+	if cmp -s systemd/gpuperfd.conf.example $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf; fi
 
 # Installs what is missing; never touches what is there.
 # $(1): the packages, $(2): apt-get options.

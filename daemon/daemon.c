@@ -11,6 +11,8 @@
 #include "daemon/drm/discovery.h"
 #include "daemon/log.h"
 #include "daemon/net/server.h"
+#include "daemon/reload.h"
+#include "daemon/sd_notify.h"
 #include "daemon/nvidia/nvidia_source.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
@@ -29,34 +31,55 @@ static int fail(struct gpd_error *err, int code, const char *fmt, ...)
 	return code;
 }
 
-static int load_metrics(struct gpd_daemon *d, struct gpd_error *err)
+static void free_db(struct gpm_metrics_db *db)
 {
-	d->metrics = calloc(1, sizeof(*d->metrics));
-	if (!d->metrics)
+	if (!db)
+		return;
+	gpm_metrics_db_fini(db);
+	free(db);
+}
+
+static int load_db(const char *const *dirs, size_t n_dirs,
+		   struct gpm_metrics_db **out, struct gpd_error *err)
+{
+	struct gpm_metrics_db *db = calloc(1, sizeof(*db));
+	if (!db)
 		return fail(err, -ENOMEM, "out of memory");
-	gpm_metrics_db_init(d->metrics);
-	for (size_t i = 0; i < d->options.n_metrics_dirs; i++) {
-		const char *dir = d->options.metrics_dirs[i];
-		int ret = gpm_metrics_db_add_dir(d->metrics, dir);
-		if (ret < 0)
-			return fail(err, ret, "--metrics-dir %s: %s", dir,
-				    strerror(-ret));
+	gpm_metrics_db_init(db);
+	int ret = 0;
+	for (size_t i = 0; !ret && i < n_dirs; i++) {
+		ret = gpm_metrics_db_add_dir(db, dirs[i]);
 		if (ret == 0)
-			gpd_warn("--metrics-dir %s holds no oa-*.xml files", dir);
+			gpd_warn("--metrics-dir %s holds no oa-*.xml files", dirs[i]);
+		if (ret < 0)
+			fail(err, ret, "--metrics-dir %s: %s", dirs[i],
+			     strerror(-ret));
+		else
+			ret = 0;
 	}
 	/* The sim GPU's own definitions are always there, after the
 	 * directories, so `--device sim` works whatever else is loaded. */
-	int ret = gpm_metrics_db_add_builtin(d->metrics);
-	if (ret)
-		return fail(err, ret, "loading the built-in metric definitions: %s",
-			    strerror(-ret));
-	for (size_t i = 0; i < d->metrics->diagnostics.count; i++) {
-		const struct gpm_diagnostic *diag = &d->metrics->diagnostics.items[i];
+	if (!ret && (ret = gpm_metrics_db_add_builtin(db)))
+		fail(err, ret, "loading the built-in metric definitions: %s",
+		     strerror(-ret));
+	if (ret) {
+		free_db(db);
+		return ret;
+	}
+	for (size_t i = 0; i < db->diagnostics.count; i++) {
+		const struct gpm_diagnostic *diag = &db->diagnostics.items[i];
 		gpd_warn("%s:%u: %s", diag->file, diag->line, diag->message);
 	}
-	gpd_info("metric definitions: %zu files, %zu sets",
-		 d->metrics->n_files, gpm_metrics_db_count_sets(d->metrics));
+	gpd_info("metric definitions: %zu files, %zu sets", db->n_files,
+		 gpm_metrics_db_count_sets(db));
+	*out = db;
 	return 0;
+}
+
+static int load_metrics(struct gpd_daemon *d, struct gpd_error *err)
+{
+	return load_db(d->options.metrics_dirs, d->options.n_metrics_dirs,
+		       &d->metrics, err);
 }
 
 static int add_device(struct gpd_daemon *d, struct gpd_source *source,
@@ -237,10 +260,94 @@ int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,
 	return 0;
 }
 
+/* Whether db holds file. */
+static bool db_holds(const struct gpm_metrics_db *db,
+		     const struct gpm_metrics_file *file)
+{
+	for (size_t i = 0; i < db->n_files; i++)
+		if (db->files[i] == file)
+			return true;
+	return false;
+}
+
+static bool db_in_use(const struct gpd_daemon *d, const struct gpm_metrics_db *db)
+{
+	for (size_t i = 0; i < d->n_devices; i++) {
+		const struct gpd_device *dev = d->devices[i];
+		if (db_holds(db, dev->metrics) ||
+		    (dev->next_metrics && db_holds(db, dev->next_metrics)))
+			return true;
+	}
+	return false;
+}
+
+static void free_unused_retired(struct gpd_daemon *d)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < d->n_retired; i++) {
+		if (db_in_use(d, d->retired[i]))
+			d->retired[kept++] = d->retired[i];
+		else
+			free_db(d->retired[i]);
+	}
+	d->n_retired = kept;
+}
+
+int gpd_daemon_reload_metrics(struct gpd_daemon *d, const char *const *dirs,
+			      size_t n_dirs, struct gpd_error *err)
+{
+	struct gpm_metrics_db **retired =
+		realloc(d->retired, (d->n_retired + 1) * sizeof(*retired));
+	if (!retired)
+		return fail(err, -ENOMEM, "out of memory");
+	d->retired = retired;
+	struct gpm_metrics_db *db;
+	int ret = load_db(dirs, n_dirs, &db, err);
+	if (ret)
+		return ret;
+	d->retired[d->n_retired++] = d->metrics;
+	d->metrics = db;
+	d->options.metrics_dirs = (const char **)dirs;
+	d->options.n_metrics_dirs = n_dirs;
+	for (size_t i = 0; i < d->n_devices; i++) {
+		struct gpd_device *dev = d->devices[i];
+		const char *platform = dev->source->platform->name;
+		const struct gpm_metrics_file *file =
+			gpm_metrics_db_find_platform(db, platform);
+		if (file)
+			gpd_device_replace_metrics(dev, file);
+		else
+			/* E.g. NVIDIA's definitions, which their source
+			 * adds itself when it starts. */
+			gpd_info("%s: the reloaded directories define no %s; "
+				 "keeping its definitions", dev->source->name,
+				 platform);
+	}
+	gpd_daemon_metrics_adopted(d);
+	return 0;
+}
+
+void gpd_daemon_metrics_adopted(struct gpd_daemon *d)
+{
+	/* The description points into the definitions: the old ones stay
+	 * while it cannot be replaced. */
+	if (d->server && gpd_server_describe_devices(d->server)) {
+		gpd_warn("out of memory describing the devices anew; new "
+			 "clients see the previous metric definitions");
+		return;
+	}
+	free_unused_retired(d);
+}
+
 static void on_signal(uv_signal_t *handle, int signum)
 {
 	struct gpd_daemon *d = handle->data;
+	if (signum == SIGHUP) {
+		gpd_reload(d);
+		return;
+	}
 	gpd_info("%s: shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+	gpd_sd_notify("STOPPING=1");
 	gpd_daemon_stop(d);
 }
 
@@ -248,11 +355,15 @@ int gpd_daemon_handle_signals(struct gpd_daemon *d)
 {
 	uv_signal_init(d->loop, &d->sigint);
 	uv_signal_init(d->loop, &d->sigterm);
+	uv_signal_init(d->loop, &d->sighup);
 	d->sigint.data = d;
 	d->sigterm.data = d;
+	d->sighup.data = d;
 	int ret = uv_signal_start(&d->sigint, on_signal, SIGINT);
 	if (!ret)
 		ret = uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	if (!ret)
+		ret = uv_signal_start(&d->sighup, on_signal, SIGHUP);
 	d->signals_installed = true;
 	return ret;
 }
@@ -271,6 +382,7 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 	if (d->signals_installed) {
 		uv_close((uv_handle_t *)&d->sigint, NULL);
 		uv_close((uv_handle_t *)&d->sigterm, NULL);
+		uv_close((uv_handle_t *)&d->sighup, NULL);
 		d->signals_installed = false;
 	}
 }
@@ -279,11 +391,14 @@ void gpd_daemon_fini(struct gpd_daemon *d)
 {
 	free(d->devices);
 	d->devices = NULL;
-	if (d->metrics) {
-		gpm_metrics_db_fini(d->metrics);
-		free(d->metrics);
-		d->metrics = NULL;
-	}
+	free_db(d->metrics);
+	d->metrics = NULL;
+	for (size_t i = 0; i < d->n_retired; i++)
+		free_db(d->retired[i]);
+	free(d->retired);
+	d->retired = NULL;
+	d->n_retired = 0;
+	gpd_reload_fini(d);
 }
 
 struct gpd_device *gpd_daemon_find_device(struct gpd_daemon *d,

@@ -16,6 +16,7 @@
 #include "daemon/subscription.h"
 
 struct gpm_metrics_db;
+struct gpd_config;
 struct gpd_nv_libs;
 struct gpd_server;
 
@@ -42,7 +43,14 @@ struct gpd_daemon {
 	struct gpd_device **devices;
 	size_t n_devices;
 	struct gpd_server *server;      /* NULL when not serving */
-	uv_signal_t sigint, sigterm;
+	/* Definitions a reload replaced that a busy device still uses. */
+	struct gpm_metrics_db **retired;
+	size_t n_retired;
+	/* The configuration it started with (NULL: none to re-read) and the
+	 * one the last SIGHUP applied. */
+	struct gpd_config *config;
+	struct gpd_config *reloaded;
+	uv_signal_t sigint, sigterm, sighup;
 	bool signals_installed;
 	bool stopping;
 	int exit_status;
@@ -53,8 +61,21 @@ struct gpd_daemon {
 int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,
 		    const struct gpd_options *options, struct gpd_error *err);
 
-/* SIGINT and SIGTERM stop the daemon cleanly. */
+/* SIGINT and SIGTERM stop the daemon cleanly; SIGHUP reloads its
+ * configuration (gpd_reload). */
 int gpd_daemon_handle_signals(struct gpd_daemon *d);
+
+/* Loads the definitions of dirs (then the built-in ones) and moves every
+ * device whose platform they define onto them, each as soon as it is idle
+ * (gpd_device_replace_metrics). 0, or a negative code with err saying
+ * what to fix; the devices then keep what they had. dirs must outlive the
+ * daemon or the next reload. */
+int gpd_daemon_reload_metrics(struct gpd_daemon *d, const char *const *dirs,
+			      size_t n_dirs, struct gpd_error *err);
+
+/* A device took reloaded definitions: the server describes the devices
+ * anew and definitions no device uses any more are freed. */
+void gpd_daemon_metrics_adopted(struct gpd_daemon *d);
 
 /* Closes every device and handle; uv_run returns once they are closed. */
 void gpd_daemon_stop(struct gpd_daemon *d);

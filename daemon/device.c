@@ -217,6 +217,68 @@ static void on_source_event(void *user, enum gpd_event_kind kind,
 	}
 }
 
+/* One binding slot per set of metrics, made on first use. */
+static int alloc_bindings(const struct gpm_metrics_file *metrics,
+			  struct gpm_binding **bindings, bool **bound)
+{
+	size_t n = metrics->n_sets ? metrics->n_sets : 1;
+	*bindings = calloc(n, sizeof(**bindings));
+	*bound = calloc(n, sizeof(**bound));
+	if (!*bindings || !*bound) {
+		free(*bindings);
+		free(*bound);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_bindings(struct gpd_device *dev)
+{
+	for (size_t i = 0; i < dev->metrics->n_sets; i++)
+		if (dev->bound[i])
+			gpm_binding_fini(&dev->bindings[i]);
+	free(dev->bindings);
+	free(dev->bound);
+}
+
+/* Takes next_metrics when nothing holds a set or binding of the current
+ * ones: subscribers, recordings (taps) and the open stream all do. */
+static void adopt_metrics(struct gpd_device *dev)
+{
+	if (!dev->next_metrics || dev->open || dev->subscribers || dev->taps ||
+	    dev->closing || dev->daemon->stopping)
+		return;
+	struct gpm_binding *bindings;
+	bool *bound;
+	if (alloc_bindings(dev->next_metrics, &bindings, &bound)) {
+		gpd_warn("%s: out of memory taking the reloaded metric "
+			 "definitions; keeping the previous ones",
+			 dev->source->name);
+		dev->next_metrics = NULL;
+		return;
+	}
+	free_bindings(dev);
+	dev->bindings = bindings;
+	dev->bound = bound;
+	dev->metrics = dev->next_metrics;
+	dev->next_metrics = NULL;
+	dev->set = NULL;
+	dev->binding = NULL;
+	gpd_info("%s: using the reloaded metric definitions (%zu sets)",
+		 dev->source->name, dev->metrics->n_sets);
+	gpd_daemon_metrics_adopted(dev->daemon);
+}
+
+void gpd_device_replace_metrics(struct gpd_device *dev,
+				const struct gpm_metrics_file *metrics)
+{
+	dev->next_metrics = metrics;
+	adopt_metrics(dev);
+	if (dev->next_metrics)
+		gpd_info("%s: busy; it takes the reloaded metric definitions "
+			 "when its stream next closes", dev->source->name);
+}
+
 int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
 		    struct gpd_source *source,
 		    const struct gpm_metrics_file *metrics, uint64_t linger_ms)
@@ -231,15 +293,9 @@ int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
 				      source->info.graphics_version);
 	if (ret)
 		return ret;
-	dev->bindings = calloc(metrics->n_sets ? metrics->n_sets : 1,
-			       sizeof(*dev->bindings));
-	dev->bound = calloc(metrics->n_sets ? metrics->n_sets : 1,
-			    sizeof(*dev->bound));
-	if (!dev->bindings || !dev->bound) {
-		free(dev->bindings);
-		free(dev->bound);
-		return -ENOMEM;
-	}
+	ret = alloc_bindings(metrics, &dev->bindings, &dev->bound);
+	if (ret)
+		return ret;
 	uv_timer_init(daemon->loop, &dev->linger_timer);
 	dev->linger_timer.data = dev;
 	source->listener.records = on_records;
@@ -288,6 +344,7 @@ static void stop_stream(struct gpd_device *dev)
 	dev->source->ops->close(dev->source);
 	dev->open = false;
 	gpd_info("%s: stream closed", dev->source->name);
+	adopt_metrics(dev);
 }
 
 int gpd_device_configure(struct gpd_device *dev,
@@ -354,6 +411,7 @@ void gpd_device_remove_tap(struct gpd_device *dev, struct gpd_record_tap *tap)
 			break;
 		}
 	}
+	adopt_metrics(dev);
 }
 
 void gpd_device_add_subscriber(struct gpd_device *dev,
@@ -389,16 +447,13 @@ void gpd_device_remove_subscriber(struct gpd_device *dev,
 		else
 			stop_stream(dev);
 	}
+	adopt_metrics(dev);
 }
 
 static void on_linger_closed(uv_handle_t *handle)
 {
 	struct gpd_device *dev = handle->data;
-	for (size_t i = 0; i < dev->metrics->n_sets; i++)
-		if (dev->bound[i])
-			gpm_binding_fini(&dev->bindings[i]);
-	free(dev->bindings);
-	free(dev->bound);
+	free_bindings(dev);
 	free(dev->partial);
 	free(dev);
 }

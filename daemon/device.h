@@ -45,6 +45,8 @@ struct gpd_device {
 	struct gpd_daemon *daemon;
 	struct gpd_source *source;
 	const struct gpm_metrics_file *metrics;         /* the platform's sets */
+	/* Reloaded definitions, taken once nobody uses the current ones. */
+	const struct gpm_metrics_file *next_metrics;
 	struct gpm_device_vars vars;
 	struct gpm_oa_decoder decoder;
 
@@ -90,6 +92,13 @@ int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
 /* Closes the stream and the source; frees the device's memory once the
  * loop has closed its handles. */
 void gpd_device_close(struct gpd_device *dev);
+
+/* Switches to reloaded definitions of the device's platform: at once when
+ * the stream is closed and nobody subscribes or records, otherwise when
+ * that is next the case, so no subscriber sees its set change under it.
+ * The daemon hears of the switch (gpd_daemon_metrics_adopted). */
+void gpd_device_replace_metrics(struct gpd_device *dev,
+				const struct gpm_metrics_file *metrics);
 
 /* The set named by symbol or guid; NULL if the platform has none. */
 const struct gpm_metric_set *gpd_device_find_set(const struct gpd_device *dev,

@@ -117,6 +117,18 @@ int gpd_auth_load(struct gpd_auth *auth, const char *path,
 	return ret;
 }
 
+int gpd_auth_reload(struct gpd_auth *auth, const char *path,
+		    struct gpd_error *err)
+{
+	struct gpd_auth next;
+	int ret = gpd_auth_load(&next, path, err);
+	if (ret)
+		return ret;
+	gpd_auth_fini(auth);
+	*auth = next;
+	return 0;
+}
+
 void gpd_auth_fini(struct gpd_auth *auth)
 {
 	if (auth->tokens)

@@ -33,6 +33,11 @@ struct gpd_auth {
 int gpd_auth_load(struct gpd_auth *auth, const char *path,
 		  struct gpd_error *err);
 
+/* Reads path again (SIGHUP): on success its tokens replace auth's; on
+ * failure auth keeps its tokens. Errors as gpd_auth_load. */
+int gpd_auth_reload(struct gpd_auth *auth, const char *path,
+		    struct gpd_error *err);
+
 void gpd_auth_fini(struct gpd_auth *auth);
 
 /* The role of token (len bytes); -EACCES when no line holds it. Compares

@@ -387,6 +387,32 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 	return 0;
 }
 
+int gpd_server_reload_tokens(struct gpd_server *s, const char *path,
+			     struct gpd_error *err)
+{
+	if (path)
+		return gpd_auth_reload(&s->auth, path, err);
+	for (size_t i = 0; i < s->n_listeners; i++) {
+		const struct gpd_listener *l = &s->listeners[i];
+		if (!l->trusted)
+			return fail(err, -EPERM, "--listen %s:%d needs "
+				    "--token-file, which the configuration no "
+				    "longer names", l->host, l->port);
+	}
+	gpd_auth_fini(&s->auth);
+	return 0;
+}
+
+int gpd_server_describe_devices(struct gpd_server *s)
+{
+	struct gpd_hello *hello;
+	if (gpd_hello_create(s->daemon, &hello))
+		return -ENOMEM;
+	gpd_hello_destroy(s->hello);
+	s->hello = hello;
+	return 0;
+}
+
 void gpd_server_stop(struct gpd_server *s)
 {
 	if (s->stopping)

@@ -91,6 +91,16 @@ int gpd_server_init(struct gpd_server *server, struct gpd_daemon *daemon,
 /* Opens the listeners on the daemon's loop. */
 int gpd_server_listen(struct gpd_server *server, struct gpd_error *err);
 
+/* A reload's tokens: path's replace the loaded ones (connections already
+ * accepted keep their role). NULL drops them, unless a listener needs
+ * them (-EPERM). On failure the loaded tokens stay; err says why. */
+int gpd_server_reload_tokens(struct gpd_server *server, const char *path,
+			     struct gpd_error *err);
+
+/* Describes the devices anew for the next Hellos, after a device took
+ * reloaded metric definitions. -ENOMEM leaves the previous description. */
+int gpd_server_describe_devices(struct gpd_server *server);
+
 /* Ends every connection and closes the listeners; the loop then runs dry. */
 void gpd_server_stop(struct gpd_server *server);
 

@@ -1,0 +1,478 @@
+/*
+ * The command line and the configuration file, through one getopt_long
+ * table.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/config.h"
+
+void gpd_config_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuperfd [OPTIONS]\n"
+		"\n"
+		"Owns the GPU's performance counter unit and serves its counters.\n"
+		"\n"
+		"  -d, --device SPEC      a device to serve (repeatable; default auto):\n"
+		"                           auto             every Intel and NVIDIA GPU, else sim\n"
+		"                           sim[:PLATFORM]   the simulated OA unit, e.g. sim:tglgt2\n"
+		"                           replay:FILE[,loop][,speed=X|max]\n"
+		"                           i915:/dev/dri/cardN, xe:/dev/dri/cardN\n"
+		"                           nvidia:N         CUDA device N (CUPTI PM sampling)\n"
+		"  -m, --metrics-dir DIR  load oa-*.xml metric definitions from DIR\n"
+		"                         (repeatable; the sim GPU's are built in)\n"
+		"      --seed N           seed of the simulated workload (default 1)\n"
+		"      --linger MS        keep a stream open MS ms after its last\n"
+		"                         subscriber leaves (default 2000)\n"
+		"      --dev-root DIR     where device nodes are: DIR/dri/cardN (default /dev)\n"
+		"      --sysfs-root DIR   where sysfs is (default /sys)\n"
+		"\n"
+		"Serving (HTTP: / the web UI, /ws the protocol, /metrics, /healthz):\n"
+		"  -l, --listen ADDR:PORT listen there (repeatable; default "
+		GPD_DEFAULT_LISTEN ";\n"
+		"                         PORT 0 picks one; 'none': only --unix).\n"
+		"                         Addresses other than loopback need\n"
+		"                         --token-file\n"
+		"      --unix PATH        also listen on a Unix socket (no token needed)\n"
+		"      --token-file FILE  bearer tokens, one `TOKEN viewer|controller`\n"
+		"                         a line\n"
+		"      --tls-cert FILE    serve TLS with this PEM certificate ...\n"
+		"      --tls-key FILE     ... and key\n"
+		"      --web-root DIR     the web UI's built files (default\n"
+		"                         " GPM_DATADIR "/web when installed)\n"
+		"      --metrics-window MS  /metrics reports windows of MS ms\n"
+		"                         (default 1000)\n"
+		"      --max-connections N      (default 256)\n"
+		"      --max-message-bytes N    largest request (default 65536)\n"
+		"      --max-request-rate N     requests a second per connection\n"
+		"                               (default 100)\n"
+		"      --queue-frames N   frames queued for a slow client before it\n"
+		"                         loses some (default 64)\n"
+		"\n"
+		"Running as a service:\n"
+		"      --config FILE      read options from FILE, `name = value` a\n"
+		"                         line (the service uses /etc/gpuperfd.conf);\n"
+		"                         the command line wins. SIGHUP re-reads it:\n"
+		"                         metric directories, tokens, log level\n"
+		"      --user NAME        started as root: open the devices and\n"
+		"                         listeners, then run as NAME keeping only\n"
+		"                         CAP_PERFMON\n"
+		"      --log-level LEVEL  error, warning, info (default) or debug\n"
+		"      --foreground       stay in the foreground (the default)\n"
+		"  -h, --help             show this help\n"
+		"      --version          print the version\n");
+}
+
+enum {
+	OPT_SEED = 256,
+	OPT_LINGER,
+	OPT_LOG_LEVEL,
+	OPT_FOREGROUND,
+	OPT_VERSION,
+	OPT_DEV_ROOT,
+	OPT_SYSFS_ROOT,
+	OPT_UNIX,
+	OPT_TOKEN_FILE,
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_WEB_ROOT,
+	OPT_METRICS_WINDOW,
+	OPT_MAX_CONNECTIONS,
+	OPT_MAX_MESSAGE_BYTES,
+	OPT_MAX_REQUEST_RATE,
+	OPT_QUEUE_FRAMES,
+	OPT_CONFIG,
+	OPT_USER,
+};
+
+static const struct option table[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "metrics-dir", required_argument, NULL, 'm' },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "linger", required_argument, NULL, OPT_LINGER },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "dev-root", required_argument, NULL, OPT_DEV_ROOT },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "unix", required_argument, NULL, OPT_UNIX },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
+	{ "web-root", required_argument, NULL, OPT_WEB_ROOT },
+	{ "metrics-window", required_argument, NULL, OPT_METRICS_WINDOW },
+	{ "max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS },
+	{ "max-message-bytes", required_argument, NULL, OPT_MAX_MESSAGE_BYTES },
+	{ "max-request-rate", required_argument, NULL, OPT_MAX_REQUEST_RATE },
+	{ "queue-frames", required_argument, NULL, OPT_QUEUE_FRAMES },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define N_OPTIONS (sizeof(table) / sizeof(table[0]) - 1)
+
+/* '+': stop at the first non-option instead of moving it to the end, so
+ * every argument keeps its index (and its origin). ':': a missing value
+ * is returned as ':' for our own message. */
+static const char short_options[] = "+:d:m:l:h";
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct gpd_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static const struct option *option_of(int val)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if (table[i].val == val)
+			return &table[i];
+	return NULL;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 0);
+	if (errno || end == text || *end || *text == '-')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* A positive 32-bit number. */
+static int parse_u32(const char *text, uint32_t *out)
+{
+	uint64_t v;
+	if (parse_u64(text, &v) || !v || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* getopt_long's refusal of args[optind - 1] (or the option it names), in
+ * words. */
+static int refuse(int c, char *const *args, struct gpd_error *err)
+{
+	const char *arg = args[optind - 1];
+	if (c == ':')
+		return fail(err, -EINVAL, "%s needs a value; see 'gpuperfd "
+			    "--help'", arg);
+	if (optopt && option_of(optopt))
+		return fail(err, -EINVAL, "%s takes no value", arg);
+	if (optopt)
+		return fail(err, -EINVAL, "unknown option '-%c'; see "
+			    "'gpuperfd --help'", optopt);
+	return fail(err, -EINVAL, "unknown option '%s'; see 'gpuperfd "
+		    "--help'", arg);
+}
+
+/* The first pass, over the command line alone: which options it sets,
+ * and --config, --help, --version. */
+static int scan_command_line(struct gpd_config *cfg, bool given[N_OPTIONS],
+			     struct gpd_error *err)
+{
+	char **args = calloc((size_t)cfg->argc + 1, sizeof(*args));
+	if (!args)
+		return fail(err, -ENOMEM, "out of memory");
+	memcpy(args, cfg->argv, (size_t)cfg->argc * sizeof(*args));
+	int ret = 0;
+	int c;
+	optind = 0;
+	opterr = 0;
+	while (!ret && (c = getopt_long(cfg->argc, args, short_options, table,
+					NULL)) != -1) {
+		const struct option *o = option_of(c);
+		if (!o) {
+			ret = refuse(c, args, err);
+			break;
+		}
+		given[o - table] = true;
+		if (c == OPT_CONFIG)
+			cfg->path = optarg;
+		else if (c == 'h')
+			cfg->help = true;
+		else if (c == OPT_VERSION)
+			cfg->version = true;
+	}
+	free(args);
+	return ret;
+}
+
+/* The file's lines the command line does not replace, then the command
+ * line, as one argument vector. origins[i] names the file line of
+ * args[i], NULL for the command line. */
+static int merge(struct gpd_config *cfg, const bool given[N_OPTIONS],
+		 unsigned *lines, size_t *n_from_file, struct gpd_error *err)
+{
+	const struct gpd_config_file *f = &cfg->file;
+	cfg->args = calloc(f->n_lines + (size_t)cfg->argc + 1, sizeof(*cfg->args));
+	if (!cfg->args)
+		return fail(err, -ENOMEM, "out of memory");
+	cfg->args[cfg->n_args++] = strdup(cfg->argv[0] ? cfg->argv[0] : "gpuperfd");
+	for (size_t i = 0; i < f->n_lines; i++) {
+		const struct gpd_config_line *l = &f->lines[i];
+		if (given[l->option - table])
+			continue;
+		char *arg;
+		if (asprintf(&arg, "--%s%s%s", l->option->name,
+			     l->value ? "=" : "", l->value ? l->value : "") < 0)
+			return fail(err, -ENOMEM, "out of memory");
+		lines[cfg->n_args] = l->line;
+		cfg->args[cfg->n_args++] = arg;
+	}
+	*n_from_file = cfg->n_args - 1;
+	for (int i = 1; i < cfg->argc; i++)
+		if (!(cfg->args[cfg->n_args++] = strdup(cfg->argv[i])))
+			return fail(err, -ENOMEM, "out of memory");
+	if (!cfg->args[0])
+		return fail(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The value of one option into the fields; -EINVAL with err saying what
+ * the option takes. */
+static int apply(struct gpd_config *cfg, int c, const char *arg,
+		 struct gpd_error *err)
+{
+	struct gpd_options *d = &cfg->daemon;
+	struct gpd_server_options *s = &cfg->server;
+	uint32_t *limit = NULL;
+	switch (c) {
+	case 'd':
+		d->device_specs[d->n_device_specs++] = arg;
+		break;
+	case 'm':
+		d->metrics_dirs[d->n_metrics_dirs++] = arg;
+		break;
+	case 'l':
+		if (!strcmp(arg, "none"))
+			s->no_tcp = true;
+		else
+			((const char **)s->listen)[s->n_listen++] = arg;
+		break;
+	case OPT_SEED:
+		if (parse_u64(arg, &d->seed))
+			return fail(err, -EINVAL, "--seed takes a number, not "
+				    "'%s'", arg);
+		break;
+	case OPT_LINGER:
+		if (parse_u64(arg, &d->linger_ms))
+			return fail(err, -EINVAL, "--linger takes milliseconds, "
+				    "not '%s'", arg);
+		break;
+	case OPT_LOG_LEVEL:
+		if (gpd_log_parse_level(arg, &cfg->log_level))
+			return fail(err, -EINVAL, "--log-level takes error, "
+				    "warning, info or debug, not '%s'", arg);
+		break;
+	case OPT_DEV_ROOT:
+		d->dev_root = arg;
+		break;
+	case OPT_SYSFS_ROOT:
+		d->sysfs_root = arg;
+		break;
+	case OPT_UNIX:
+		s->unix_path = arg;
+		break;
+	case OPT_TOKEN_FILE:
+		s->token_file = arg;
+		break;
+	case OPT_TLS_CERT:
+		s->tls_cert = arg;
+		break;
+	case OPT_TLS_KEY:
+		s->tls_key = arg;
+		break;
+	case OPT_WEB_ROOT:
+		s->web_root = arg;
+		break;
+	case OPT_METRICS_WINDOW:
+		if (parse_u64(arg, &s->metrics_window_ms) || !s->metrics_window_ms)
+			return fail(err, -EINVAL, "--metrics-window takes "
+				    "milliseconds, not '%s'", arg);
+		break;
+	case OPT_MAX_CONNECTIONS:
+		limit = &s->max_connections;
+		break;
+	case OPT_MAX_MESSAGE_BYTES:
+		limit = &s->max_message_bytes;
+		break;
+	case OPT_MAX_REQUEST_RATE:
+		limit = &s->max_requests_per_second;
+		break;
+	case OPT_QUEUE_FRAMES:
+		limit = &s->queue_frames;
+		break;
+	case OPT_USER:
+		cfg->user = arg;
+		break;
+	case OPT_FOREGROUND:
+	case OPT_CONFIG:
+		break;
+	case 'h':
+	case OPT_VERSION:
+		/* The first pass has seen them; a file cannot hold them. */
+		break;
+	}
+	if (limit && parse_u32(arg, limit))
+		return fail(err, -EINVAL, "--%s takes a positive number, not "
+			    "'%s'", option_of(c)->name, arg);
+	return 0;
+}
+
+/* Options that make no sense in the file that --config reads. */
+static int check_file(const struct gpd_config_file *f, struct gpd_error *err)
+{
+	for (size_t i = 0; i < f->n_lines; i++) {
+		int val = f->lines[i].option->val;
+		if (val == OPT_CONFIG || val == 'h' || val == OPT_VERSION)
+			return fail(err, -EINVAL, "%s:%u: '%s' belongs on the "
+				    "command line, not in the file",
+				    f->path, f->lines[i].line,
+				    f->lines[i].option->name);
+	}
+	return 0;
+}
+
+/* The second pass: every argument, file first, into the fields. */
+static int parse(struct gpd_config *cfg, const unsigned *lines,
+		 size_t n_from_file, struct gpd_error *err)
+{
+	int n = (int)cfg->n_args;
+	cfg->values = calloc(cfg->n_args, sizeof(*cfg->values));
+	cfg->lists = calloc(3 * cfg->n_args, sizeof(*cfg->lists));
+	if (!cfg->values || !cfg->lists)
+		return fail(err, -ENOMEM, "out of memory");
+	cfg->daemon.device_specs = cfg->lists;
+	cfg->daemon.metrics_dirs = cfg->lists + cfg->n_args;
+	cfg->server.listen = cfg->lists + 2 * cfg->n_args;
+	int c;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(n, cfg->args, short_options, table, NULL)) != -1) {
+		const struct option *o = option_of(c);
+		if (!o)
+			return refuse(c, cfg->args, err);
+		cfg->values[cfg->n_values++] = (struct gpd_config_value){
+			.name = o->name,
+			.value = optarg,
+		};
+		int ret = apply(cfg, c, optarg, err);
+		if (ret) {
+			/* A file's line is one argument: the one just read. */
+			size_t at = (size_t)optind - 1;
+			if (at >= 1 && at <= n_from_file) {
+				char words[sizeof(err->message)];
+				snprintf(words, sizeof(words), "%s", err->message);
+				fail(err, ret, "%s:%u: %s", cfg->file.path,
+				     lines[at], words);
+			}
+			return ret;
+		}
+	}
+	if (optind < n)
+		return fail(err, -EINVAL, "unexpected argument '%s'; see "
+			    "'gpuperfd --help'", cfg->args[optind]);
+	if (cfg->server.no_tcp && cfg->server.n_listen)
+		return fail(err, -EINVAL, "--listen none goes alone");
+	return 0;
+}
+
+int gpd_config_load(struct gpd_config *cfg, int argc, char *const *argv,
+		    struct gpd_error *err)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->argc = argc;
+	cfg->argv = argv;
+	cfg->log_level = GPD_LOG_INFO;
+	cfg->daemon.seed = 1;
+	cfg->daemon.linger_ms = 2000;
+	bool given[N_OPTIONS] = { false };
+	int ret = scan_command_line(cfg, given, err);
+	if (ret || cfg->help || cfg->version)
+		return ret;
+	if (cfg->path) {
+		ret = gpd_config_file_read(&cfg->file, cfg->path, table, err);
+		if (!ret)
+			ret = check_file(&cfg->file, err);
+		if (ret)
+			return ret;
+	}
+	unsigned *lines = calloc(cfg->file.n_lines + 1, sizeof(*lines));
+	size_t n_from_file = 0;
+	if (!lines)
+		return fail(err, -ENOMEM, "out of memory");
+	ret = merge(cfg, given, lines, &n_from_file, err);
+	if (!ret)
+		ret = parse(cfg, lines, n_from_file, err);
+	free(lines);
+	return ret;
+}
+
+void gpd_config_fini(struct gpd_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_args; i++)
+		free(cfg->args[i]);
+	free(cfg->args);
+	free(cfg->values);
+	free(cfg->lists);
+	gpd_config_file_fini(&cfg->file);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static bool same_values(const struct gpd_config *a, const struct gpd_config *b,
+			const char *name)
+{
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < a->n_values && strcmp(a->values[i].name, name))
+			i++;
+		while (j < b->n_values && strcmp(b->values[j].name, name))
+			j++;
+		if (i == a->n_values || j == b->n_values)
+			return i == a->n_values && j == b->n_values;
+		const char *va = a->values[i].value, *vb = b->values[j].value;
+		if (!va != !vb || (va && strcmp(va, vb)))
+			return false;
+		i++;
+		j++;
+	}
+}
+
+size_t gpd_config_changes(const struct gpd_config *a, const struct gpd_config *b,
+			  const char *const *skip, char *buf, size_t size)
+{
+	size_t n = 0, len = 0;
+	if (size)
+		buf[0] = '\0';
+	for (size_t k = 0; k < N_OPTIONS; k++) {
+		const char *name = table[k].name;
+		bool skipped = false;
+		for (const char *const *s = skip; s && *s; s++)
+			skipped |= !strcmp(*s, name);
+		if (skipped || same_values(a, b, name))
+			continue;
+		int w = snprintf(buf + len, len < size ? size - len : 0,
+				 "%s--%s", n ? ", " : "", name);
+		if (w > 0 && len + (size_t)w < size)
+			len += (size_t)w;
+		n++;
+	}
+	return n;
+}
