@@ -75,8 +75,8 @@ static void store_header_word(unsigned char *p, unsigned bits, uint64_t v)
 		gpm__le64_store(p, v);
 }
 
-int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
-			 size_t size, struct gpm_oa_report *report)
+int gpm_oa_report_decode_header(const struct gpm_oa_decoder *dec, const void *bytes,
+				size_t size, struct gpm_oa_report *report)
 {
 	const struct gpm_oa_format *fmt = dec->format;
 	const unsigned char *b = bytes;
@@ -94,7 +94,18 @@ int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
 	uint64_t ts = load_header_word(b + fmt->ts_offset, fmt->header_bits);
 	report->value[GPM_ACC_GPU_TIME] = ts;
 	report->timestamp = (ts >> dec->ts_shift) & dec->ts_mask;
+	return 0;
+}
 
+int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
+			 size_t size, struct gpm_oa_report *report)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+	const unsigned char *b = bytes;
+	int ret = gpm_oa_report_decode_header(dec, bytes, size, report);
+
+	if (ret)
+		return ret;
 	for (unsigned g = 0; g < fmt->n_groups; g++) {
 		const struct gpm_oa_counter_group *grp = &fmt->group[g];
 		const unsigned char *p = b + grp->offset;

@@ -87,6 +87,16 @@ int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
 			 size_t size, struct gpm_oa_report *report);
 
 /*
+ * Decodes only the header of the report at bytes: report_id, reason,
+ * ctx_id, ctx_valid, timestamp and value[GPM_ACC_GPU_TIME]; the counter
+ * slots are left as they were. Windowing needs no more of a report whose
+ * deltas are taken from its bytes (gpm_oa_delta_add_raw()). -EMSGSIZE if
+ * size is smaller than a report.
+ */
+int gpm_oa_report_decode_header(const struct gpm_oa_decoder *dec, const void *bytes,
+				size_t size, struct gpm_oa_report *report);
+
+/*
  * Writes report as the format's size bytes at bytes; bytes no field covers
  * are zero. report->timestamp is derived and not used. -EMSGSIZE if size is
  * too small; -ERANGE if a value does not fit its field (a reason beyond the

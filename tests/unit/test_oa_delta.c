@@ -2,6 +2,8 @@
  * Report-pair deltas: the u32, u40 and u64 wrap rules, the timestamp
  * delta and its platform shift, GPU ticks, and adding into an accumulator.
  */
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metrics/oa_delta.h"
@@ -179,6 +181,193 @@ START_TEST(test_64bit_fields)
 }
 END_TEST
 
+/* A platform each format runs on. */
+static const unsigned version_of[GPM_OA_FORMAT_COUNT] = {
+	[GPM_OA_FORMAT_A45_B8_C8] = 750,
+	[GPM_OA_FORMAT_A32u40_A4u32_B8_C8] = 1200,
+	[GPM_OA_FORMAT_OAR_A32u40_A4u32_B8_C8] = 1255,
+	[GPM_OA_FORMAT_A24u40_A14u32_B8_C8] = 1255,
+	[GPM_OA_FORMAT_MPEC8u64_B8_C8] = 1270,
+	[GPM_OA_FORMAT_MPEC8u32_B8_C8] = 1270,
+	[GPM_OA_FORMAT_PEC64u64] = 2000,
+	[GPM_OA_FORMAT_NVPM32u64] = 0,
+};
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static uint64_t bits_max(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+}
+
+enum run_kind {
+	RUN_RANDOM_BYTES,       /* every field anything: wraps half the time */
+	RUN_STEPS,              /* small steps, mostly up, from near the top */
+	RUN_EDGES,              /* 0, 1, the top, and 40-bit values one off a
+				 * high-byte boundary */
+	RUN_KINDS,
+};
+
+static uint64_t edge_value(unsigned width)
+{
+	static const uint64_t edges[] = {
+		0, 1, 0xffffffffull, 0x100000000ull, 0x1ffffffffull,
+		0xff00000000ull, 0xfeffffffffull, UINT64_MAX, UINT64_MAX - 1,
+	};
+
+	return edges[rng() % (sizeof(edges) / sizeof(edges[0]))] & bits_max(width);
+}
+
+static uint64_t next_value(enum run_kind kind, uint64_t prev, unsigned width, bool first)
+{
+	uint64_t max = bits_max(width);
+
+	if (kind == RUN_EDGES)
+		return edge_value(width);
+	if (first)
+		return (max - (rng() & 0xffff)) & max;
+	/* One step in eight goes back, as garbage after a reset would. */
+	uint64_t step = rng() & 0x3ffff;
+	return (rng() % 8 ? prev + step : prev - step) & max;
+}
+
+/* n reports stride bytes apart at buf, of the given kind. */
+static void fill_run(const struct gpm_oa_decoder *dec, unsigned char *buf, size_t stride,
+		     size_t n, enum run_kind kind)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+	struct gpm_oa_report r;
+
+	memset(&r, 0, sizeof(r));
+	for (size_t k = 0; k < n; k++) {
+		unsigned char *p = buf + k * stride;
+
+		if (kind == RUN_RANDOM_BYTES) {
+			for (size_t i = 0; i < fmt->size; i++)
+				p[i] = (unsigned char)rng();
+			continue;
+		}
+		r.value[GPM_ACC_GPU_TIME] = next_value(kind, r.value[GPM_ACC_GPU_TIME],
+						       fmt->header_bits, k == 0);
+		for (unsigned g = 0; g < fmt->n_groups; g++) {
+			const struct gpm_oa_counter_group *grp = &fmt->group[g];
+
+			for (unsigned i = 0; i < grp->count; i++)
+				r.value[grp->slot + i] = next_value(kind, r.value[grp->slot + i],
+								    grp->width, k == 0);
+		}
+		ck_assert_int_eq(gpm_oa_report_encode(dec, &r, p, fmt->size), 0);
+	}
+}
+
+static void random_acc(struct gpm_accumulator *acc)
+{
+	for (unsigned i = 0; i < GPM_ACC_SLOTS; i++)
+		acc->slot[i] = rng();
+}
+
+/* The deltas of the n - 1 pairs of a run, decoded pair by pair. */
+static void add_decoded_pairs(const struct gpm_oa_decoder *dec, const unsigned char *buf,
+			      size_t stride, size_t n, struct gpm_accumulator *acc)
+{
+	struct gpm_oa_report r[2];
+
+	for (size_t k = 0; k < n; k++) {
+		ck_assert_int_eq(gpm_oa_report_decode(dec, buf + k * stride, dec->format->size,
+						      &r[k & 1]), 0);
+		if (k)
+			gpm_oa_delta_add(dec, &r[(k - 1) & 1], &r[k & 1], acc);
+	}
+}
+
+/* Raw deltas equal decoded ones on every format, whatever the bytes. */
+START_TEST(test_raw_equals_decoded)
+{
+	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	size_t size = dec.format->size;
+	unsigned char bytes[2 * GPM_OA_MAX_REPORT_SIZE + 8];
+
+	for (int n = 0; n < 600; n++) {
+		enum run_kind kind = (enum run_kind)(n % RUN_KINDS);
+		/* Odd offsets: reports sit anywhere in a recording. */
+		unsigned char *start = bytes + n % 8;
+		struct gpm_accumulator raw, decoded;
+
+		fill_run(&dec, start, size, 2, kind);
+		random_acc(&raw);
+		decoded = raw;
+		gpm_oa_delta_add_raw(&dec, start, start + size, &raw);
+		add_decoded_pairs(&dec, start, size, 2, &decoded);
+		ck_assert_mem_eq(&raw, &decoded, sizeof(raw));
+	}
+}
+END_TEST
+
+/* A run sums what its pairs do, for runs of every length up to a few
+ * thousand, wrapping any number of times, at any stride and alignment. */
+START_TEST(test_run_equals_pairs)
+{
+	enum { MAX_RUN = 3000 };
+	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	size_t size = dec.format->size;
+	unsigned char *buf = malloc(MAX_RUN * (size + 17) + 8);
+
+	ck_assert_ptr_nonnull(buf);
+	for (int t = 0; t < 240; t++) {
+		enum run_kind kind = (enum run_kind)(t % RUN_KINDS);
+		size_t n = t < 200 ? (size_t)t % 41 + 1 : MAX_RUN - rng() % 100;
+		size_t stride = size + (size_t)(rng() % 3) * 8 + (size_t)(t & 1);
+		unsigned char *first = buf + t % 8;
+		struct gpm_accumulator run, pairs, decoded;
+
+		fill_run(&dec, first, stride, n, kind);
+		random_acc(&run);
+		pairs = run;
+		decoded = run;
+		gpm_oa_delta_add_run(&dec, first, stride, n, &run);
+		for (size_t k = 1; k < n; k++)
+			gpm_oa_delta_add_raw(&dec, first + (k - 1) * stride, first + k * stride,
+					     &pairs);
+		add_decoded_pairs(&dec, first, stride, n, &decoded);
+		ck_assert_mem_eq(&pairs, &decoded, sizeof(pairs));
+		ck_assert_mem_eq(&run, &pairs, sizeof(run));
+	}
+	free(buf);
+}
+END_TEST
+
+/* Clearing zeroes what deltas add to and leaves every other slot. */
+START_TEST(test_clear)
+{
+	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	unsigned char bytes[2 * GPM_OA_MAX_REPORT_SIZE];
+	struct gpm_accumulator acc, touched;
+
+	for (size_t i = 0; i < GPM_ACC_SLOTS; i++)
+		acc.slot[i] = i + 1;
+	memset(&touched, 0, sizeof(touched));
+	memset(bytes, 0, sizeof(bytes));
+	memset(bytes + dec.format->size, 0xff, dec.format->size);
+	gpm_oa_delta_add_raw(&dec, bytes, bytes + dec.format->size, &touched);
+	gpm_oa_delta_clear(&dec, &acc);
+	for (size_t i = 0; i < GPM_ACC_SLOTS; i++) {
+		if (touched.slot[i])
+			ck_assert_uint_eq(acc.slot[i], 0);
+		else if (i != GPM_ACC_GPU_TIME)
+			ck_assert_uint_eq(acc.slot[i], i + 1);
+	}
+	ck_assert_uint_eq(acc.slot[GPM_ACC_GPU_TIME], 0);
+}
+END_TEST
+
 static Suite *oa_delta_suite(void)
 {
 	Suite *s = suite_create("oa_delta");
@@ -191,6 +380,9 @@ static Suite *oa_delta_suite(void)
 	tcase_add_test(tc, test_dg2_timestamp_shift);
 	tcase_add_test(tc, test_hsw_has_no_clock);
 	tcase_add_test(tc, test_64bit_fields);
+	tcase_add_loop_test(tc, test_raw_equals_decoded, 0, GPM_OA_FORMAT_COUNT);
+	tcase_add_loop_test(tc, test_run_equals_pairs, 0, GPM_OA_FORMAT_COUNT);
+	tcase_add_loop_test(tc, test_clear, 0, GPM_OA_FORMAT_COUNT);
 	suite_add_tcase(s, tc);
 	return s;
 }

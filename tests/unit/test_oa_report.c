@@ -100,6 +100,34 @@ START_TEST(test_round_trip_every_format)
 }
 END_TEST
 
+/* The header alone: the fields decode gives, and no counter slot touched. */
+START_TEST(test_header_only)
+{
+	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE];
+	struct gpm_oa_report r, full, header;
+
+	for (int n = 0; n < 100; n++) {
+		random_report(&dec, &r);
+		ck_assert_int_eq(gpm_oa_report_encode(&dec, &r, bytes, sizeof(bytes)), 0);
+		ck_assert_int_eq(gpm_oa_report_decode(&dec, bytes, dec.format->size, &full), 0);
+		memset(&header, 0xa5, sizeof(header));
+		ck_assert_int_eq(gpm_oa_report_decode_header(&dec, bytes, dec.format->size,
+							     &header), 0);
+		ck_assert_uint_eq(header.report_id, full.report_id);
+		ck_assert_uint_eq(header.reason, full.reason);
+		ck_assert_uint_eq(header.ctx_id, full.ctx_id);
+		ck_assert_int_eq(header.ctx_valid, full.ctx_valid);
+		ck_assert_uint_eq(header.timestamp, full.timestamp);
+		ck_assert_uint_eq(header.value[GPM_ACC_GPU_TIME], full.value[GPM_ACC_GPU_TIME]);
+		for (unsigned i = GPM_ACC_GPU_CLOCK; i < GPM_ACC_SLOTS; i++)
+			ck_assert_uint_eq(header.value[i], 0xa5a5a5a5a5a5a5a5ull);
+	}
+	ck_assert_int_eq(gpm_oa_report_decode_header(&dec, bytes, dec.format->size - 1,
+						     &header), -EMSGSIZE);
+}
+END_TEST
+
 /* Fully covered 256-byte formats: any bytes decode and re-encode unchanged. */
 START_TEST(test_bytes_round_trip)
 {
@@ -469,6 +497,7 @@ static Suite *oa_report_suite(void)
 	TCase *tc = tcase_create("report");
 
 	tcase_add_loop_test(tc, test_round_trip_every_format, 0, GPM_OA_FORMAT_COUNT);
+	tcase_add_loop_test(tc, test_header_only, 0, GPM_OA_FORMAT_COUNT);
 	tcase_add_test(tc, test_bytes_round_trip);
 	tcase_add_test(tc, test_a32u40_offsets);
 	tcase_add_test(tc, test_exact_offsets);
