@@ -55,11 +55,27 @@ static void open_window(struct gpm_oa_windower *w, uint64_t ts, uint32_t ctx)
 	win->reports_lost = w->pending_reports_lost;
 	win->buffers_lost = w->pending_buffers_lost;
 	win->ctx_id = ctx;
-	memset(&win->acc, 0, sizeof(win->acc));
+	/* Slots outside the format stay as init left them: zero. */
+	gpm_oa_delta_clear(&w->dec, &win->acc);
 	w->pending_reports_lost = 0;
 	w->pending_buffers_lost = 0;
 	if (w->mode == GPM_OA_WINDOW_INTERVAL)
 		w->deadline = next_deadline(ts, w->interval);
+}
+
+static const unsigned char *run_report(const struct gpm_oa_windower *w, size_t k)
+{
+	return w->run + k * w->run_stride;
+}
+
+/* Adds the deltas the open window is owed into it. */
+static void sum_unsummed(struct gpm_oa_windower *w)
+{
+	if (!w->unsummed_reports)
+		return;
+	gpm_oa_delta_add_run(&w->dec, run_report(w, w->unsummed_first), w->run_stride,
+			     w->unsummed_reports, &w->window.acc);
+	w->unsummed_reports = 0;
 }
 
 /* A window without a delta or a loss says nothing; it is dropped. */
@@ -67,35 +83,47 @@ static void close_window(struct gpm_oa_windower *w)
 {
 	const struct gpm_oa_window *win = &w->window;
 
+	sum_unsummed(w);
 	w->open = false;
 	if (win->n_reports || win->reports_lost || win->buffers_lost)
 		w->fn(w->data, win);
 }
 
-/* Extends the open window to report r at extended time ts: adds the delta
- * from the previous report, or after a BUFFER_LOST just takes r in. */
-static void extend_window(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
-			  uint64_t ts)
+/*
+ * Extends the open window to report k of the run, at extended time ts:
+ * takes the delta from the previous report, or after a BUFFER_LOST just
+ * takes the report in. The first report's predecessor came before the run
+ * and is kept as a copy. Deltas within the run wait to be summed together:
+ * an open window takes in every report that follows the one it opened at,
+ * so its pairs in the run are consecutive.
+ */
+static void extend_window(struct gpm_oa_windower *w, size_t k, uint64_t ts)
 {
 	if (w->have_prev) {
-		gpm_oa_delta_add(&w->dec, &w->report[w->prev], r, &w->window.acc);
+		if (k == 0) {
+			gpm_oa_delta_add_raw(&w->dec, w->prev_report, w->run,
+					     &w->window.acc);
+		} else if (w->unsummed_reports) {
+			w->unsummed_reports++;
+		} else {
+			w->unsummed_first = k - 1;
+			w->unsummed_reports = 2;
+		}
 		w->window.n_reports++;
 	}
 	w->window.end_ts = ts;
 }
 
-static void step_pair(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
-		      uint64_t ts)
+static void step_pair(struct gpm_oa_windower *w, size_t k, uint64_t ts)
 {
 	if (!w->have_prev)
 		return;
 	open_window(w, w->prev_ts, w->prev_ctx);
-	extend_window(w, r, ts);
+	extend_window(w, k, ts);
 	close_window(w);
 }
 
-static void step_interval(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
-			  uint64_t ts)
+static void step_interval(struct gpm_oa_windower *w, size_t k, uint64_t ts)
 {
 	if (!w->open) {
 		open_window(w, ts, GPM_OA_CTX_NONE);
@@ -104,22 +132,22 @@ static void step_interval(struct gpm_oa_windower *w, const struct gpm_oa_report 
 	/* After a lost buffer, a report past the deadline cannot join the
 	 * window (it has no delta into it): the window ends before it. */
 	if (w->have_prev || ts < w->deadline)
-		extend_window(w, r, ts);
+		extend_window(w, k, ts);
 	if (ts >= w->deadline) {
 		close_window(w);
 		open_window(w, ts, GPM_OA_CTX_NONE);
 	}
 }
 
-static void step_context(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
-			 uint64_t ts, uint32_t ctx)
+static void step_context(struct gpm_oa_windower *w, size_t k, uint64_t ts,
+			 uint32_t ctx)
 {
 	if (!w->open) {
 		open_window(w, ts, ctx);
 		return;
 	}
 	if (w->have_prev || ctx == w->window.ctx_id)
-		extend_window(w, r, ts);
+		extend_window(w, k, ts);
 	if (ctx != w->window.ctx_id) {
 		close_window(w);
 		open_window(w, ts, ctx);
@@ -134,8 +162,7 @@ static void pop_mark(struct gpm_oa_windower *w)
 		w->mark_end_pending = false;
 }
 
-static void step_marks(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
-		       uint64_t ts)
+static void step_marks(struct gpm_oa_windower *w, size_t k, uint64_t ts)
 {
 	while (w->n_marks) {
 		uint64_t begin = w->mark[w->mark_head].begin;
@@ -145,7 +172,7 @@ static void step_marks(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
 			return;
 		if (ts <= end) {
 			if (w->open)
-				extend_window(w, r, ts);
+				extend_window(w, k, ts);
 			else
 				open_window(w, ts, GPM_OA_CTX_NONE);
 			return;
@@ -156,39 +183,56 @@ static void step_marks(struct gpm_oa_windower *w, const struct gpm_oa_report *r,
 	}
 }
 
+int gpm_oa_windower_feed_run(struct gpm_oa_windower *w, const void *first,
+			     size_t stride, size_t n, size_t size)
+{
+	size_t report_size = w->dec.format->size;
+
+	if (size < report_size)
+		return -EMSGSIZE;
+	if (!n)
+		return 0;
+
+	w->run = first;
+	w->run_stride = stride;
+	for (size_t k = 0; k < n; k++) {
+		struct gpm_oa_report *r = &w->report;
+
+		gpm_oa_report_decode_header(&w->dec, run_report(w, k), size, r);
+		uint64_t ts = gpm_oa_ts_extend(&w->ts, r->timestamp);
+		uint32_t ctx = gpm_oa_report_context(&w->dec, r, w->prev_ctx);
+
+		switch (w->mode) {
+		case GPM_OA_WINDOW_PAIR:
+			step_pair(w, k, ts);
+			break;
+		case GPM_OA_WINDOW_INTERVAL:
+			step_interval(w, k, ts);
+			break;
+		case GPM_OA_WINDOW_CONTEXT:
+			step_context(w, k, ts, ctx);
+			break;
+		case GPM_OA_WINDOW_MARKS:
+			step_marks(w, k, ts);
+			break;
+		}
+
+		w->have_prev = true;
+		w->seen_report = true;
+		w->prev_ts = ts;
+		w->prev_ctx = ctx;
+	}
+	/* The run's bytes go away after the call: what the open window is
+	 * owed is summed now, and the last report kept for the next delta. */
+	sum_unsummed(w);
+	memcpy(w->prev_report, run_report(w, n - 1), report_size);
+	w->run = NULL;
+	return 0;
+}
+
 int gpm_oa_windower_feed(struct gpm_oa_windower *w, const void *report, size_t size)
 {
-	unsigned next = w->prev ^ 1;
-	struct gpm_oa_report *r = &w->report[next];
-	int ret = gpm_oa_report_decode(&w->dec, report, size, r);
-
-	if (ret)
-		return ret;
-
-	uint64_t ts = gpm_oa_ts_extend(&w->ts, r->timestamp);
-	uint32_t ctx = gpm_oa_report_context(&w->dec, r, w->prev_ctx);
-
-	switch (w->mode) {
-	case GPM_OA_WINDOW_PAIR:
-		step_pair(w, r, ts);
-		break;
-	case GPM_OA_WINDOW_INTERVAL:
-		step_interval(w, r, ts);
-		break;
-	case GPM_OA_WINDOW_CONTEXT:
-		step_context(w, r, ts, ctx);
-		break;
-	case GPM_OA_WINDOW_MARKS:
-		step_marks(w, r, ts);
-		break;
-	}
-
-	w->prev = next;
-	w->have_prev = true;
-	w->seen_report = true;
-	w->prev_ts = ts;
-	w->prev_ctx = ctx;
-	return 0;
+	return gpm_oa_windower_feed_run(w, report, size, 1, size);
 }
 
 void gpm_oa_windower_loss(struct gpm_oa_windower *w, unsigned losses)

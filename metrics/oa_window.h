@@ -2,9 +2,10 @@
  * Windows: OA reports and loss events in, summed counter deltas out.
  *
  * A windower is fed raw reports in stream order and loss events where the
- * stream had them; it decodes each report, extends its timestamp to 64 bits
- * and adds the delta from the report before it into the open window. When a
- * window closes it is handed to the caller's callback. Four ways to cut:
+ * stream had them; it decodes each report's header, extends its timestamp
+ * to 64 bits and adds the delta from the report before it, taken from the
+ * two reports' bytes, into the open window. When a window closes it is
+ * handed to the caller's callback. Four ways to cut:
  *
  * PAIR      every consecutive report pair is a window.
  * INTERVAL  windows end at the first report at or past each multiple of
@@ -76,12 +77,21 @@ struct gpm_oa_windower {
 	void *data;
 
 	struct gpm_oa_ts_extender ts;
-	struct gpm_oa_report report[2]; /* the previous report and the next */
-	unsigned prev;                  /* index of the previous one */
+	struct gpm_oa_report report;    /* the header of the report being fed */
+	/* The previous report's bytes: deltas come from them, undecoded. */
+	unsigned char prev_report[GPM_OA_MAX_REPORT_SIZE];
 	bool have_prev;                 /* a delta can be taken from it */
 	bool seen_report;
 	uint64_t prev_ts;               /* extended */
 	uint32_t prev_ctx;              /* its context (CONTEXT, PAIR modes) */
+
+	/* While a run of reports is fed: where it lies, and which of its
+	 * pairs the open window has whose deltas are not yet summed, those
+	 * of reports unsummed_first .. unsummed_first + unsummed_reports - 1
+	 * (gpm_oa_delta_add_run() sums them at once). */
+	const unsigned char *run;
+	size_t run_stride;
+	size_t unsummed_first, unsummed_reports;
 
 	bool open;
 	uint64_t deadline;              /* INTERVAL: the open window ends here */
@@ -109,6 +119,16 @@ int gpm_oa_windower_init(struct gpm_oa_windower *w, const struct gpm_oa_decoder 
  * more. Returns 0, or what decoding returned (the report is then ignored).
  */
 int gpm_oa_windower_feed(struct gpm_oa_windower *w, const void *report, size_t size);
+
+/*
+ * Feeds the n raw reports at first, first + stride, ... (each size bytes,
+ * size at least the format's): the same as feeding them one by one, but
+ * the deltas between them are summed a run at a time, for a fraction of
+ * the cost. The bytes need to stay put during the call only. Returns 0,
+ * or -EMSGSIZE (and feeds nothing) when size is smaller than a report.
+ */
+int gpm_oa_windower_feed_run(struct gpm_oa_windower *w, const void *first,
+			     size_t stride, size_t n, size_t size);
 
 /* Feeds loss events (enum gpm_oa_loss flags), as records or xe status bits
  * reported them. */

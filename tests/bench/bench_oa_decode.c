@@ -1,8 +1,10 @@
 /*
  * How fast OA reports turn into deltas: decode + accumulate of synthetic
- * A32u40_A4u32_B8_C8 reports (a 16 MiB OA buffer's worth), and the same
- * through an interval windower, each against a memcpy of the same bytes in
- * the same run. Prints ratios, never a verdict.
+ * A32u40_A4u32_B8_C8 reports (a 16 MiB OA buffer's worth), deltas straight
+ * from the raw reports pair by pair and a run at a time, and the same
+ * through an interval windower fed report by report and in runs, each
+ * against a memcpy of the same bytes in the same run. Prints ratios, never
+ * a verdict.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -79,6 +81,31 @@ static void decode_accumulate(const struct gpm_oa_decoder *dec, const unsigned c
 	}
 }
 
+static void raw_pairs(const struct gpm_oa_decoder *dec, const unsigned char *buf)
+{
+	size_t size = dec->format->size;
+
+	memset(&acc, 0, sizeof(acc));
+	for (unsigned n = 1; n < N_REPORTS; n++)
+		gpm_oa_delta_add_raw(dec, buf + (size_t)(n - 1) * size,
+				     buf + (size_t)n * size, &acc);
+}
+
+/* Runs as long as a recording reader's window holds. */
+#define RUN 248
+
+static void raw_runs(const struct gpm_oa_decoder *dec, const unsigned char *buf)
+{
+	size_t size = dec->format->size;
+
+	memset(&acc, 0, sizeof(acc));
+	for (unsigned n = 0; n + 1 < N_REPORTS; n += RUN - 1) {
+		unsigned len = N_REPORTS - n < RUN ? N_REPORTS - n : RUN;
+
+		gpm_oa_delta_add_run(dec, buf + (size_t)n * size, size, len, &acc);
+	}
+}
+
 static void on_window(void *data, const struct gpm_oa_window *w)
 {
 	window_sum += w->acc.slot[GPM_ACC_A + 7] + w->n_reports;
@@ -91,6 +118,19 @@ static void windows(const struct gpm_oa_decoder *dec, const unsigned char *buf)
 	gpm_oa_windower_init(&windower, dec, GPM_OA_WINDOW_INTERVAL, 1024 * 64, on_window, NULL);
 	for (unsigned n = 0; n < N_REPORTS; n++)
 		gpm_oa_windower_feed(&windower, buf + (size_t)n * size, size);
+	gpm_oa_windower_flush(&windower);
+}
+
+static void window_runs(const struct gpm_oa_decoder *dec, const unsigned char *buf)
+{
+	size_t size = dec->format->size;
+
+	gpm_oa_windower_init(&windower, dec, GPM_OA_WINDOW_INTERVAL, 1024 * 64, on_window, NULL);
+	for (unsigned n = 0; n < N_REPORTS; n += RUN) {
+		unsigned len = N_REPORTS - n < RUN ? N_REPORTS - n : RUN;
+
+		gpm_oa_windower_feed_run(&windower, buf + (size_t)n * size, size, len, size);
+	}
 	gpm_oa_windower_flush(&windower);
 }
 
@@ -147,13 +187,19 @@ int main(void)
 
 	double ref = best(copy, &dec, buf);
 	double dec_t = best(decode_accumulate, &dec, buf);
+	double raw_t = best(raw_pairs, &dec, buf);
+	double run_t = best(raw_runs, &dec, buf);
 	double win_t = best(windows, &dec, buf);
+	double win_run_t = best(window_runs, &dec, buf);
 
 	printf("bench_oa_decode: %u %s reports (%zu KiB), best of %d\n", N_REPORTS,
 	       fmt->name, copy_size / 1024, ROUNDS);
 	print("memcpy (reference)", ref, ref);
 	print("decode + accumulate", dec_t, ref);
-	print("decode + interval windows", win_t, ref);
+	print("raw pair deltas", raw_t, ref);
+	print("raw runs of 248", run_t, ref);
+	print("interval windows", win_t, ref);
+	print("interval windows, runs", win_run_t, ref);
 	printf("checksum %llu %llu\n", (unsigned long long)acc.slot[GPM_ACC_A + 7],
 	       (unsigned long long)window_sum);
 

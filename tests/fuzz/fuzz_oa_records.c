@@ -1,7 +1,8 @@
 /*
  * Fuzzes the OA path from read() bytes to windows: arbitrary bytes split
  * into records (i915 framing, or xe's bare reports), each report decoded,
- * re-encoded and decoded again, and everything fed to a windower.
+ * re-encoded and decoded again, and everything fed to a windower, reports
+ * back to back in runs (a report whose first byte is odd starts a new one).
  *
  * Input: byte 0 picks the format, byte 1 the window mode (bits 0-1), xe
  * framing (bit 2) and the platform (bits 3-4), byte 2 the interval
@@ -46,6 +47,11 @@ struct totals {
 };
 
 static struct gpm_oa_windower windower;
+/* Reports not yet fed: n of them, stride bytes apart from first. */
+static struct {
+	const unsigned char *first;
+	size_t stride, n, size;
+} run;
 static struct gpm_oa_report prev, cur, again;
 static struct totals fed, seen;
 static unsigned char encoded[GPM_OA_MAX_REPORT_SIZE];
@@ -111,6 +117,27 @@ static void reference_report(const struct gpm_oa_decoder *dec, const unsigned ch
 	*have_prev = 1;
 }
 
+static void feed_run(void)
+{
+	if (run.n && gpm_oa_windower_feed_run(&windower, run.first, run.stride, run.n,
+					      run.size))
+		abort();
+	run.n = 0;
+}
+
+/* Queues a SAMPLE's report behind the run when it follows it in memory. */
+static void queue_report(const struct gpm_oa_record *rec)
+{
+	if (!run.n || rec->payload != run.first + run.n * rec->size ||
+	    (rec->payload[0] & 1)) {
+		feed_run();
+		run.first = rec->payload;
+		run.stride = rec->size;
+		run.size = rec->payload_size;
+	}
+	run.n++;
+}
+
 static void loss(unsigned losses, int *have_prev)
 {
 	if (losses & GPM_OA_LOSS_REPORT)
@@ -147,19 +174,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gpm_oa_windower_init(&windower, &dec, mode, interval, on_window, &seen))
 		abort();
 
+	run.n = 0;
 	gpm_oa_record_reader_init(&rd, framing, fmt->size, data + 3, size - 3);
 	while (gpm_oa_record_next(&rd, &rec) == 1) {
-		switch (rec.type) {
-		case GPM_OA_RECORD_SAMPLE:
+		if (rec.type == GPM_OA_RECORD_SAMPLE) {
 			reference_report(&dec, rec.payload, rec.payload_size, &have_prev);
-			if (gpm_oa_windower_record(&windower, &rec))
-				abort();
+			queue_report(&rec);
 			/* xe tells of loss out of band; let a report's byte
 			 * stand in for the status ioctl. */
-			if (framing == GPM_OA_FRAMING_XE && rec.payload[rec.payload_size - 1] & 0x80)
+			if (framing == GPM_OA_FRAMING_XE && rec.payload[rec.payload_size - 1] & 0x80) {
+				feed_run();
 				loss(gpm_oa_xe_status_loss(rec.payload[rec.payload_size - 2]),
 				     &have_prev);
-			break;
+			}
+			continue;
+		}
+		feed_run();
+		switch (rec.type) {
 		case GPM_OA_RECORD_REPORT_LOST:
 			loss(GPM_OA_LOSS_REPORT, &have_prev);
 			break;
@@ -181,6 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 	}
+	feed_run();
 	if (rd.offset > rd.len)
 		abort();
 	gpm_oa_windower_flush(&windower);

@@ -3,6 +3,7 @@
  * loss marking and no delta across a BUFFER_LOST, timestamp wraps, flush.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metrics/oa_format.h"
@@ -524,6 +525,173 @@ START_TEST(test_flush_mid_stream)
 }
 END_TEST
 
+/* Windows of a long stream, kept in full for comparing. */
+struct window_log {
+	size_t n, cap;
+	struct gpm_oa_window *w;
+};
+
+static void log_window(void *data, const struct gpm_oa_window *window)
+{
+	struct window_log *log = data;
+
+	if (log->n == log->cap) {
+		log->cap = log->cap ? 2 * log->cap : 256;
+		log->w = realloc(log->w, log->cap * sizeof(*log->w));
+		ck_assert_ptr_nonnull(log->w);
+	}
+	log->w[log->n++] = *window;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+enum stream_event { EV_REPORT, EV_REPORT_LOST, EV_BUFFER_LOST, EV_MARK, EV_FLUSH };
+
+/*
+ * Runs of reports give the windows their reports one at a time give, in
+ * every mode: a random stream of reports (context switches, idle, counters
+ * and timestamps wrapping) with losses, marks and flushes between them, fed
+ * one by one to one windower and in runs of any length to another.
+ */
+START_TEST(test_runs_equal_single_reports)
+{
+	enum { N_EVENTS = 6000, STRIDE = 8 + 256 };
+	static const enum gpm_oa_window_mode modes[] = {
+		GPM_OA_WINDOW_PAIR, GPM_OA_WINDOW_INTERVAL,
+		GPM_OA_WINDOW_CONTEXT, GPM_OA_WINDOW_MARKS,
+	};
+	enum gpm_oa_window_mode mode = modes[_i % 4];
+	unsigned version = _i < 4 ? 1200 : 1255;
+	enum gpm_oa_format_id id = version >= 1255 ? GPM_OA_FORMAT_A24u40_A14u32_B8_C8
+						   : GPM_OA_FORMAT_A32u40_A4u32_B8_C8;
+	unsigned char *reports = malloc((size_t)N_EVENTS * STRIDE);
+	enum stream_event *events = malloc(N_EVENTS * sizeof(*events));
+	struct gpm_oa_windower *one = malloc(sizeof(*one)), *runs = malloc(sizeof(*runs));
+	struct window_log log_one = { 0 }, log_runs = { 0 };
+	const struct gpm_oa_format *fmt;
+	struct gpm_oa_decoder dec;
+	struct gpm_oa_report r;
+	uint64_t mark_ts = 0;
+
+	ck_assert_ptr_nonnull(reports);
+	ck_assert_ptr_nonnull(events);
+	ck_assert_int_eq(gpm_oa_format_get(id, &fmt), 0);
+	ck_assert_int_eq(gpm_oa_decoder_init(&dec, fmt, version), 0);
+	ck_assert_int_eq(gpm_oa_windower_init(one, &dec, mode, 1000, log_window, &log_one), 0);
+	ck_assert_int_eq(gpm_oa_windower_init(runs, &dec, mode, 1000, log_window, &log_runs), 0);
+
+	memset(&r, 0, sizeof(r));
+	r.value[GPM_ACC_GPU_TIME] = 0xffff0000u;
+	for (size_t e = 0; e < N_EVENTS; e++) {
+		unsigned pick = (unsigned)(rng() % 200);
+
+		events[e] = pick == 0 ? EV_REPORT_LOST : pick == 1 ? EV_BUFFER_LOST :
+			    pick == 2 ? EV_FLUSH : pick < 6 ? EV_MARK : EV_REPORT;
+		if (events[e] != EV_REPORT)
+			continue;
+		r.value[GPM_ACC_GPU_TIME] = (r.value[GPM_ACC_GPU_TIME] + rng() % 300) & 0xffffffff;
+		r.ctx_id = rng() % 16 ? r.ctx_id : (uint32_t)(rng() % 3);
+		r.ctx_valid = rng() % 8;
+		r.reason = GPM_OA_REASON_TIMER;
+		for (unsigned g = 0; g < fmt->n_groups; g++) {
+			const struct gpm_oa_counter_group *grp = &fmt->group[g];
+			uint64_t max = ((uint64_t)1 << grp->width) - 1;
+
+			for (unsigned i = 0; i < grp->count; i++) {
+				uint64_t *v = &r.value[grp->slot + i];
+				*v = (rng() % 64 ? *v + (rng() & ((uint64_t)1 << (rng() % 36)))
+						 : rng()) & max;
+			}
+		}
+		ck_assert_int_eq(gpm_oa_report_encode(&dec, &r, reports + e * STRIDE + 8,
+						      fmt->size), 0);
+	}
+
+	for (size_t e = 0; e < N_EVENTS;) {
+		switch (events[e]) {
+		case EV_REPORT: {
+			size_t n = 1 + rng() % 40;
+			size_t k = 0;
+
+			while (k < n && e + k < N_EVENTS && events[e + k] == EV_REPORT) {
+				const unsigned char *p = reports + (e + k) * STRIDE + 8;
+				ck_assert_int_eq(gpm_oa_windower_feed(one, p, fmt->size), 0);
+				k++;
+			}
+			ck_assert_int_eq(gpm_oa_windower_feed_run(runs, reports + e * STRIDE + 8,
+								  STRIDE, k, fmt->size), 0);
+			e += k;
+			continue;
+		}
+		case EV_REPORT_LOST:
+		case EV_BUFFER_LOST: {
+			unsigned loss = events[e] == EV_REPORT_LOST ? GPM_OA_LOSS_REPORT
+								    : GPM_OA_LOSS_BUFFER;
+			gpm_oa_windower_loss(one, loss);
+			gpm_oa_windower_loss(runs, loss);
+			break;
+		}
+		case EV_MARK:
+			if (mode != GPM_OA_WINDOW_MARKS)
+				break;
+			if (one->mark_end_pending) {
+				uint64_t end = one->prev_ts + rng() % 3000;
+				mark_ts = end > mark_ts ? end : mark_ts;
+				ck_assert_int_eq(gpm_oa_windower_mark_end(one, mark_ts), 0);
+				ck_assert_int_eq(gpm_oa_windower_mark_end(runs, mark_ts), 0);
+			} else if (one->n_marks < GPM_OA_WINDOW_MAX_MARKS) {
+				uint64_t begin = one->prev_ts + rng() % 2000;
+				mark_ts = begin > mark_ts ? begin : mark_ts;
+				ck_assert_int_eq(gpm_oa_windower_mark_begin(one, mark_ts), 0);
+				ck_assert_int_eq(gpm_oa_windower_mark_begin(runs, mark_ts), 0);
+			}
+			break;
+		case EV_FLUSH:
+			gpm_oa_windower_flush(one);
+			gpm_oa_windower_flush(runs);
+			break;
+		}
+		e++;
+	}
+	gpm_oa_windower_flush(one);
+	gpm_oa_windower_flush(runs);
+
+	ck_assert_uint_gt(log_one.n, 20);
+	ck_assert_uint_eq(log_runs.n, log_one.n);
+	for (size_t i = 0; i < log_one.n; i++)
+		ck_assert_mem_eq(&log_runs.w[i], &log_one.w[i], sizeof(log_one.w[i]));
+	free(log_one.w);
+	free(log_runs.w);
+	free(one);
+	free(runs);
+	free(events);
+	free(reports);
+}
+END_TEST
+
+START_TEST(test_run_errors)
+{
+	struct fixture f;
+	unsigned char bytes[512] = { 0 };
+
+	setup(&f, 1200, GPM_OA_WINDOW_PAIR, 0);
+	ck_assert_int_eq(gpm_oa_windower_feed_run(&f.w, bytes, 256, 2, 255), -EMSGSIZE);
+	ck_assert_int_eq(gpm_oa_windower_feed_run(&f.w, bytes, 256, 0, 256), 0);
+	feed(&f, 100, 5);
+	feed(&f, 200, 7);
+	ck_assert_uint_eq(f.got.n, 1);
+	assert_window(&f.got.w[0], 100, 200, 1, 2);
+}
+END_TEST
+
 static Suite *oa_window_suite(void)
 {
 	Suite *s = suite_create("oa_window");
@@ -547,6 +715,8 @@ static Suite *oa_window_suite(void)
 	tcase_add_test(tc, test_mark_end_late);
 	tcase_add_test(tc, test_mark_errors);
 	tcase_add_test(tc, test_flush_mid_stream);
+	tcase_add_loop_test(tc, test_runs_equal_single_reports, 0, 8);
+	tcase_add_test(tc, test_run_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
