@@ -232,6 +232,10 @@ struct gpm_recording_record {
 	/* SAMPLE: the report, valid until the next call on the reader. */
 	const unsigned char *data;
 	size_t size;
+	/* SAMPLE: how many reports, each size bytes, lie stride bytes apart
+	 * from data on: 1 from _next, maybe more from _next_samples. */
+	size_t count;
+	size_t stride;
 	struct gpm_recording_correlation correlation;
 };
 
@@ -295,6 +299,15 @@ int gpm_recording_reader_open_memory(struct gpm_recording_reader *r,
 int gpm_recording_reader_next(struct gpm_recording_reader *r,
 			      struct gpm_recording_record *rec,
 			      struct gpm_recording_error *err);
+
+/*
+ * As _next, but a SAMPLE comes with the SAMPLEs right behind it that are
+ * at hand, up to max reports in all (max >= 1): the same records in the
+ * same order, for a fraction of the calls.
+ */
+int gpm_recording_reader_next_samples(struct gpm_recording_reader *r,
+				      struct gpm_recording_record *rec, size_t max,
+				      struct gpm_recording_error *err);
 
 /* Starts the iteration over from the beginning of the file. */
 void gpm_recording_reader_rewind(struct gpm_recording_reader *r);

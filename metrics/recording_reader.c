@@ -371,6 +371,8 @@ static int interpret(struct gpm_recording_reader *r,
 	out->offset = rec->offset;
 	out->data = NULL;
 	out->size = 0;
+	out->count = 0;
+	out->stride = 0;
 
 	switch (rec->type) {
 	case GPM_OA_RECORD_SAMPLE:
@@ -378,6 +380,8 @@ static int interpret(struct gpm_recording_reader *r,
 		out->kind = GPM_RECORDING_SAMPLE;
 		out->data = rec->payload;
 		out->size = rec->size - GPM_RECORDING_HEADER_SIZE;
+		out->count = 1;
+		out->stride = rec->size;
 		return 0;
 	case GPM_OA_RECORD_REPORT_LOST:
 		out->kind = GPM_RECORDING_REPORT_LOST;
@@ -467,6 +471,34 @@ int gpm_recording_reader_next(struct gpm_recording_reader *r,
 		gpm__recording_ok(err);
 		return 0;
 	}
+}
+
+int gpm_recording_reader_next_samples(struct gpm_recording_reader *r,
+				      struct gpm_recording_record *rec, size_t max,
+				      struct gpm_recording_error *err)
+{
+	int rc = gpm_recording_reader_next(r, rec, err);
+
+	if (rc < 0 || rec->kind != GPM_RECORDING_SAMPLE)
+		return rc;
+
+	/* What framing and interpret() would accept of a SAMPLE after the
+	 * first: the same header, whole in the bytes at hand. */
+	const unsigned char *p = NULL;
+	size_t avail = at_hand(r, r->offset, &p);
+	size_t stride = rec->stride;
+
+	while (rec->count < max && avail >= stride &&
+	       gpm__le32_load(p + GPM__REC_HDR_TYPE) == GPM_OA_RECORD_SAMPLE &&
+	       gpm__le16_load(p + GPM__REC_HDR_SIZE) == stride) {
+		rec->count++;
+		p += stride;
+		avail -= stride;
+	}
+	r->offset += (rec->count - 1) * stride;
+	r->stats.bytes = r->offset;
+	r->stats.samples += rec->count - 1;
+	return 0;
 }
 
 void gpm_recording_reader_rewind(struct gpm_recording_reader *r)

@@ -1,8 +1,8 @@
 /*
  * Fuzzes the recording reader: arbitrary bytes read as a recording, once
- * from memory and once from a memfd through the reader's pread window. The
- * two must yield the same records and fail the same way, and every record
- * must lie inside the input.
+ * from memory and twice from a memfd through the reader's pread window,
+ * the second time in runs of samples. All must yield the same records and
+ * fail the same way, and every record must lie inside the input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,9 +46,10 @@ static void same_error(int rc_a, const struct gpm_recording_error *a,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct gpm_recording_reader mem, file;
-	struct gpm_recording_error err_mem, err_file;
-	struct gpm_recording_record rec_mem, rec_file;
+	static struct gpm_recording_reader mem, file, runs;
+	struct gpm_recording_error err_mem, err_file, err_runs;
+	struct gpm_recording_record rec_mem, rec_file, rec_runs;
+	size_t run_index = 0, run_left = 0;
 
 	int fd = memfd_create("fuzz_recording", 0);
 	check(fd >= 0);
@@ -57,32 +58,57 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc_mem = gpm_recording_reader_open_memory(&mem, data, size, &err_mem);
 	int rc_file = gpm_recording_reader_open_fd(&file, fd, &err_file);
 	same_error(rc_mem, &err_mem, rc_file, &err_file);
+	int rc_runs = gpm_recording_reader_open_fd(&runs, fd, &err_runs);
+	same_error(rc_mem, &err_mem, rc_runs, &err_runs);
 
 	while (rc_mem == 0) {
 		rc_mem = gpm_recording_reader_next(&mem, &rec_mem, &err_mem);
 		rc_file = gpm_recording_reader_next(&file, &rec_file, &err_file);
 		same_error(rc_mem, &err_mem, rc_file, &err_file);
+		/* The run reader: the next sample of its run, or what its
+		 * next call gives. */
+		if (!run_left) {
+			rc_runs = gpm_recording_reader_next_samples(&runs, &rec_runs,
+								    SIZE_MAX, &err_runs);
+			same_error(rc_mem, &err_mem, rc_runs, &err_runs);
+			run_index = 0;
+			run_left = rc_runs == 0 && rec_runs.kind == GPM_RECORDING_SAMPLE ?
+				   rec_runs.count : 1;
+		} else {
+			check(rc_mem == 0);
+		}
+		run_left--;
 		if (rc_mem < 0)
 			break;
 		check(rec_mem.kind == rec_file.kind);
 		check(rec_mem.offset == rec_file.offset);
+		check(rec_mem.kind == rec_runs.kind);
+		check(rec_mem.offset == rec_runs.offset + run_index * rec_runs.stride);
 		if (rec_mem.kind == GPM_RECORDING_END)
 			break;
 		check_record(&mem, &rec_mem, size);
 		check(rec_mem.size == rec_file.size);
-		if (rec_mem.kind == GPM_RECORDING_SAMPLE)
+		if (rec_mem.kind == GPM_RECORDING_SAMPLE) {
 			check(memcmp(rec_mem.data, rec_file.data,
 				     rec_mem.size) == 0);
+			check(rec_mem.size == rec_runs.size);
+			check(memcmp(rec_mem.data,
+				     rec_runs.data + run_index * rec_runs.stride,
+				     rec_mem.size) == 0);
+		}
 		if (rec_mem.kind == GPM_RECORDING_CORRELATION)
 			check(memcmp(&rec_mem.correlation, &rec_file.correlation,
 				     sizeof(rec_mem.correlation)) == 0);
+		run_index++;
 	}
 	if (rc_mem == 0) {
 		check(mem.stats.bytes == size);
 		check(memcmp(&mem.stats, &file.stats, sizeof(mem.stats)) == 0);
+		check(memcmp(&mem.stats, &runs.stats, sizeof(mem.stats)) == 0);
 	}
 	gpm_recording_reader_close(&mem);
 	gpm_recording_reader_close(&file);
+	gpm_recording_reader_close(&runs);
 	close(fd);
 	return 0;
 }

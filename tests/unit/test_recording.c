@@ -1297,6 +1297,127 @@ START_TEST(test_window_refills)
 }
 END_TEST
 
+/* Walks r with _next_samples (at most max per SAMPLE) against ref with
+ * _next: the same records, the same bytes, the same stats and error.
+ * Returns the most samples one call gave. */
+static size_t assert_samples_match(struct gpm_recording_reader *ref,
+				   struct gpm_recording_reader *r, size_t max)
+{
+	size_t most = 0;
+
+	for (;;) {
+		struct gpm_recording_record a, b;
+		struct gpm_recording_error ea, eb;
+		int rcb = gpm_recording_reader_next_samples(r, &b, max, &eb);
+		int rca = gpm_recording_reader_next(ref, &a, &ea);
+
+		ck_assert_int_eq(rcb, rca);
+		if (rca < 0) {
+			ck_assert_uint_eq(eb.offset, ea.offset);
+			ck_assert_str_eq(eb.message, ea.message);
+			break;
+		}
+		ck_assert_int_eq(b.kind, a.kind);
+		ck_assert_uint_eq(b.offset, a.offset);
+		if (a.kind == GPM_RECORDING_END)
+			break;
+		if (a.kind == GPM_RECORDING_CORRELATION)
+			ck_assert_mem_eq(&b.correlation, &a.correlation,
+					 sizeof(a.correlation));
+		if (a.kind != GPM_RECORDING_SAMPLE)
+			continue;
+		ck_assert_uint_ge(b.count, 1);
+		ck_assert_uint_le(b.count, max);
+		most = b.count > most ? b.count : most;
+		ck_assert_uint_eq(a.count, 1);
+		for (size_t i = 0; i < b.count; i++) {
+			if (i) {
+				ck_assert_int_eq(gpm_recording_reader_next(ref, &a, NULL), 0);
+				ck_assert_int_eq(a.kind, GPM_RECORDING_SAMPLE);
+				ck_assert_uint_eq(b.offset + i * b.stride, a.offset);
+			}
+			ck_assert_uint_eq(b.size, a.size);
+			ck_assert_mem_eq(b.data + i * b.stride, a.data, a.size);
+		}
+	}
+	ck_assert_mem_eq(&r->stats, &ref->stats, sizeof(ref->stats));
+	return most;
+}
+
+/*
+ * Runs of samples read as the samples one at a time do, over the file
+ * (where runs end with the window) and in memory, among losses,
+ * correlation points and unknown records, and up to a truncated tail.
+ */
+START_TEST(test_next_samples)
+{
+	static const size_t maxes[] = { 1, 2, 7, SIZE_MAX };
+	struct gpm_recording_info info;
+	unsigned char report[REPORT_SIZE], other[300];
+	struct gpm_recording_correlation c = { 1000000, 0x100 };
+	struct membuf m;
+	uint32_t seed = 99;
+
+	skl_info(&info);
+	membuf_open(&m, 0);
+	ck_assert_int_eq(gpm_recording_write_header(&m.w, &info, NULL), 0);
+	memset(other, 0x5a, sizeof(other));
+	for (uint32_t i = 0; i < 3000; i++) {
+		seed = seed * 1103515245 + 12345;
+		switch ((seed >> 16) % 40) {
+		case 0:
+			ck_assert_int_eq(gpm_recording_write_report_lost(&m.w, NULL), 0);
+			break;
+		case 1:
+			ck_assert_int_eq(gpm_recording_write_buffer_lost(&m.w, NULL), 0);
+			break;
+		case 2:
+			c.gpu_timestamp += 1000;
+			ck_assert_int_eq(gpm_recording_write_correlation(&m.w, &c, NULL), 0);
+			break;
+		case 3:
+			ck_assert_int_eq(gpm_recording_write_record(&m.w, 0x20000, other,
+								    (seed >> 8) % sizeof(other),
+								    NULL), 0);
+			break;
+		}
+		skl_report(report, i, 0x200 + i * 256, 0x42);
+		ck_assert_int_eq(gpm_recording_write_sample(&m.w, report, sizeof(report),
+							    NULL), 0);
+	}
+	membuf_close(&m);
+
+	int fd = memfd_create("recording", 0);
+	ck_assert_int_eq(write(fd, m.data, m.size), (ssize_t)m.size);
+	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
+	struct gpm_recording_reader *r = malloc(sizeof(*r));
+	for (int truncated = 0; truncated < 2; truncated++) {
+		size_t size = m.size - (size_t)truncated * 100;
+
+		ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+		for (size_t i = 0; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
+			ck_assert_int_eq(gpm_recording_reader_open_memory(ref, m.data, size,
+									  NULL), 0);
+			ck_assert_int_eq(gpm_recording_reader_open_fd(r, fd, NULL), 0);
+			size_t from_file = assert_samples_match(ref, r, maxes[i]);
+			ck_assert_int_eq(gpm_recording_reader_open_memory(ref, m.data, size,
+									  NULL), 0);
+			ck_assert_int_eq(gpm_recording_reader_open_memory(r, m.data, size,
+									  NULL), 0);
+			size_t from_memory = assert_samples_match(ref, r, maxes[i]);
+			/* Somewhere the runs are as long as max lets them be. */
+			size_t longest = maxes[i] < 10 ? maxes[i] : 10;
+			ck_assert_uint_ge(from_file, longest);
+			ck_assert_uint_ge(from_memory, longest);
+		}
+	}
+	close(fd);
+	free(ref);
+	free(r);
+	free(m.data);
+}
+END_TEST
+
 START_TEST(test_open_fd_not_regular)
 {
 	struct gpm_recording_reader *r = malloc(sizeof(*r));
@@ -1501,6 +1622,7 @@ static Suite *recording_suite(void)
 	tcase_set_timeout(big, 60);
 	tcase_add_test(big, test_big_file_flat_memory);
 	tcase_add_test(big, test_window_refills);
+	tcase_add_test(big, test_next_samples);
 	tcase_add_test(big, test_open_fd_not_regular);
 	suite_add_tcase(s, big);
 
