@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client/number_text.h"
 #include "client/output.h"
 
 /* Table columns are at least this wide, so human numbers line up. */
@@ -93,32 +94,43 @@ static void append(struct gpuperf_output *o, const char *fmt, ...)
 	}
 }
 
-/* The shortest "%g" that reads back as the same double. */
-static void format_double(char *buf, size_t size, double v)
+/* Appends len bytes of s to the row, as append() does. */
+static void append_bytes(struct gpuperf_output *o, const char *s, size_t len)
 {
-	for (int precision = 15; precision <= 17; precision++) {
-		snprintf(buf, size, "%.*g", precision, v);
-		if (strtod(buf, NULL) == v)
+	if (o->failed)
+		return;
+	if (o->line_cap - o->line_len <= len) {
+		size_t cap = o->line_cap ? o->line_cap * 2 : 256;
+		while (cap - o->line_len <= len)
+			cap *= 2;
+		char *line = realloc(o->line, cap);
+		if (!line) {
+			o->failed = -ENOMEM;
 			return;
+		}
+		o->line = line;
+		o->line_cap = cap;
 	}
+	memcpy(o->line + o->line_len, s, len);
+	o->line_len += len;
+	o->line[o->line_len] = '\0';
 }
 
-/* A cell as a plain number; false when it has none. */
-static bool plain_number(char *buf, size_t size, const struct gpuperf_cell *c)
+/* A cell as a plain number into buf (GPUPERF_NUMBER_TEXT_MAX bytes);
+ * returns its length, 0 when it has none. */
+static size_t plain_number(char *buf, const struct gpuperf_cell *c)
 {
 	switch (c->type) {
 	case GPUPERF_CELL_U64:
-		snprintf(buf, size, "%" PRIu64, c->u);
-		return true;
+		return gpuperf_u64_text(buf, c->u);
 	case GPUPERF_CELL_DOUBLE:
 		if (!isfinite(c->d))
-			return false;
-		format_double(buf, size, c->d);
-		return true;
+			return 0;
+		return gpuperf_double_text(buf, c->d);
 	case GPUPERF_CELL_NONE:
 		break;
 	}
-	return false;
+	return 0;
 }
 
 static double cell_double(const struct gpuperf_cell *c)
@@ -164,7 +176,9 @@ static void human_number(char *buf, size_t size, const struct gpuperf_cell *c,
 	}
 	double v = cell_double(c);
 	if (!units) {
-		plain_number(buf, size, c);
+		char num[GPUPERF_NUMBER_TEXT_MAX];
+		if (plain_number(num, c))
+			snprintf(buf, size, "%s", num);
 	} else if (!strcmp(units, GPUPERF_UNITS_TIMESTAMP)) {
 		snprintf(buf, size, "%.6f", v / 1e9);
 	} else if (!strcmp(units, GPUPERF_UNITS_CONTEXT)) {
@@ -211,17 +225,21 @@ static void append_csv_field(struct gpuperf_output *o, const char *s)
 
 static void append_json_string(struct gpuperf_output *o, const char *s)
 {
-	append(o, "\"");
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	append_bytes(o, "\"", 1);
+	for (;;) {
+		const char *plain = s;
+		while (*s && *s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
+			s++;
+		append_bytes(o, plain, (size_t)(s - plain));
+		if (!*s)
+			break;
+		unsigned char ch = (unsigned char)*s++;
 		if (ch == '"' || ch == '\\')
 			append(o, "\\%c", ch);
-		else if (ch < 0x20)
-			append(o, "\\u%04x", ch);
 		else
-			append(o, "%c", ch);
+			append(o, "\\u%04x", ch);
 	}
-	append(o, "\"");
+	append_bytes(o, "\"", 1);
 }
 
 static void build_header(struct gpuperf_output *o)
@@ -262,9 +280,10 @@ static void build_row(struct gpuperf_output *o,
 		      const struct gpuperf_cell *cells)
 {
 	char num[64];
+	size_t len;
 
 	if (o->format == GPUPERF_FORMAT_NDJSON)
-		append(o, "{");
+		append_bytes(o, "{", 1);
 	for (size_t i = 0; i < o->n_columns; i++) {
 		const struct gpuperf_cell *c = &cells[i];
 		switch (o->format) {
@@ -274,20 +293,27 @@ static void build_row(struct gpuperf_output *o,
 			break;
 		case GPUPERF_FORMAT_CSV:
 			if (i)
-				append(o, ",");
-			if (plain_number(num, sizeof(num), c))
-				append(o, "%s", num);
+				append_bytes(o, ",", 1);
+			len = plain_number(num, c);
+			append_bytes(o, num, len);
 			break;
 		case GPUPERF_FORMAT_NDJSON:
 			if (i)
-				append(o, ",");
+				append_bytes(o, ",", 1);
 			append_json_string(o, o->columns[i].key);
-			append(o, ":%s", plain_number(num, sizeof(num), c) ?
-			       num : "null");
+			append_bytes(o, ":", 1);
+			len = plain_number(num, c);
+			if (len)
+				append_bytes(o, num, len);
+			else
+				append_bytes(o, "null", 4);
 			break;
 		}
 	}
-	append(o, o->format == GPUPERF_FORMAT_NDJSON ? "}\n" : "\n");
+	if (o->format == GPUPERF_FORMAT_NDJSON)
+		append_bytes(o, "}\n", 2);
+	else
+		append_bytes(o, "\n", 1);
 }
 
 /*
