@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,6 +594,29 @@ static void on_window(void *data, const struct gpm_oa_window *w)
 	r->write_error = gpuperf_output_row(&r->output, cells);
 }
 
+/* Tells the correlation where the report fed last lies. */
+static void correlate_last_report(struct replay *r)
+{
+	gpm_ts_correlation_report(&r->correlation, r->windower->ts.last,
+				  r->windower->ts.extended);
+}
+
+/*
+ * Feeds a run of samples to the windows. The first goes alone: a
+ * correlation point that came before any report is tied to the first
+ * report after it, and the windows the rest close need that for their CPU
+ * time. The rest go in one call, which sums their deltas a run at a time.
+ */
+static void feed_samples(struct replay *r, const struct gpm_recording_record *rec)
+{
+	if (gpm_oa_windower_feed(r->windower, rec->data, rec->size) == 0)
+		correlate_last_report(r);
+	if (rec->count > 1 &&
+	    gpm_oa_windower_feed_run(r->windower, rec->data + rec->stride, rec->stride,
+				     rec->count - 1, rec->size) == 0)
+		correlate_last_report(r);
+}
+
 /* Streams every record of the recording through the windows. */
 static int replay_records(struct replay *r)
 {
@@ -618,7 +642,8 @@ static int replay_records(struct replay *r)
 				r->decoder.ts_mask);
 
 	for (;;) {
-		int ret = gpm_recording_reader_next(r->reader, &rec, &err);
+		int ret = gpm_recording_reader_next_samples(r->reader, &rec, SIZE_MAX,
+							    &err);
 		if (ret < 0) {
 			gpm_oa_windower_flush(r->windower);
 			return input_error(r, "%s%s", err.message,
@@ -630,11 +655,7 @@ static int replay_records(struct replay *r)
 			break;
 		switch (rec.kind) {
 		case GPM_RECORDING_SAMPLE:
-			if (gpm_oa_windower_feed(r->windower, rec.data,
-						 rec.size) == 0)
-				gpm_ts_correlation_report(
-					&r->correlation, r->windower->ts.last,
-					r->windower->ts.extended);
+			feed_samples(r, &rec);
 			break;
 		case GPM_RECORDING_REPORT_LOST:
 			gpm_oa_windower_loss(r->windower, GPM_OA_LOSS_REPORT);
