@@ -14,9 +14,11 @@ for t in "$@"; do
 	rc=$?
 	cat "$out"
 	counts=$(sed -n \
-		-e 's/.*%: Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' \
-		-e 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 0 \2/p' "$out" |
-		awk '{ p += $1 - $2 - $3; f += $2 + $3 } END { print p + 0, f + 0, NR }')
+		-e 's/.*%: Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/C \1 \2 \3/p' \
+		-e 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/S \1 \2/p' "$out" |
+		awk '$1 == "C" { p += $2 - $3 - $4; f += $3 + $4 }
+		     $1 == "S" { p += $2; f += $3 }
+		     END { print p + 0, f + 0, NR }')
 	rm -f "$out"
 	set -- $counts "$@"
 	p=$1 f=$2 n=$3
