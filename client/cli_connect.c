@@ -188,6 +188,12 @@ int gpuperf_connect(const char *cmd, struct gpuperf_connection *conn,
 	gpc_set_transport_log(NULL);
 	int ret = gpc_connect_sync(&o, out, &err);
 	explicit_bzero(conn->token, sizeof(conn->token));
+	if (ret == -ECONNREFUSED && conn->tls && strstr(err.message, "TLS")) {
+		fprintf(stderr, "gpuperf %s: %s; is the daemon's certificate one "
+			"this machine trusts? (--tls-ca FILE trusts the "
+			"certificates in FILE)\n", cmd, err.message);
+		return gpuperf_exit_for(ret);
+	}
 	if (ret)
 		return gpuperf_report(cmd, NULL, &err);
 	return 0;

@@ -105,8 +105,14 @@ static void connection_error(struct gpc_client *c, const char *why)
 	char where[300];
 
 	describe_address(c, where, sizeof(where));
-	gpc__error_set(&err, -ECONNREFUSED, "cannot connect to %s: %s", where,
-		       why && *why ? why : "no answer");
+	/* libwebsockets words TLS failures after OpenSSL's error queue,
+	 * which rarely names the cause; say what failed. */
+	if (c->options.tls && why && strstr(why, "SSL"))
+		gpc__error_set(&err, -ECONNREFUSED, "cannot connect to %s: the "
+			       "TLS handshake failed (%s)", where, why);
+	else
+		gpc__error_set(&err, -ECONNREFUSED, "cannot connect to %s: %s",
+			       where, why && *why ? why : "no answer");
 	gpc__client_transport_ended(c, &err);
 }
 

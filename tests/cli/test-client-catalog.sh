@@ -1,0 +1,193 @@
+#!/bin/sh
+# gpuperf devices, sets and counters against gpuperfd on sim: the tables,
+# every command's --help, the global options before or after the command,
+# tokens, TLS, and the errors (daemon down, bad token, unknown device, set
+# or counter) with their messages and exit statuses.
+#
+# Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
+# ../shared). Prints "checks: N passed, F failed".
+build=${GPM_BUILD_DIR:-build}
+shared=${GPM_SHARED_DIR:-../shared}
+gpuperf="$build/gpuperf"
+gpuperfd="$build/gpuperfd"
+passed=0
+failed=0
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	passed=$((passed + 1))
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+# start NAME ARGS...: gpuperfd in the background, logging to
+# $tmp/NAME.log, once it says it is ready.
+start() {
+	name=$1
+	shift
+	"$gpuperfd" "$@" 2>"$tmp/$name.log" &
+	pids="$pids $!"
+	i=0
+	while ! grep -q "ready with" "$tmp/$name.log" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 100 ]; then
+			fail "gpuperfd $* did not start"
+			sed 's/^/  | /' "$tmp/$name.log"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# port NAME: the TCP port gpuperfd NAME listens on.
+port() {
+	sed -n 's|.*listening on https\{0,1\}://127.0.0.1:\([0-9]*\)/.*|\1|p' \
+		"$tmp/$1.log" | head -1
+}
+
+# run STATUS ARGS...: gpuperf ARGS must exit STATUS; keeps out and err.
+run() {
+	want=$1
+	shift
+	"$gpuperf" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" = "$want" ]; then
+		ok
+	else
+		fail "gpuperf $* exited $status, expected $want"
+		sed 's/^/  | /' "$tmp/err" | head -5
+	fi
+}
+
+# expect out|err TEXT
+expect() {
+	if grep -qF -- "$2" "$tmp/$1"; then
+		ok
+	else
+		fail "std$1 lacks '$2'"
+		sed 's/^/  | /' "$tmp/$1" | head -5
+	fi
+}
+
+# A port nothing listens on: one the kernel just handed out and took back.
+free_port() {
+	"$gpuperfd" -d sim -l 127.0.0.1:0 2>"$tmp/probe.log" &
+	probe=$!
+	i=0
+	while ! grep -q "listening on" "$tmp/probe.log" && [ $i -lt 50 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	port probe
+	kill "$probe"
+	wait "$probe" 2>/dev/null
+}
+
+printf 'goodtoken controller\n' >"$tmp/tokens"
+chmod 600 "$tmp/tokens"
+printf '# the token\ngoodtoken\n' >"$tmp/good"
+printf 'wrongtoken\n' >"$tmp/bad"
+start sim -d sim -d sim:tglgt2 -m "$shared/intel-metrics/i915" \
+	-l 127.0.0.1:0 --unix "$tmp/sock" --token-file "$tmp/tokens" --linger 0
+P=$(port sim)
+
+# --help of gpuperf and of every command
+run 0 --help
+for code in 4 5; do expect out "  $code  "; done
+expect out "--token-file FILE"
+for c in devices sets counters stream record run compare; do
+	run 0 "$c" --help
+	expect out "usage: gpuperf $c"
+done
+
+# devices, over TCP and the Unix socket, options before or after
+run 0 devices --port "$P"
+expect out "NAME  DRIVER  PLATFORM"
+expect out "sim1  sim     tglgt2    0x9a49"
+run 0 --unix "$tmp/sock" devices
+expect out "SIMGEN12 virtual GPU"
+run 0 --port="$P" --host 127.0.0.1 devices --token-file "$tmp/good"
+expect out "Tiger Lake GT2"
+
+# sets, of all devices and of one
+run 0 sets --unix "$tmp/sock"
+[ "$(grep -c '^sim0 ' "$tmp/out")" = 3 ] && ok || fail "sim0 should have 3 sets"
+[ "$(grep -c '^sim1 ' "$tmp/out")" -gt 10 ] && ok || fail "sim1 has Intel's tglgt2 sets"
+run 0 sets -d sim0 --unix "$tmp/sock"
+expect out "RenderBasic"
+grep -q '^sim1' "$tmp/out" && fail "sets -d sim0 lists sim1" || ok
+
+# counters of a set, by symbol and by GUID
+run 0 counters RenderBasic --unix "$tmp/sock"
+expect out "SYMBOL"
+expect out "GpuTime"
+expect out "percent  raw         float"
+"$gpuperf" sets -d sim1 --unix "$tmp/sock" >"$tmp/sets" 2>&1
+guid=$(awk '$2 == "RenderBasic" { print $4 }' "$tmp/sets")
+run 0 counters "$guid" -d sim1 --unix "$tmp/sock"
+expect out "EuActive"
+
+# errors: unknown device, set, counter name; bad arguments
+run 5 counters NoSuchSet --unix "$tmp/sock"
+expect err "device sim0 has no metric set 'NoSuchSet'; 'gpuperf sets -d sim0' lists them"
+run 5 sets -d sim7 --unix "$tmp/sock"
+expect err "no device 'sim7'; 'gpuperf devices' lists them"
+run 5 stream -m RenderBasic -c GpuTime,NoSuchCounter --duration 1s --unix "$tmp/sock"
+expect err "has no counter 'NoSuchCounter'; 'gpuperf counters RenderBasic -d sim0' lists them"
+run 5 stream -m NoSuchSet --duration 1s --unix "$tmp/sock"
+expect err "no metric set 'NoSuchSet'"
+run 2 counters --unix "$tmp/sock"
+expect err "name the metric set"
+run 2 devices --port 99999
+expect err "--port takes a number"
+run 2 stream --interval soon
+expect err "--interval takes a duration"
+run 2 frobnicate
+expect err "unknown command 'frobnicate'"
+
+# errors: the token
+run 5 devices --port "$P" --token-file "$tmp/bad"
+expect err "token"
+expect err "--token-file names the file"
+run 3 devices --port "$P" --token-file "$tmp/missing"
+expect err "--token-file $tmp/missing"
+
+# errors: no daemon there
+dead=$(free_port)
+run 4 devices --port "$dead"
+expect err "cannot connect to 127.0.0.1:$dead"
+expect err "is gpuperfd running there?"
+run 4 sets --unix "$tmp/nothing.sock"
+expect err "cannot connect to unix:$tmp/nothing.sock"
+
+# TLS, with a certificate made here
+if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=localhost \
+	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null; then
+	start tls -d sim -l 127.0.0.1:0 --tls-cert "$tmp/cert.pem" \
+		--tls-key "$tmp/key.pem" --linger 0
+	T=$(port tls)
+	run 0 devices --port "$T" --tls-ca "$tmp/cert.pem"
+	expect out "sim0"
+	run 0 stream --port "$T" --tls-ca "$tmp/cert.pem" -c GpuTime -i 100ms \
+		--duration 500ms --format csv
+	[ "$(wc -l <"$tmp/out")" -ge 3 ] && ok || fail "no rows over TLS"
+	# The system's authorities do not know this certificate.
+	run 4 devices --port "$T" --tls
+	expect err "cannot connect to https://127.0.0.1:$T: the TLS handshake failed"
+	expect err "--tls-ca FILE trusts"
+else
+	fail "openssl could not make a certificate"
+fi
+
+echo "checks: $passed passed, $failed failed"
+[ "$failed" = 0 ]

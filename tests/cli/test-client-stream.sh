@@ -1,0 +1,249 @@
+#!/bin/sh
+# gpuperf stream, record, run and compare against gpuperfd on a simulated
+# Tiger Lake GT2: every stream format (and NDJSON whole after a kill),
+# recordings IGT's i915-perf-reader accepts (after --duration and after
+# Ctrl-C), run's exit status and totals, compare on a synthetic
+# regression and on identical inputs.
+#
+# Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
+# ../shared). Prints "checks: N passed, F failed".
+build=${GPM_BUILD_DIR:-build}
+shared=${GPM_SHARED_DIR:-../shared}
+gpuperf="$build/gpuperf"
+gpuperfd="$build/gpuperfd"
+reader=/usr/bin/i915-perf-reader
+passed=0
+failed=0
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	passed=$((passed + 1))
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+# check CONDITION-EXIT-STATUS MESSAGE: a shell test, counted.
+check() {
+	if [ "$1" = 0 ]; then ok; else fail "$2"; fi
+}
+
+# run STATUS ARGS...: gpuperf ARGS must exit STATUS; keeps out and err.
+run() {
+	want=$1
+	shift
+	"$gpuperf" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" = "$want" ]; then
+		ok
+	else
+		fail "gpuperf $* exited $status, expected $want"
+		sed 's/^/  | /' "$tmp/err" | head -5
+	fi
+}
+
+# expect FILE TEXT: $tmp/FILE contains TEXT.
+expect() {
+	if grep -qF -- "$2" "$tmp/$1"; then
+		ok
+	else
+		fail "$1 lacks '$2'"
+		sed 's/^/  | /' "$tmp/$1" | head -5
+	fi
+}
+
+# json_lines FILE: every line of FILE is a whole JSON object.
+json_lines() {
+	if command -v jq >/dev/null; then
+		while IFS= read -r line; do
+			printf '%s\n' "$line" | jq -e 'type == "object"' \
+				>/dev/null 2>&1 || return 1
+		done <"$1"
+	else
+		! grep -qv '^{.*}$' "$1"
+	fi
+}
+
+# column FILE NAME: the values of CSV column NAME, data rows only.
+column() {
+	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+		$1 ~ /^[0-9]/ { print $c }' "$1"
+}
+
+"$gpuperfd" -d sim:tglgt2 -m "$shared/intel-metrics/i915" -l none \
+	--unix "$tmp/sock" --linger 0 2>"$tmp/daemon.log" &
+pids="$pids $!"
+i=0
+while ! grep -q "ready with" "$tmp/daemon.log" 2>/dev/null && [ $i -lt 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+S="--unix $tmp/sock"
+
+# ---- stream: csv with a units row, to a file
+run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --duration 1s \
+	--format csv --units -o "$tmp/s.csv"
+check "$([ "$(sed -n 1p "$tmp/s.csv")" = \
+	"timestamp_ns,duration_ns,reports,lost,buffers_lost,dropped,GpuTime,GpuBusy" ]; echo $?)" \
+	"csv header: $(sed -n 1p "$tmp/s.csv")"
+check "$([ "$(sed -n 2p "$tmp/s.csv")" = "ns,ns,,,,,ns,percent" ]; echo $?)" \
+	"csv units row: $(sed -n 2p "$tmp/s.csv")"
+rows=$(($(wc -l <"$tmp/s.csv") - 2))
+check "$([ "$rows" -ge 6 ] && [ "$rows" -le 11 ]; echo $?)" "1 s of 100 ms windows gave $rows rows"
+check "$(tail -n +3 "$tmp/s.csv" | grep -qv '^[0-9][0-9,.e+-]*$'; [ $? = 1 ]; echo $?)" \
+	"csv rows hold numbers only"
+busy=$(column "$tmp/s.csv" GpuBusy | awk '$1 < 0 || $1 > 100 { bad = 1 } END { print bad + 0 }')
+check "$busy" "GpuBusy outside 0..100"
+
+# ---- stream: ndjson on standard output, every line whole
+run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --duration 600ms --format ndjson
+check "$(json_lines "$tmp/out"; echo $?)" "ndjson lines are not all JSON objects"
+expect out '"lost":0,"buffers_lost":0,"dropped":0,"GpuTime":'
+check "$([ "$(wc -l <"$tmp/out")" -ge 3 ]; echo $?)" "too few ndjson rows"
+
+# ---- stream: ndjson killed mid-stream still holds whole lines
+"$gpuperf" stream $S -m RenderBasic -i 5ms --format ndjson -o "$tmp/k.ndjson" 2>/dev/null &
+killme=$!
+sleep 1
+kill -KILL "$killme"
+wait "$killme" 2>/dev/null
+check "$([ "$(wc -l <"$tmp/k.ndjson")" -ge 20 ]; echo $?)" "the killed stream wrote $(wc -l <"$tmp/k.ndjson") rows"
+check "$(json_lines "$tmp/k.ndjson"; echo $?)" "a killed ndjson stream left a partial line"
+check "$(tail -c 1 "$tmp/k.ndjson" | od -An -c | grep -q '\\n'; echo $?)" \
+	"a killed ndjson stream does not end with a newline"
+
+# ---- stream: table, plain rows when not on a terminal
+run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 200ms --duration 700ms
+expect out "timestamp_ns  duration_ns     reports        lost  buffers_lost     dropped     GpuTime     GpuBusy"
+expect out " ms "
+expect out " %"
+
+# ---- stream: table redrawn in place on a terminal
+if command -v script >/dev/null; then
+	script -qec "$gpuperf stream $S -m RenderBasic -c GpuTime,GpuBusy,EuActive -i 200ms --duration 900ms" \
+		/dev/null >"$tmp/tty" 2>&1
+	check "$([ "$(grep -c "$(printf '\033\\[H\033\\[2J')" "$tmp/tty")" -ge 3 ]; echo $?)" \
+		"the terminal view did not redraw in place"
+	expect tty "COUNTER"
+	expect tty "frames dropped"
+	expect tty "EuActive"
+else
+	fail "script(1) is missing: the terminal view goes untested"
+fi
+
+# ---- stream: per-context rows and raw deltas
+run 0 stream $S -m RenderBasic -c GpuTime -i 200ms --duration 700ms --per-context \
+	--raw --format csv
+expect out "timestamp_ns,duration_ns,context_id,reports,lost,buffers_lost,dropped,GpuTime,raw_gpu_time,raw_gpu_clock,raw_a0"
+whole=$(awk -F, 'NR > 1 && $3 == ""' "$tmp/out" | wc -l)
+contexts=$(awk -F, 'NR > 1 && $3 != ""' "$tmp/out" | wc -l)
+check "$([ "$whole" -ge 2 ] && [ "$contexts" -gt "$whole" ]; echo $?)" \
+	"per-context: $whole window rows, $contexts context rows"
+
+# ---- record: --duration, then IGT's reader
+run 0 record $S -m RenderBasic -o "$tmp/a.i915perf" --duration 1s
+expect err "recording RenderBasic of sim0"
+expect err "reports in $tmp/a.i915perf"
+"$reader" -c GpuTime "$tmp/a.i915perf" >"$tmp/reader" 2>&1
+check $? "i915-perf-reader refused the recording: $(head -3 "$tmp/reader")"
+expect reader "Metric used : RenderBasic"
+expect reader "Timestamp correlation points:"
+
+# ---- record: Ctrl-C ends it with a whole file
+"$gpuperf" record $S -m RenderBasic -o "$tmp/b.i915perf" 2>"$tmp/rec.err" &
+recpid=$!
+sleep 1
+kill -INT "$recpid"
+wait "$recpid"
+check $? "record exited $? after SIGINT"
+"$reader" "$tmp/b.i915perf" >"$tmp/reader" 2>&1
+check $? "i915-perf-reader refused the interrupted recording: $(head -3 "$tmp/reader")"
+reports=$(sed -n 's/^Reports: //p' "$tmp/reader")
+check "$([ "${reports:-0}" -gt 500 ]; echo $?)" "the interrupted recording has ${reports:-no} reports"
+run 0 replay "$tmp/b.i915perf" --metrics-dir "$shared/intel-metrics/i915" \
+	--interval 100ms -c GpuTime --format csv
+check "$([ "$(wc -l <"$tmp/out")" -ge 5 ]; echo $?)" "gpuperf replay read too little of the recording"
+run 2 record $S -o "$tmp/c.i915perf"
+expect err "name the metric set with -m"
+
+# ---- run: the command's exit status, the totals of its window
+run 7 run $S -m RenderBasic -c GpuTime,GpuBusy --format ndjson -o "$tmp/run.ndjson" \
+	-- sh -c 'sleep 0.5; exit 7'
+check "$([ "$(wc -l <"$tmp/run.ndjson")" = 1 ]; echo $?)" "run without -i writes one totals row"
+check "$(json_lines "$tmp/run.ndjson"; echo $?)" "run's ndjson is not JSON"
+expect run.ndjson '"mark":1'
+duration=$(sed 's/.*"duration_ns":\([0-9]*\).*/\1/' "$tmp/run.ndjson")
+gputime=$(sed 's/.*"GpuTime":\([0-9]*\).*/\1/' "$tmp/run.ndjson")
+check "$([ "$duration" -gt 450000000 ] && [ "$duration" -lt 1500000000 ]; echo $?)" \
+	"the window of a 0.5 s command lasted $duration ns"
+check "$(awk -v a="$duration" -v b="$gputime" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= a / 100) }'; echo $?)" \
+	"GpuTime $gputime is not the window's $duration ns"
+
+run 0 run $S -m RenderBasic -c GpuTime -i 100ms --format csv -o "$tmp/run.csv" -- sleep 0.6
+intervals=$(awk -F, 'NR > 1 && $3 == 0' "$tmp/run.csv" | wc -l)
+totals=$(awk -F, 'NR > 1 && $3 == 1' "$tmp/run.csv" | wc -l)
+check "$([ "$intervals" -ge 4 ] && [ "$totals" = 1 ]; echo $?)" \
+	"run -i: $intervals interval rows, $totals totals rows"
+check "$([ "$(tail -1 "$tmp/run.csv" | cut -d, -f3)" = 1 ]; echo $?)" "the totals row is not last"
+# The intervals span the window: their reports add up to about the totals'.
+check "$(awk -F, 'NR > 1 && $3 == 0 { sum += $4 } NR > 1 && $3 == 1 { total = $4 }
+	END { exit !(sum > total * 0.8 && sum < total * 1.5) }' "$tmp/run.csv"; echo $?)" \
+	"the interval rows' reports do not match the totals'"
+
+run 0 run $S -m RenderBasic -c GpuTime -- true
+expect out "mark"
+run 143 run $S -m RenderBasic -- sh -c 'kill -TERM $$'
+expect err "signal 15"
+run 127 run $S -m RenderBasic -- "$tmp/no-such-command"
+expect err "cannot run $tmp/no-such-command"
+run 4 run --unix "$tmp/no.sock" -m RenderBasic -- touch "$tmp/ran"
+check "$([ ! -e "$tmp/ran" ]; echo $?)" "run started the command without a daemon"
+run 2 run $S -m RenderBasic
+expect err "name the command to run"
+
+# ---- compare: identical inputs pass, a synthetic regression fails
+run 0 compare "$tmp/run.ndjson" "$tmp/run.ndjson"
+expect out "GpuBusy"
+expect out "+0.00%  ok"
+run 0 compare "$tmp/s.csv" "$tmp/s.csv"
+expect out "2 counters compared, 0 past the threshold"
+cat >"$tmp/base.ndjson" <<EOF
+{"timestamp_ns":1,"duration_ns":100,"mark":0,"reports":10,"lost":0,"buffers_lost":0,"dropped":0,"GpuTime":100,"GpuBusy":40,"Throughput":1000}
+{"timestamp_ns":2,"duration_ns":1000,"mark":1,"reports":100,"lost":0,"buffers_lost":0,"dropped":0,"GpuTime":1000,"GpuBusy":50,"Throughput":2000}
+EOF
+cat >"$tmp/slower.csv" <<EOF
+timestamp_ns,duration_ns,mark,reports,lost,buffers_lost,dropped,GpuTime,GpuBusy,Throughput
+ns,ns,,,,,,ns,percent,
+5,2000,1,100,0,0,0,1200,51,1500
+EOF
+run 1 compare "$tmp/base.ndjson" "$tmp/slower.csv"
+expect out "GpuTime"
+expect out "+20.00%  WORSE"
+expect out "+2.00%  ok"
+expect out "-25.00%  better"
+expect out "3 counters compared, 1 past the threshold of 5%"
+run 0 compare "$tmp/base.ndjson" "$tmp/slower.csv" --threshold 25
+run 1 compare "$tmp/base.ndjson" "$tmp/slower.csv" --threshold 24 \
+	--higher-is-better GpuTime,Throughput
+expect out "-25.00%  WORSE"
+run 1 compare "$tmp/base.ndjson" "$tmp/slower.csv" -c GpuBusy --any-direction GpuBusy \
+	--threshold 1
+expect out "CHANGED"
+run 0 compare "$tmp/base.ndjson" "$tmp/slower.csv" -c GpuBusy
+run 2 compare "$tmp/base.ndjson" "$tmp/slower.csv" -c NoSuchCounter
+expect err "counter 'NoSuchCounter' is not in"
+printf 'not a result\n{\n' >"$tmp/junk"
+run 3 compare "$tmp/base.ndjson" "$tmp/junk"
+run 3 compare "$tmp/base.ndjson" "$tmp/missing.ndjson"
+expect err "$tmp/missing.ndjson: No such file or directory"
+
+echo "checks: $passed passed, $failed failed"
+[ "$failed" = 0 ]
