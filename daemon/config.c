@@ -472,6 +472,8 @@ size_t gpd_config_changes(const struct gpd_config *a, const struct gpd_config *b
 				 "%s--%s", n ? ", " : "", name);
 		if (w > 0 && len + (size_t)w < size)
 			len += (size_t)w;
+		else if (len < size)
+			buf[len] = '\0';       /* whole names only */
 		n++;
 	}
 	return n;

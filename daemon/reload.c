@@ -29,7 +29,6 @@ static unsigned long long monotonic_us(void)
 static bool apply(struct gpd_daemon *d, struct gpd_config *next)
 {
 	struct gpd_error err = { 0 };
-	gpd_log_set_level(next->log_level);
 	bool kept = true;
 	if (gpd_daemon_reload_metrics(d, next->daemon.metrics_dirs,
 				      next->daemon.n_metrics_dirs, &err)) {
@@ -47,6 +46,8 @@ static bool apply(struct gpd_daemon *d, struct gpd_config *next)
 		gpd_warn("reload: %s changed; %s take%s effect when gpuperfd "
 			 "restarts", changed, n > 1 ? "they" : "it",
 			 n > 1 ? "" : "s");
+	/* Last, so the reload's own messages keep the level it began with. */
+	gpd_log_set_level(next->log_level);
 	return kept;
 }
 

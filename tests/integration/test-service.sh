@@ -1,0 +1,295 @@
+#!/bin/sh
+# gpuperfd as a service: `make install` into a DESTDIR and the installed
+# daemon run from there on sim; the installed unit through
+# `systemd-analyze verify` and `systemd-analyze security` (exposure at
+# most 2.0); the sysusers file; `--user nobody` checked in
+# /proc/PID/status; SIGHUP re-reading the --config file while a client
+# stays connected; `make uninstall`.
+#
+# Environment: GPM_BUILD_DIR (default build). Run by `make test`, which
+# passes its variables (SAN=1) on to the `make install` here. Prints
+# "checks: N passed, F failed".
+build=${GPM_BUILD_DIR:-build}
+passed=0
+failed=0
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	passed=$((passed + 1))
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+check() {
+	what=$1
+	shift
+	if "$@"; then ok; else fail "$what"; fi
+}
+
+# start NAME BINARY ARGS...: runs a gpuperfd in the background, logging to
+# $tmp/NAME.log, and waits for it to say it is ready.
+start() {
+	name=$1
+	shift
+	"$@" 2>"$tmp/$name.log" &
+	pid=$!
+	pids="$pids $pid"
+	eval "${name}_pid=$pid"
+	i=0
+	while ! grep -q "ready with" "$tmp/$name.log" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 150 ] || ! kill -0 "$pid" 2>/dev/null; then
+			fail "$* did not start"
+			sed 's/^/  | /' "$tmp/$name.log"
+			return 1
+		fi
+		sleep 0.1
+	done
+	ok
+}
+
+# port NAME HOST: the port gpuperfd NAME listens on at HOST.
+port() {
+	sed -n "s|.*listening on http://$2:\([0-9]*\)/.*|\1|p" "$tmp/$1.log" | head -1
+}
+
+# stop NAME: SIGTERM, then the exit status must be 0.
+stop() {
+	eval "pid=\$${1}_pid"
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	check "gpuperfd $1 exited $status after SIGTERM" [ "$status" = 0 ]
+}
+
+# wait_log NAME TEXT: up to 5 s for TEXT in NAME's log.
+wait_log() {
+	i=0
+	while ! grep -q -- "$2" "$tmp/$1.log"; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && return 1
+		sleep 0.1
+	done
+}
+
+# --- make install into a DESTDIR ------------------------------------------
+dest=$tmp/dest
+prefix=/usr/local
+if make -s install DESTDIR="$dest" PREFIX=$prefix BUILD="$build" \
+		>"$tmp/install.log" 2>&1; then
+	ok
+else
+	fail "make install DESTDIR=$dest"
+	tail -20 "$tmp/install.log" | sed 's/^/  | /'
+fi
+root=$dest$prefix
+for f in bin/gpuperfd bin/gpuperf share/gpuperf/metrics/oa-simgen12.xml \
+	lib/systemd/system/gpuperfd.service lib/sysusers.d/gpuperfd.conf \
+	share/gpuperf/gpuperfd.conf.example share/man/man8/gpuperfd.8 \
+	share/man/man1/gpuperf.1 include/gpuperf.h lib/pkgconfig/gpuperf.pc; do
+	check "make install put no $prefix/$f" [ -f "$root/$f" ]
+done
+check "make install put no /etc/gpuperfd.conf" \
+	cmp -s systemd/gpuperfd.conf.example "$dest/etc/gpuperfd.conf"
+unit=$root/lib/systemd/system/gpuperfd.service
+check "the unit does not start $prefix/bin/gpuperfd --config /etc/gpuperfd.conf" \
+	grep -qx "ExecStart=$prefix/bin/gpuperfd --config /etc/gpuperfd.conf" "$unit"
+check "the unit still holds @...@ placeholders" eval '! grep -q "@[A-Z]*@" "$unit"'
+if command -v man >/dev/null; then
+	for page in share/man/man8/gpuperfd.8 share/man/man1/gpuperf.1; do
+		warnings=$(man --warnings -l "$root/$page" 2>&1 >/dev/null)
+		check "man $page warns: $warnings" [ -z "$warnings" ]
+	done
+fi
+
+# --- the unit: systemd-analyze verify and security ------------------------
+# verify wants ExecStart's binary where the unit says it is: the DESTDIR
+# tree is mounted over $prefix in a mount namespace of its own.
+manopt=--man=no
+command -v man >/dev/null && manopt=--man=yes
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount --bind '$root' '$prefix' &&
+		systemd-analyze verify $manopt '$prefix/lib/systemd/system/gpuperfd.service'" \
+		>"$tmp/verify.log" 2>&1
+	status=$?
+	where="DESTDIR install mounted at $prefix"
+else
+	# No mount namespace here: an install whose prefix is a temporary
+	# directory has paths that resolve as they are.
+	make -s install-service PREFIX="$tmp/prefix" BINDIR="$root/bin" \
+		SYSCONFDIR="$tmp/prefix/etc" >>"$tmp/install.log" 2>&1
+	systemd-analyze verify --man=no "$tmp/prefix/lib/systemd/system/gpuperfd.service" \
+		>"$tmp/verify.log" 2>&1
+	status=$?
+	where="install under $tmp/prefix (no mount namespace for the DESTDIR one)"
+fi
+if [ "$status" = 0 ] && [ ! -s "$tmp/verify.log" ]; then
+	ok
+	echo "systemd-analyze verify: clean ($where)"
+else
+	fail "systemd-analyze verify gpuperfd.service ($where)"
+	sed 's/^/  | /' "$tmp/verify.log"
+fi
+
+systemd-analyze security --offline=yes "$unit" >"$tmp/security.log" 2>&1
+score=$(sed -n 's/.*Overall exposure level for gpuperfd.service: \([0-9.]*\).*/\1/p' "$tmp/security.log")
+if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
+	ok
+	echo "systemd-analyze security --offline=yes: exposure $score (at most 2.0)"
+else
+	fail "systemd-analyze security: exposure '${score:-none}', more than 2.0"
+	grep '✗' "$tmp/security.log" | sed 's/^/  | /'
+fi
+
+mkdir -p "$tmp/sysroot/etc"
+systemd-sysusers --root="$tmp/sysroot" --dry-run \
+	"$root/lib/sysusers.d/gpuperfd.conf" >"$tmp/sysusers.log" 2>&1
+check "systemd-sysusers would not create the gpuperf user" \
+	grep -q "Creating user 'gpuperf'" "$tmp/sysusers.log"
+
+# --- the installed gpuperfd on sim ----------------------------------------
+web=
+[ -f "$root/share/gpuperf/web/index.html" ] && web="web-root = $root/share/gpuperf/web"
+cat >"$tmp/installed.conf" <<CONF
+device = sim
+metrics-dir = $root/share/gpuperf/metrics
+listen = 127.0.0.1:0
+$web
+CONF
+if start installed "$root/bin/gpuperfd" --config "$tmp/installed.conf"; then
+	url=http://127.0.0.1:$(port installed 127.0.0.1)
+	check "the installed gpuperfd's /healthz" \
+		[ "$(curl -s "$url/healthz")" = ok ]
+	check "the installed gpuperfd did not load its metric definitions" \
+		grep -q "metric definitions: [2-9][0-9]* files" "$tmp/installed.log"
+	curl -s "$url/metrics" >"$tmp/metrics.txt"
+	check "the installed gpuperfd's /metrics" \
+		grep -q '^gpuperf_info{device="sim0"' "$tmp/metrics.txt"
+	if [ -n "$web" ]; then
+		curl -s -o "$tmp/index.html" "$url/"
+		check "the installed gpuperfd does not serve the installed web UI" \
+			cmp -s "$root/share/gpuperf/web/index.html" "$tmp/index.html"
+	fi
+	stop installed
+fi
+
+# --- --user nobody --------------------------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	nobody_gid=$(id -g nobody)
+	# CAP_PERFMON is bit 38, unless this container withholds it.
+	want=0000000000000000
+	bnd=$(sed -n 's/^CapBnd:\t//p' /proc/self/status)
+	[ $((0x$bnd >> 38 & 1)) = 1 ] && want=0000004000000000
+	if start dropped "$build/gpuperfd" --device sim --listen 127.0.0.1:0 \
+			--user nobody; then
+		pid=$dropped_pid
+		status=/proc/$pid/status
+		check "Uid is not nobody's: $(grep ^Uid: "$status")" \
+			grep -q "^Uid:	65534	65534	65534	65534$" "$status"
+		check "Gid is not nobody's: $(grep ^Gid: "$status")" \
+			grep -q "^Gid:	$nobody_gid	$nobody_gid	$nobody_gid	$nobody_gid$" "$status"
+		for set in CapPrm CapEff CapAmb CapBnd; do
+			have=$(sed -n "s/^$set:\t//p" "$status")
+			check "$set is $have, not $want" [ "$have" = "$want" ]
+		done
+		check "no_new_privs is not set" grep -q "^NoNewPrivs:	1$" "$status"
+		grep -E '^(Uid|Gid|CapPrm|CapEff|CapAmb):' "$status" |
+			sed 's/^/--user nobody: /'
+		url=http://127.0.0.1:$(port dropped 127.0.0.1)
+		check "/healthz after dropping privileges" \
+			[ "$(curl -s "$url/healthz")" = ok ]
+		stop dropped
+	fi
+	# Without root there is nothing to drop from.
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid=65534 --regid="$nobody_gid" --clear-groups \
+			"$build/gpuperfd" --device sim --listen 127.0.0.1:0 \
+			--user nobody >"$tmp/notroot.log" 2>&1
+		status=$?
+		check "--user without root exited $status, not 1" [ "$status" = 1 ]
+		check "--user without root did not say to start as root" \
+			grep -q "must start as root" "$tmp/notroot.log"
+	fi
+else
+	echo "note: not root, so the --user nobody checks are skipped"
+fi
+
+# --- SIGHUP: the --config file re-read, clients kept ----------------------
+printf 'viewtok viewer\n' >"$tmp/tokens"
+chmod 600 "$tmp/tokens"
+cat >"$tmp/reload.conf" <<CONF
+device = sim
+listen = 127.0.0.1:0
+listen = 0.0.0.0:0
+token-file = $tmp/tokens
+metrics-window = 200
+CONF
+if start reload "$build/gpuperfd" --config "$tmp/reload.conf"; then
+	pid=$reload_pid
+	local_url=http://127.0.0.1:$(port reload 127.0.0.1)/healthz
+	remote_url=http://127.0.0.1:$(port reload 0.0.0.0)/metrics
+	code() {
+		curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
+			"$remote_url"
+	}
+	check "/metrics with the first token" [ "$(code viewtok)" = 200 ]
+	# One connection, four requests half a second apart; the reload
+	# comes between the second and the third.
+	curl -s --rate 2/s -w '\n%{http_code} %{num_connects}\n' \
+		"$local_url" "$local_url" "$local_url" "$local_url" \
+		>"$tmp/curl.out" 2>&1 &
+	curl_pid=$!
+	sleep 0.7
+	printf 'newtok controller\n' >"$tmp/tokens"
+	cat >>"$tmp/reload.conf" <<CONF
+metrics-dir = metrics/sim
+log-level = warning
+seed = 5
+CONF
+	kill -HUP "$pid"
+	wait "$curl_pid"
+	check "curl across the reload: $(tr '\n' ' ' <"$tmp/curl.out")" \
+		[ "$(grep -c '^200 ' "$tmp/curl.out")" = 4 ]
+	check "the client's connection did not outlive the reload" \
+		[ "$(grep -c '^200 0$' "$tmp/curl.out")" = 3 ]
+	check "the reload did not name --seed as needing a restart" \
+		wait_log reload "reload: --seed changed; it takes effect when gpuperfd restarts"
+	check "the reload did not load metrics/sim" \
+		grep -q "metric definitions: 2 files" "$tmp/reload.log"
+	# /metrics subscribed the device: it moves to the new definitions
+	# once that subscription ends.
+	check "the device did not queue the reloaded definitions" \
+		grep -q "sim0: busy; it takes the reloaded metric definitions" \
+		"$tmp/reload.log"
+	sleep 0.3
+	check "the reload did not apply --log-level warning" \
+		eval '! grep -q "reload done" "$tmp/reload.log"'
+	check "/metrics with the removed token" [ "$(code viewtok)" = 401 ]
+	check "/metrics with the new token" [ "$(code newtok)" = 200 ]
+	# A broken file changes nothing and the daemon stays.
+	echo "seed = many" >>"$tmp/reload.conf"
+	kill -HUP "$pid"
+	check "no error for the broken file" \
+		wait_log reload "reload: $tmp/reload.conf:9: --seed takes a number"
+	check "/healthz after a failed reload" [ "$(curl -s "$local_url")" = ok ]
+	check "/metrics after a failed reload" [ "$(code newtok)" = 200 ]
+	stop reload
+fi
+
+# --- make uninstall -------------------------------------------------------
+make -s uninstall DESTDIR="$dest" PREFIX=$prefix BUILD="$build" \
+	>>"$tmp/install.log" 2>&1
+left=$(find "$dest" -type f | sed "s|^$dest||")
+check "make uninstall left: $left" [ -z "$left" ]
+
+echo "checks: $passed passed, $failed failed"
+[ "$failed" = 0 ]
