@@ -641,6 +641,12 @@ static void closed_sync(void *user)
 	*(bool *)user = true;
 }
 
+static void close_forgotten(uv_handle_t *h, void *arg)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
 void gpc_close_sync(struct gpc_client *c)
 {
 	if (!c)
@@ -662,7 +668,10 @@ void gpc_close_sync(struct gpc_client *c)
 		return;
 	while (!c->freed)
 		uv_run(&c->own_loop, UV_RUN_ONCE);
-	/* Whatever libwebsockets still closes goes now. */
+	/* Whatever libwebsockets still closes goes now; a handle its
+	 * failure paths forgot is closed here, the loop being ours alone. */
+	uv_run(&c->own_loop, UV_RUN_DEFAULT);
+	uv_walk(&c->own_loop, close_forgotten, NULL);
 	uv_run(&c->own_loop, UV_RUN_DEFAULT);
 	uv_loop_close(&c->own_loop);
 	free(c);

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <libwebsockets.h>
 
@@ -187,8 +190,43 @@ static const struct lws_protocols protocols[] = {
 	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
 
+/*
+ * libwebsockets 4.1 fails a Unix socket that nobody listens on inside
+ * lws_client_connect_via_info and leaves a loop handle and some memory
+ * behind; a plain connect first finds that out, and says why in errno's
+ * words.
+ */
+static int probe_unix_socket(struct gpc_client *c, struct gpc_error *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (strlen(c->unix_path) >= sizeof(sa.sun_path)) {
+		gpc__error_set(err, -ENAMETOOLONG, "cannot connect to unix:%s: "
+			       "the path is too long", c->unix_path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, c->unix_path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		gpc__error_set(err, -errno, "socket: %s", strerror(errno));
+		return -ECONNREFUSED;
+	}
+	int ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int saved = errno;
+	close(fd);
+	if (ret) {
+		gpc__error_set(err, -ECONNREFUSED, "cannot connect to unix:%s: %s",
+			       c->unix_path, strerror(saved));
+		return -ECONNREFUSED;
+	}
+	return 0;
+}
+
 int gpc__transport_start(struct gpc_client *c, struct gpc_error *err)
 {
+	if (c->unix_path && probe_unix_socket(c, err))
+		return err->code;
+
 	struct lws_context_creation_info info;
 	void *loops[1] = { c->loop };
 
