@@ -92,12 +92,10 @@ static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
 	if (dev->have_prev) {
 		/* The delta from one report to the next belongs to the
 		 * context that ran from the first. */
-		for (struct gpd_subscription *s = dev->subscribers, *n; s; s = n) {
-			n = s->next;
+		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
 			gpd_subscription_pair(s, &dev->decoder,
 					      &dev->report[dev->prev], report,
 					      dev->running_ctx, dev->prev_ts, ts);
-		}
 	}
 	dev->prev = cur;
 	dev->prev_ts = ts;
@@ -158,9 +156,8 @@ static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 	return len;
 }
 
-static void on_records(void *user, const void *data, size_t len)
+static void deliver_records(struct gpd_device *dev, const void *data, size_t len)
 {
-	struct gpd_device *dev = user;
 	if (!dev->open)
 		return;
 	for (struct gpd_record_tap *t = dev->taps, *n; t; t = n) {
@@ -200,10 +197,19 @@ static void on_records(void *user, const void *data, size_t len)
 	}
 }
 
+static void on_records(void *user, const void *data, size_t len)
+{
+	struct gpd_device *dev = user;
+	gpd_device_dispatch_begin(dev);
+	deliver_records(dev, data, len);
+	gpd_device_dispatch_end(dev);
+}
+
 static void on_source_event(void *user, enum gpd_event_kind kind,
 			    const char *message)
 {
 	struct gpd_device *dev = user;
+	gpd_device_dispatch_begin(dev);
 	if (kind == GPD_EVENT_DEVICE_LOST || kind == GPD_EVENT_BUSY_ELSEWHERE ||
 	    kind == GPD_EVENT_ENDED || kind == GPD_EVENT_RESTARTED) {
 		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
@@ -211,10 +217,9 @@ static void on_source_event(void *user, enum gpd_event_kind kind,
 		reset_decoding(dev);
 	}
 	gpd_info("%s: %s", dev->source->name, message);
-	for (struct gpd_subscription *s = dev->subscribers, *n; s; s = n) {
-		n = s->next;
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
 		gpd_subscription_event(s, kind, message);
-	}
+	gpd_device_dispatch_end(dev);
 }
 
 /* One binding slot per set of metrics, made on first use. */
@@ -339,17 +344,20 @@ static void stop_stream(struct gpd_device *dev)
 {
 	if (!dev->open)
 		return;
+	gpd_device_dispatch_begin(dev);
 	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
 		gpd_subscription_flush(s);
+	gpd_device_dispatch_end(dev);
+	if (!dev->open)
+		return;
 	dev->source->ops->close(dev->source);
 	dev->open = false;
 	gpd_info("%s: stream closed", dev->source->name);
 	adopt_metrics(dev);
 }
 
-int gpd_device_configure(struct gpd_device *dev,
-			 const struct gpm_metric_set *set, unsigned exponent,
-			 struct gpd_error *err)
+static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
+		     unsigned exponent, struct gpd_error *err)
 {
 	const struct gpm_binding *binding = gpd_device_binding(dev, set);
 	if (!binding) {
@@ -397,6 +405,27 @@ int gpd_device_configure(struct gpd_device *dev,
 	return 0;
 }
 
+int gpd_device_configure(struct gpd_device *dev,
+			 const struct gpm_metric_set *set, unsigned exponent,
+			 struct gpd_error *err)
+{
+	gpd_device_dispatch_begin(dev);
+	int ret = configure(dev, set, exponent, err);
+	gpd_device_dispatch_end(dev);
+	return ret;
+}
+
+void gpd_device_dispatch_begin(struct gpd_device *dev)
+{
+	dev->dispatching++;
+}
+
+void gpd_device_dispatch_end(struct gpd_device *dev)
+{
+	if (--dev->dispatching == 0 && dev->have_dead)
+		gpd_subscriptions_reap(dev);
+}
+
 void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap)
 {
 	tap->next = dev->taps;
@@ -440,6 +469,11 @@ void gpd_device_remove_subscriber(struct gpd_device *dev,
 			break;
 		}
 	}
+	gpd_device_release_if_idle(dev);
+}
+
+void gpd_device_release_if_idle(struct gpd_device *dev)
+{
 	if (!dev->subscribers && dev->open && !dev->closing) {
 		if (dev->linger_ms)
 			uv_timer_start(&dev->linger_timer, on_linger_expired,
@@ -461,14 +495,14 @@ static void on_linger_closed(uv_handle_t *handle)
 void gpd_device_close(struct gpd_device *dev)
 {
 	dev->closing = true;
-	while (dev->subscribers) {
-		struct gpd_subscription *s = dev->subscribers;
+	gpd_device_dispatch_begin(dev);
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
 		gpd_subscription_event(s, GPD_EVENT_DEVICE_LOST,
 				       "the daemon is shutting down");
-		/* The subscriber may have unsubscribed from the event. */
-		if (dev->subscribers == s)
-			gpd_unsubscribe(s);
-	}
+	/* Within the dispatch these only mark; its end frees them all. */
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
+		gpd_unsubscribe(s);
+	gpd_device_dispatch_end(dev);
 	stop_stream(dev);
 	dev->source->ops->destroy(dev->source);
 	dev->source = NULL;

@@ -64,6 +64,11 @@ struct gpd_device {
 
 	struct gpd_subscription *subscribers;
 	unsigned n_subscribers;
+	/* Callbacks run: a subscriber leaving from one is unlinked and freed
+	 * only when the outermost dispatch ends, so no loop or frame in
+	 * flight touches freed memory. */
+	unsigned dispatching;
+	bool have_dead;
 	struct gpd_record_tap *taps;
 
 	/* Decoding state, reset whenever the stream (re)starts. */
@@ -133,6 +138,11 @@ void gpd_device_add_subscriber(struct gpd_device *dev,
 			       struct gpd_subscription *sub);
 void gpd_device_remove_subscriber(struct gpd_device *dev,
 				  struct gpd_subscription *sub);
+/* With no subscriber left, closes the stream (after the linger time). */
+void gpd_device_release_if_idle(struct gpd_device *dev);
+/* Brackets code that calls subscribers back. */
+void gpd_device_dispatch_begin(struct gpd_device *dev);
+void gpd_device_dispatch_end(struct gpd_device *dev);
 
 uint64_t gpd_monotonic_ns(void);
 

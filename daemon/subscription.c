@@ -152,11 +152,15 @@ void gpd_subscription_pair(struct gpd_subscription *sub,
 			   const struct gpm_oa_report *end, uint32_t ctx,
 			   uint64_t start_ts, uint64_t end_ts)
 {
+	if (sub->dead)
+		return;
 	bool wanted = !sub->ctx_filter || ctx == sub->ctx_id;
 
 	if (sub->mark_state == GPD_MARK_CLOSING && end_ts > sub->mark_end_ts) {
 		sub->mark_state = GPD_MARK_IDLE;
 		emit(sub, &sub->mark, true);
+		if (sub->dead)
+			return;
 	}
 	if (sub->mark_state != GPD_MARK_IDLE && start_ts >= sub->mark_begin_ts &&
 	    wanted)
@@ -189,6 +193,8 @@ void gpd_subscription_pair(struct gpd_subscription *sub,
 
 void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost)
 {
+	if (sub->dead)
+		return;
 	if (buffer_lost) {
 		sub->window.buffers_lost++;
 		if (sub->mark_state != GPD_MARK_IDLE)
@@ -202,6 +208,8 @@ void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost)
 
 void gpd_subscription_flush(struct gpd_subscription *sub)
 {
+	if (sub->dead)
+		return;
 	if (sub->window.open || sub->window.reports_lost ||
 	    sub->window.buffers_lost)
 		emit(sub, &sub->window, false);
@@ -216,6 +224,8 @@ void gpd_subscription_event(struct gpd_subscription *sub,
 			    enum gpd_event_kind kind, const char *message)
 {
 	struct gpd_event ev = { .kind = kind, .message = message };
+	if (sub->dead)
+		return;
 	if (sub->ops->event)
 		sub->ops->event(sub->user, &ev);
 }
@@ -320,11 +330,14 @@ static void announce_config(struct gpd_device *dev)
 	snprintf(message, sizeof(message),
 		 "device %s reconfigured by a controller: now %s",
 		 dev->source->name, config);
-	for (struct gpd_subscription *s = dev->subscribers, *n; s; s = n) {
-		n = s->next;
+	gpd_device_dispatch_begin(dev);
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next) {
+		if (s->dead)
+			continue;
 		gpd_subscription_rebind(s);
 		gpd_subscription_event(s, GPD_EVENT_CONFIG_CHANGED, message);
 	}
+	gpd_device_dispatch_end(dev);
 }
 
 /* Decides whether the request can run, and configures the device when it
@@ -477,10 +490,45 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 
 void gpd_unsubscribe(struct gpd_subscription *sub)
 {
-	if (!sub)
+	if (!sub || sub->dead)
 		return;
-	gpd_device_remove_subscriber(sub->device, sub);
+	struct gpd_device *dev = sub->device;
+	if (dev->dispatching) {
+		/* Called back from the device: loops and frames in flight
+		 * still hold sub; the dispatch's end frees it. */
+		sub->dead = true;
+		dev->have_dead = true;
+		return;
+	}
+	gpd_device_remove_subscriber(dev, sub);
 	free_subscription(sub);
+}
+
+void gpd_subscriptions_reap(struct gpd_device *dev)
+{
+	while (dev->have_dead && !dev->dispatching) {
+		dev->have_dead = false;
+		struct gpd_subscription *dead = NULL;
+		for (struct gpd_subscription **p = &dev->subscribers; *p;) {
+			struct gpd_subscription *s = *p;
+			if (s->dead) {
+				*p = s->next;
+				dev->n_subscribers--;
+				s->next = dead;
+				dead = s;
+			} else {
+				p = &s->next;
+			}
+		}
+		while (dead) {
+			struct gpd_subscription *next = dead->next;
+			free_subscription(dead);
+			dead = next;
+		}
+		/* May close the stream, whose last frames may make more
+		 * subscribers leave: hence the loop. */
+		gpd_device_release_if_idle(dev);
+	}
 }
 
 int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,

@@ -40,6 +40,7 @@ struct gpd_subscription {
 	const struct gpd_subscriber_ops *ops;
 	void *user;
 	enum gpd_role role;
+	bool dead;                      /* unsubscribed during a dispatch */
 
 	/* Requested counters by symbol (NULL: all), resolved against the set
 	 * the device runs: index[i] is the set's counter for frame value i. */
@@ -88,5 +89,7 @@ void gpd_subscription_flush(struct gpd_subscription *sub);
 int gpd_subscription_rebind(struct gpd_subscription *sub);
 void gpd_subscription_event(struct gpd_subscription *sub,
 			    enum gpd_event_kind kind, const char *message);
+/* Unlinks and frees the subscriptions that left during a dispatch. */
+void gpd_subscriptions_reap(struct gpd_device *dev);
 
 #endif

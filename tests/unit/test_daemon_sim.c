@@ -351,6 +351,63 @@ START_TEST(marks_bound_a_window)
 }
 END_TEST
 
+/* Subscribers that leave from their own frame callback, or stop the whole
+ * daemon from it, must not pull memory from under the device's loops. */
+struct leaver {
+	struct gpd_subscription *sub;
+	struct gpd_daemon *daemon;
+	unsigned frames;
+	bool stop_daemon;
+};
+
+static void leaver_frame(void *user, const struct gpd_frame *f)
+{
+	struct leaver *l = user;
+	if (++l->frames == 2) {
+		if (l->stop_daemon)
+			gpd_daemon_stop(l->daemon);
+		else
+			gpd_unsubscribe(l->sub);
+	}
+}
+
+static const struct gpd_subscriber_ops leaver_ops = { .frame = leaver_frame };
+
+START_TEST(leaving_from_a_callback_is_safe)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct leaver a = { .daemon = &fx.daemon }, b = { .daemon = &fx.daemon };
+	struct collector c = { .stop_after = 6 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 10000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &leaver_ops, &a, &a.sub, &err), 0);
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &leaver_ops, &b, &b.sub, &err), 0);
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	fixture_run(&fx, 3000);
+	/* Both left after their second frame; the third subscriber streams on. */
+	ck_assert_uint_eq(a.frames, 2);
+	ck_assert_uint_eq(b.frames, 2);
+	ck_assert_uint_ge(c.frames, 6);
+	ck_assert_uint_eq(c.sub->device->n_subscribers, 1);
+
+	/* And one that stops the daemon from its callback. */
+	c.stop_after = 0;
+	struct leaver s = { .daemon = &fx.daemon, .stop_daemon = true };
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &leaver_ops, &s, &s.sub, &err), 0);
+	fixture_run(&fx, 3000);
+	ck_assert_uint_eq(s.frames, 2);
+	uv_close((uv_handle_t *)&fx.deadline, NULL);
+	uv_run(&fx.loop, UV_RUN_DEFAULT);
+	gpd_daemon_fini(&fx.daemon);
+	ck_assert_int_eq(uv_loop_close(&fx.loop), 0);
+}
+END_TEST
+
 static Suite *daemon_sim_suite(void)
 {
 	Suite *s = suite_create("daemon_sim");
@@ -363,6 +420,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, viewer_with_another_set_is_refused);
 	tcase_add_test(tc, stalled_consumer_loses_the_buffer_and_says_so);
 	tcase_add_test(tc, marks_bound_a_window);
+	tcase_add_test(tc, leaving_from_a_callback_is_safe);
 	suite_add_tcase(s, tc);
 	return s;
 }
