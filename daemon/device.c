@@ -247,11 +247,13 @@ static void free_bindings(struct gpd_device *dev)
 }
 
 /* Takes next_metrics when nothing holds a set or binding of the current
- * ones: subscribers, recordings (taps) and the open stream all do. */
+ * ones: subscribers, recordings (taps), the open stream, and a dispatch or
+ * configuration under way (which may close the stream on its way to
+ * reopening it with a set of the current ones). */
 static void adopt_metrics(struct gpd_device *dev)
 {
 	if (!dev->next_metrics || dev->open || dev->subscribers || dev->taps ||
-	    dev->closing || dev->daemon->stopping)
+	    dev->dispatching || dev->closing || dev->daemon->stopping)
 		return;
 	struct gpm_binding *bindings;
 	bool *bound;
@@ -422,8 +424,11 @@ void gpd_device_dispatch_begin(struct gpd_device *dev)
 
 void gpd_device_dispatch_end(struct gpd_device *dev)
 {
-	if (--dev->dispatching == 0 && dev->have_dead)
+	if (--dev->dispatching)
+		return;
+	if (dev->have_dead)
 		gpd_subscriptions_reap(dev);
+	adopt_metrics(dev);
 }
 
 void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap)

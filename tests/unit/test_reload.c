@@ -29,14 +29,14 @@ struct fixture {
 	struct gpd_device *dev;
 };
 
-static void fixture_start(struct fixture *fx)
+static void fixture_start_lingering(struct fixture *fx, uint64_t linger_ms)
 {
 	static const char *devices[] = { "sim" };
 	struct gpd_options opts = {
 		.device_specs = devices,
 		.n_device_specs = 1,
 		.seed = 3,
-		.linger_ms = 0,
+		.linger_ms = linger_ms,
 	};
 	struct gpd_error err = { 0 };
 	gpd_log_set_level(GPD_LOG_WARNING);
@@ -45,6 +45,11 @@ static void fixture_start(struct fixture *fx)
 		      "%s", err.message);
 	ck_assert_uint_eq(fx->daemon.n_devices, 1);
 	fx->dev = fx->daemon.devices[0];
+}
+
+static void fixture_start(struct fixture *fx)
+{
+	fixture_start_lingering(fx, 0);
 }
 
 static void fixture_stop(struct fixture *fx)
@@ -139,6 +144,45 @@ START_TEST(test_busy_device_waits_for_its_last_subscriber)
 				       &err), 0);
 	ck_assert(fx.dev->set >= fx.dev->metrics->sets &&
 		  fx.dev->set < fx.dev->metrics->sets + fx.dev->metrics->n_sets);
+	gpd_unsubscribe(sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* A subscriber that reopens a lingering stream at another period closes
+ * it on the way: the device must not take the new definitions in the
+ * middle of configuring the old set. */
+START_TEST(test_no_switch_while_configuring)
+{
+	struct fixture fx;
+	fixture_start_lingering(&fx, 60000);
+	struct gpd_error err = { 0 };
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 1000000,
+		.window_ns = 10000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct gpd_subscription *sub;
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &ops, NULL, &sub,
+				       &err), 0);
+	unsigned exponent = fx.dev->exponent;
+	gpd_unsubscribe(sub);
+	ck_assert(fx.dev->open);        /* lingering */
+	const struct gpm_metrics_file *before = fx.dev->metrics;
+	ck_assert_int_eq(gpd_daemon_reload_metrics(&fx.daemon, sim_dir, 1,
+						   &err), 0);
+	ck_assert_ptr_nonnull(fx.dev->next_metrics);
+
+	req.sampling_period_ns = 100000000;
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &ops, NULL, &sub,
+				       &err), 0);
+	ck_assert_uint_ne(fx.dev->exponent, exponent);
+	ck_assert(fx.dev->open);
+	ck_assert_ptr_eq(fx.dev->metrics, before);
+	ck_assert(fx.dev->set >= before->sets &&
+		  fx.dev->set < before->sets + before->n_sets);
+	ck_assert_ptr_nonnull(fx.dev->next_metrics);
+	uv_run(&fx.loop, UV_RUN_NOWAIT);
 	gpd_unsubscribe(sub);
 	fixture_stop(&fx);
 }
@@ -249,6 +293,7 @@ static Suite *reload_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_idle_device_takes_definitions_at_once);
 	tcase_add_test(tc, test_busy_device_waits_for_its_last_subscriber);
+	tcase_add_test(tc, test_no_switch_while_configuring);
 	tcase_add_test(tc, test_failed_reload_changes_nothing);
 	tcase_add_test(tc, test_reload_reads_the_file_again);
 	tcase_add_test(tc, test_tokens_reload);
