@@ -170,9 +170,9 @@ int gpc_close(struct gpc_client *client, gpc_close_cb cb, void *user);
 
 /* The same, waiting until done (and closing the own loop). On the
  * caller's loop, from inside one of its callbacks, it closes in the
- * background like gpc_close(). An own-loop client closed from inside a
- * callback stops working at once, and a second call, from outside any
- * callback, frees it. */
+ * background like gpc_close(); after gpc_close() it does nothing. An
+ * own-loop client closed from inside a callback stops working at once,
+ * and a second call, from outside any callback, frees it. */
 void gpc_close_sync(struct gpc_client *client);
 
 /* ------------------------------------------------------------------ */

@@ -166,11 +166,6 @@ static void connect_timer(uv_timer_t *t)
 	gpc__client_leave(c);
 }
 
-void gpc__client_transport_open(struct gpc_client *c)
-{
-	/* The daemon speaks first: its Hello, or an Error. */
-}
-
 void gpc__client_transport_ended(struct gpc_client *c,
 				 const struct gpc_error *err)
 {
@@ -654,6 +649,9 @@ void gpc_close_sync(struct gpc_client *c)
 	if (!c->owns_loop) {
 		bool done = false;
 		bool inside = c->dispatching > 0;
+		/* After gpc_close its own callback says when it is over. */
+		if (c->state == GPC__CLOSING)
+			return;
 		begin_close(c, inside ? NULL : closed_sync, inside ? NULL : &done);
 		/* The caller's loop may hold other handles: run it only
 		 * until this client is gone. */

@@ -13,8 +13,6 @@
 #ifndef GPC_CLIENT_INTERNAL_H
 #define GPC_CLIENT_INTERNAL_H
 
-#include <stdarg.h>
-
 #include "client/include/gpuperf.h"
 #include "proto/gpuperf.pb-c.h"
 
@@ -146,7 +144,6 @@ void gpc__transport_shutdown(struct gpc_client *c);
 
 /* ---- client.c: what the transport reports */
 
-void gpc__client_transport_open(struct gpc_client *c);
 void gpc__client_receive(struct gpc_client *c, const void *data, size_t len);
 /* The connection ended; err says why (NULL: as asked). */
 void gpc__client_transport_ended(struct gpc_client *c,

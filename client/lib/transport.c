@@ -156,8 +156,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason,
 		}
 		return 0;
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
+		/* The daemon speaks first: its Hello, or an Error. */
 		c->established = true;
-		gpc__client_transport_open(c);
 		if (c->out_head || c->want_close)
 			lws_callback_on_writable(wsi);
 		return 0;
