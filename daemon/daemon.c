@@ -2,11 +2,11 @@
  * The daemon context: metric definitions, devices, signals, shutdown.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/error.h"
 #include "daemon/daemon.h"
 #include "daemon/drm/discovery.h"
 #include "daemon/log.h"
@@ -17,19 +17,6 @@
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
 #include "metrics/metrics_db.h"
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static void free_db(struct gpm_metrics_db *db)
 {
@@ -44,7 +31,7 @@ static int load_db(const char *const *dirs, size_t n_dirs,
 {
 	struct gpm_metrics_db *db = calloc(1, sizeof(*db));
 	if (!db)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	gpm_metrics_db_init(db);
 	int ret = 0;
 	for (size_t i = 0; !ret && i < n_dirs; i++) {
@@ -52,7 +39,7 @@ static int load_db(const char *const *dirs, size_t n_dirs,
 		if (ret == 0)
 			gpd_warn("--metrics-dir %s holds no oa-*.xml files", dirs[i]);
 		if (ret < 0)
-			fail(err, ret, "--metrics-dir %s: %s", dirs[i],
+			gpd_fail(err, ret, "--metrics-dir %s: %s", dirs[i],
 			     strerror(-ret));
 		else
 			ret = 0;
@@ -60,7 +47,7 @@ static int load_db(const char *const *dirs, size_t n_dirs,
 	/* The sim GPU's own definitions are always there, after the
 	 * directories, so `--device sim` works whatever else is loaded. */
 	if (!ret && (ret = gpm_metrics_db_add_builtin(db)))
-		fail(err, ret, "loading the built-in metric definitions: %s",
+		gpd_fail(err, ret, "loading the built-in metric definitions: %s",
 		     strerror(-ret));
 	if (ret) {
 		free_db(db);
@@ -89,7 +76,7 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 		gpm_metrics_db_find_platform(d->metrics, source->platform->name);
 	if (!file) {
 		source->ops->destroy(source);
-		return fail(err, -ENOENT, "no metric definitions for %s",
+		return gpd_fail(err, -ENOENT, "no metric definitions for %s",
 			    source->platform->name);
 	}
 	struct gpd_device *dev = malloc(sizeof(*dev));
@@ -100,13 +87,13 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 	if (!dev || !devices) {
 		free(dev);
 		source->ops->destroy(source);
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	int ret = gpd_device_init(dev, d, source, file, d->options.linger_ms);
 	if (ret) {
 		free(dev);
 		source->ops->destroy(source);
-		return fail(err, ret, "%s: cannot decode its reports (%s)",
+		return gpd_fail(err, ret, "%s: cannot decode its reports (%s)",
 			    source->name, strerror(-ret));
 	}
 	d->devices[d->n_devices++] = dev;
@@ -133,7 +120,7 @@ static int add_discovered(struct gpd_daemon *d, bool *found,
 	size_t n;
 	int ret = gpd_drm_discover(d->loop, &roots, &sources, &n);
 	if (ret)
-		return fail(err, ret, "looking for GPUs: %s", strerror(-ret));
+		return gpd_fail(err, ret, "looking for GPUs: %s", strerror(-ret));
 	*found = n > 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!ret)
@@ -182,7 +169,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 	const char *why;
 	int ret = gpd_device_spec_parse(text, &spec, &why);
 	if (ret)
-		return fail(err, ret, "--device %s: %s", text,
+		return gpd_fail(err, ret, "--device %s: %s", text,
 			    why ? why : strerror(-ret));
 	struct gpd_source *source = NULL;
 	switch (spec.kind) {
@@ -299,7 +286,7 @@ int gpd_daemon_reload_metrics(struct gpd_daemon *d, const char *const *dirs,
 	struct gpm_metrics_db **retired =
 		realloc(d->retired, (d->n_retired + 1) * sizeof(*retired));
 	if (!retired)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	d->retired = retired;
 	struct gpm_metrics_db *db;
 	int ret = load_db(dirs, n_dirs, &db, err);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/error.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/recorder.h"
@@ -48,19 +49,6 @@ struct gpd_recorder {
 	char reason[256];
 	bool has_reason;
 };
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 {
@@ -288,7 +276,7 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 	if (!r || !r->writer) {
 		if (r)
 			free(r);
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	struct gpd_subscribe_request sreq = {
 		.device = req->device,
@@ -307,7 +295,7 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 	r->period_ns = gpd_exponent_to_ns(&r->dev->source->info, r->dev->exponent);
 	if (!r->dev->source->platform->i915_oa_format) {
 		gpd_unsubscribe(r->sub);
-		ret = fail(err, -EOPNOTSUPP,
+		ret = gpd_fail(err, -EOPNOTSUPP,
 			    "device %s's reports have no i915 OA format, which "
 			    "IGT's recording format needs; record it with the "
 			    "i915 driver's tools instead", r->dev->source->name);
@@ -321,7 +309,7 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 		gpd_unsubscribe(r->sub);
 		free(r->writer);
 		free(r);
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	/* The writer hands over whole records; no second buffer between. */
 	setvbuf(r->out, NULL, _IONBF, 0);

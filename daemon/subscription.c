@@ -9,28 +9,15 @@
  * words saying what runs and how to join it.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/error.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/subscription_internal.h"
 #include "metrics/oa_delta.h"
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static void window_reset(struct gpd_window *w)
 {
@@ -262,7 +249,7 @@ static int resolve_counters(struct gpd_subscription *sub, bool strict,
 	sub->values = calloc(max ? max : 1, sizeof(*sub->values));
 	if (!sub->index || !sub->symbols || !sub->set_values || !sub->values) {
 		free_counters(sub);
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	size_t n = 0;
 	if (!sub->requested) {
@@ -276,7 +263,7 @@ static int resolve_counters(struct gpd_subscription *sub, bool strict,
 				if (!strict)
 					continue;
 				free_counters(sub);
-				return fail(err, -ENOENT,
+				return gpd_fail(err, -ENOENT,
 					    "metric set %s has no counter '%s'%s; "
 					    "list them with 'gpuperf counters %s'",
 					    set->symbol_name, sub->requested[i],
@@ -348,7 +335,7 @@ static int arbitrate(struct gpd_device *dev, enum gpd_role role,
 {
 	*changed = false;
 	if (dev->source->fixed_metric_set && set != gpd_device_default_set(dev))
-		return fail(err, -EINVAL,
+		return gpd_fail(err, -EINVAL,
 			    "device %s replays a recording of %s and cannot "
 			    "stream %s; subscribe to %s",
 			    dev->source->name, dev->source->fixed_metric_set,
@@ -364,7 +351,7 @@ static int arbitrate(struct gpd_device *dev, enum gpd_role role,
 	if (role != GPD_ROLE_CONTROLLER) {
 		char config[160];
 		describe_config(dev, config, sizeof(config));
-		return fail(err, -EBUSY,
+		return gpd_fail(err, -EBUSY,
 			    "device %s is running %s for other subscribers; a "
 			    "viewer cannot change it: subscribe to that set with "
 			    "a period of at least the running one, or connect "
@@ -385,7 +372,7 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 	if (name) {
 		*set = gpd_device_find_set(dev, name);
 		if (!*set)
-			return fail(err, -ENOENT,
+			return gpd_fail(err, -ENOENT,
 				    "device %s (%s) has no metric set '%s'; list "
 				    "them with 'gpuperf sets -d %s'",
 				    dev->source->name, dev->metrics->platform,
@@ -393,7 +380,7 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 	} else {
 		*set = dev->open && dev->set ? dev->set : gpd_device_default_set(dev);
 		if (!*set)
-			return fail(err, -ENOENT,
+			return gpd_fail(err, -ENOENT,
 				    "device %s has no metric sets; point "
 				    "--metrics-dir at its platform's oa-*.xml",
 				    dev->source->name);
@@ -418,13 +405,13 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 	*out = NULL;
 	struct gpd_device *dev = gpd_daemon_find_device(daemon, req->device);
 	if (!dev)
-		return fail(err, -ENODEV,
+		return gpd_fail(err, -ENODEV,
 			    req->device ? "no device '%s'; list them with "
 					  "'gpuperf devices'"
 					: "the daemon has no devices%s",
 			    req->device ? req->device : "");
 	if (!ops || !ops->frame)
-		return fail(err, -EINVAL, "a subscriber needs a frame callback");
+		return gpd_fail(err, -EINVAL, "a subscriber needs a frame callback");
 
 	const struct gpm_metric_set *set;
 	unsigned exponent;
@@ -436,7 +423,7 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 
 	struct gpd_subscription *sub = calloc(1, sizeof(*sub));
 	if (!sub)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	sub->device = dev;
 	sub->ops = ops;
 	sub->user = user;
@@ -453,14 +440,14 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 					sizeof(*sub->requested));
 		if (!sub->requested) {
 			free(sub);
-			return fail(err, -ENOMEM, "out of memory");
+			return gpd_fail(err, -ENOMEM, "out of memory");
 		}
 		for (size_t i = 0; i < req->n_counters; i++) {
 			sub->requested[i] = strdup(req->counters[i]);
 			if (!sub->requested[i]) {
 				sub->n_requested = i;
 				free_subscription(sub);
-				return fail(err, -ENOMEM, "out of memory");
+				return gpd_fail(err, -ENOMEM, "out of memory");
 			}
 		}
 		sub->n_requested = req->n_counters;
@@ -536,7 +523,7 @@ int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
 {
 	struct gpd_device *dev = sub->device;
 	if (sub->role != GPD_ROLE_CONTROLLER)
-		return fail(err, -EPERM,
+		return gpd_fail(err, -EPERM,
 			    "only a controller may reconfigure device %s; "
 			    "connect with a controller token",
 			    dev->source->name);
@@ -547,7 +534,7 @@ int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
 	if (ret)
 		return ret;
 	if (dev->source->fixed_metric_set && set != gpd_device_default_set(dev))
-		return fail(err, -EINVAL,
+		return gpd_fail(err, -EINVAL,
 			    "device %s replays a recording of %s and cannot "
 			    "stream %s", dev->source->name,
 			    dev->source->fixed_metric_set, set->symbol_name);
@@ -564,11 +551,11 @@ int gpd_mark_begin(struct gpd_subscription *sub, struct gpd_error *err)
 {
 	uint64_t now;
 	if (sub->mark_state != GPD_MARK_IDLE)
-		return fail(err, -EALREADY,
+		return gpd_fail(err, -EALREADY,
 			    "a mark is already open; end it before beginning "
 			    "another");
 	if (!gpd_device_gpu_now(sub->device, &now))
-		return fail(err, -EAGAIN,
+		return gpd_fail(err, -EAGAIN,
 			    "device %s has not delivered a report yet; begin "
 			    "the mark again in a moment",
 			    sub->device->source->name);
@@ -582,7 +569,7 @@ int gpd_mark_end(struct gpd_subscription *sub, struct gpd_error *err)
 {
 	uint64_t now;
 	if (sub->mark_state != GPD_MARK_OPEN)
-		return fail(err, -EINVAL, "no mark is open; begin one first");
+		return gpd_fail(err, -EINVAL, "no mark is open; begin one first");
 	if (!gpd_device_gpu_now(sub->device, &now))
 		now = sub->mark_begin_ts;
 	sub->mark_end_ts = now;

@@ -16,7 +16,7 @@
 #include <xf86drm.h>
 
 #include "daemon/drm/discovery.h"
-#include "daemon/drm/drm_error.h"
+#include "daemon/error.h"
 #include "daemon/i915/i915_source.h"
 #include "daemon/log.h"
 #include "daemon/xe/xe_source.h"
@@ -31,7 +31,7 @@ int gpd_drm_source_create(uv_loop_t *loop, enum gpd_source_kind kind,
 		return gpd_i915_source_create(loop, node, roots, out, err);
 	if (kind == GPD_SOURCE_XE)
 		return gpd_xe_source_create(loop, node, roots, out, err);
-	return gpd_drm_fail(err, -EINVAL, "%s: not a kernel source kind",
+	return gpd_fail(err, -EINVAL, "%s: not a kernel source kind",
 			    gpd_source_kind_name(kind));
 }
 

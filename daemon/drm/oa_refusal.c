@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/drm/drm_error.h"
+#include "daemon/error.h"
 #include "daemon/drm/kernel_files.h"
 #include "daemon/drm/oa_refusal.h"
 #include "daemon/source.h"
@@ -49,7 +49,7 @@ static int refuse_access(const struct gpd_oa_request *req, int code,
 		unsigned e = req->exponent;
 		while (e < 31 && rate_hz(req, e) > max_rate)
 			e++;
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s refused sampling every %llu ns (%llu Hz): "
 				    "above dev.i915.oa_max_sample_rate = %llu Hz, "
 				    "which needs CAP_PERFMON; sample every %llu ns "
@@ -63,13 +63,13 @@ static int refuse_access(const struct gpd_oa_request *req, int code,
 	}
 	uint64_t paranoid;
 	if (!gpd_sysctl_read_u64(paranoid_sysctl(req), &paranoid) && !paranoid)
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s refused the OA stream although %s is 0: a "
 				    "security module or the kernel's "
 				    "perf_event_paranoid check said no; give "
 				    "gpuperfd CAP_PERFMON", req->card,
 				    paranoid_sysctl(req));
-	return gpd_drm_fail(err, code,
+	return gpd_fail(err, code,
 			    "%s refused a system-wide OA stream: %s is 1 and "
 			    "gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON "
 			    "(systemd: AmbientCapabilities=CAP_PERFMON) or run "
@@ -84,19 +84,19 @@ static int refuse_parameters(const struct gpd_oa_request *req, int code,
 	uint64_t id;
 	snprintf(name, sizeof(name), "metrics/%s/id", req->set->hw_config_guid);
 	if (gpd_kernel_file_read_u64(req->card_dir, name, &id) || id != req->set_id)
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s rejected metric set %s (id %llu): another "
 				    "process removed it from the kernel while the "
 				    "stream opened; subscribe again", req->card,
 				    req->set->symbol_name,
 				    (unsigned long long)req->set_id);
 	if (req->exponent > 31)
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s rejected sampling exponent %u: the kernel "
 				    "takes 0 to 31; ask for a period of at most "
 				    "%llu ns", req->card, req->exponent,
 				    (unsigned long long)gpd_exponent_to_ns(req->info, 31));
-	return gpd_drm_fail(err, code,
+	return gpd_fail(err, code,
 			    "%s rejected the stream parameters (EINVAL): OA format "
 			    "%s (0x%x), metric set %s (id %llu), exponent %u; its "
 			    "kernel does not take that format or set, so the "
@@ -111,7 +111,7 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 {
 	switch (-code) {
 	case EBUSY:
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "the OA unit of %s is in use by another "
 				    "process (gputop, IGT's perf tools, Intel GPA, "
 				    "another gpuperfd); 'fuser -v %s' shows who "
@@ -122,7 +122,7 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 	case EINVAL:
 		return refuse_parameters(req, code, err);
 	case ENOENT:
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s has no %s %u in gpuperfd's DRM file "
 				    "(ENOENT): a context filter must name a "
 				    "context of the daemon's own file description",
@@ -132,7 +132,7 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 	case ENODEV:
 	case EOPNOTSUPP:
 	case KERNEL_ENOTSUPP:
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s's kernel has no OA stream support (%s): %s",
 				    req->card,
 				    strerror(-code == KERNEL_ENOTSUPP ? EOPNOTSUPP
@@ -143,7 +143,7 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 				    "later, GuC submission and "
 				    "no SR-IOV virtual function");
 	default:
-		return gpd_drm_fail(err, code, "%s: %s failed: %s", req->card,
+		return gpd_fail(err, code, "%s: %s failed: %s", req->card,
 				    open_ioctl(req), strerror(-code));
 	}
 }
@@ -153,21 +153,21 @@ int gpd_oa_refusal_add_config(const struct gpd_oa_request *req, int code,
 {
 	switch (-code) {
 	case EACCES:
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s lacks metric set %s and registering it "
 				    "needs CAP_PERFMON while %s is 1: give gpuperfd "
 				    "CAP_PERFMON or run 'sysctl %s=0'", req->card,
 				    req->set->symbol_name, paranoid_sysctl(req),
 				    paranoid_sysctl(req));
 	case EINVAL:
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s rejected the registers of metric set %s "
 				    "(%s): one this kernel does not allow on the "
 				    "GPU, so the metric files are for another "
 				    "platform", req->card, req->set->symbol_name,
 				    req->set->hw_config_guid);
 	default:
-		return gpd_drm_fail(err, code,
+		return gpd_fail(err, code,
 				    "%s: registering metric set %s failed: %s",
 				    req->card, req->set->symbol_name,
 				    strerror(-code));

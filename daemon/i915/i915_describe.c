@@ -9,7 +9,7 @@
 
 #include <xf86drm.h>
 
-#include "daemon/drm/drm_error.h"
+#include "daemon/error.h"
 #include "daemon/drm/kernel_files.h"
 #include "daemon/i915/i915_describe.h"
 #include "daemon/i915/i915_uapi.h"
@@ -34,27 +34,27 @@ static int query_topology(int fd, const char *card, struct gpm_topology *t,
 	};
 	/* A first call with length 0 asks for the size. */
 	if (drmIoctl(fd, DRM_IOCTL_I915_QUERY, &q))
-		return gpd_drm_fail(err, -errno, "%s: DRM_IOCTL_I915_QUERY failed: %s",
+		return gpd_fail(err, -errno, "%s: DRM_IOCTL_I915_QUERY failed: %s",
 				    card, strerror(errno));
 	if (item.length <= 0)
-		return gpd_drm_fail(err, item.length ? item.length : -ENODATA,
+		return gpd_fail(err, item.length ? item.length : -ENODATA,
 				    "%s: the kernel has no topology to report (%s); it is "
 				    "too old for OA metrics (Linux 4.17 or later needed)",
 				    card, strerror(item.length ? -item.length : ENODATA));
 	void *blob = calloc(1, (size_t)item.length);
 	if (!blob)
-		return gpd_drm_fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	item.data_ptr = (uintptr_t)blob;
 	int ret = 0;
 	const char *reason = NULL;
 	if (drmIoctl(fd, DRM_IOCTL_I915_QUERY, &q))
-		ret = gpd_drm_fail(err, -errno, "%s: DRM_IOCTL_I915_QUERY failed: %s",
+		ret = gpd_fail(err, -errno, "%s: DRM_IOCTL_I915_QUERY failed: %s",
 				   card, strerror(errno));
 	else if (item.length < 0)
-		ret = gpd_drm_fail(err, item.length, "%s: topology query refused: %s",
+		ret = gpd_fail(err, item.length, "%s: topology query refused: %s",
 				   card, strerror(-item.length));
 	else if (gpm_i915_topology_decode(blob, (size_t)item.length, t, &reason))
-		ret = gpd_drm_fail(err, -EBADMSG, "%s: the kernel's topology blob is "
+		ret = gpd_fail(err, -EBADMSG, "%s: the kernel's topology blob is "
 				   "malformed: %s", card, reason);
 	free(blob);
 	return ret;
@@ -84,7 +84,7 @@ int gpd_i915_describe(int fd, const char *card, const char *card_dir,
 	if (!ret)
 		ret = getparam(fd, I915_PARAM_REVISION, &revision);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: I915_GETPARAM for the chip id "
+		return gpd_fail(err, ret, "%s: I915_GETPARAM for the chip id "
 				    "failed: %s", card, strerror(-ret));
 	/* Kernels before the parameter existed have revision 1 (as IGT
 	 * reads it). */
@@ -94,7 +94,7 @@ int gpd_i915_describe(int fd, const char *card, const char *card_dir,
 	 * is where the kernel lacks the separate parameter. */
 	if (getparam(fd, I915_PARAM_OA_TIMESTAMP_FREQUENCY, &freq) &&
 	    (ret = getparam(fd, I915_PARAM_CS_TIMESTAMP_FREQUENCY, &freq)))
-		return gpd_drm_fail(err, ret, "%s: the kernel reports no timestamp "
+		return gpd_fail(err, ret, "%s: the kernel reports no timestamp "
 				    "frequency (%s); Linux 4.16 or later is needed",
 				    card, strerror(-ret));
 	ret = query_topology(fd, card, &info->topology, err);
@@ -108,11 +108,11 @@ int gpd_i915_describe(int fd, const char *card, const char *card_dir,
 				     gpm_topology_eu_count(&info->topology),
 				     &out->platform);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: no metric definitions exist "
+		return gpd_fail(err, ret, "%s: no metric definitions exist "
 				    "for this GPU (PCI id 0x%04x); its platform is "
 				    "not in gpuperfd's table", card, info->pci_id);
 	if (!out->platform->i915_oa_format)
-		return gpd_drm_fail(err, -EOPNOTSUPP, "%s: %s has no OA unit i915 can "
+		return gpd_fail(err, -EOPNOTSUPP, "%s: %s has no OA unit i915 can "
 				    "stream; use the xe driver", card,
 				    out->platform->description);
 	info->graphics_version = out->platform->graphics_version;

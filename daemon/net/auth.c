@@ -3,7 +3,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,21 +10,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "daemon/error.h"
 #include "daemon/log.h"
 #include "daemon/net/auth.h"
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 const char *gpd_role_name(enum gpd_role role)
 {
@@ -70,14 +57,14 @@ static int parse_line(struct gpd_auth *auth, char *line, const char *path,
 	char *extra = strtok_r(NULL, sep, &save);
 	enum gpd_role role;
 	if (!role_name || extra || gpd_role_parse(role_name, &role))
-		return fail(err, -EINVAL,
+		return gpd_fail(err, -EINVAL,
 			    "%s:%u: expected `TOKEN ROLE` with ROLE viewer or "
 			    "controller", path, lineno);
 	if (strlen(token) >= GPD_TOKEN_MAX)
-		return fail(err, -EINVAL, "%s:%u: the token is longer than %d "
+		return gpd_fail(err, -EINVAL, "%s:%u: the token is longer than %d "
 			    "bytes", path, lineno, GPD_TOKEN_MAX - 1);
 	if (add_token(auth, token, role))
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -87,7 +74,7 @@ int gpd_auth_load(struct gpd_auth *auth, const char *path,
 	memset(auth, 0, sizeof(*auth));
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return fail(err, -errno, "--token-file %s: %s", path,
+		return gpd_fail(err, -errno, "--token-file %s: %s", path,
 			    strerror(errno));
 	struct stat st;
 	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0004))
@@ -99,17 +86,17 @@ int gpd_auth_load(struct gpd_auth *auth, const char *path,
 	while (!ret && fgets(line, sizeof(line), f)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			ret = fail(err, -EINVAL, "%s:%u: the line is too long",
+			ret = gpd_fail(err, -EINVAL, "%s:%u: the line is too long",
 				   path, lineno);
 			break;
 		}
 		ret = parse_line(auth, line, path, lineno, err);
 	}
 	if (!ret && ferror(f))
-		ret = fail(err, -EIO, "--token-file %s: read error", path);
+		ret = gpd_fail(err, -EIO, "--token-file %s: read error", path);
 	fclose(f);
 	if (!ret && !auth->n_tokens)
-		ret = fail(err, -EINVAL, "--token-file %s holds no tokens; "
+		ret = gpd_fail(err, -EINVAL, "--token-file %s holds no tokens; "
 			   "add lines `TOKEN viewer` or `TOKEN controller`",
 			   path);
 	if (ret)

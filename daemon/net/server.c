@@ -3,7 +3,6 @@
  * daemon's loop.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include <libwebsockets.h>
 
+#include "daemon/error.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/net/hello.h"
@@ -44,19 +44,6 @@ static const lws_retry_bo_t idle_policy = {
 	.secs_since_valid_ping = 30,
 	.secs_since_valid_hangup = 40,
 };
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* ADDR:PORT, [V6ADDR]:PORT; localhost means 127.0.0.1. */
 static int parse_listen(const char *text, struct gpd_listener *l,
@@ -93,7 +80,7 @@ static int parse_listen(const char *text, struct gpd_listener *l,
 	l->trusted = gpd_auth_is_loopback(l->host);
 	return 0;
 bad:
-	return fail(err, -EINVAL, "--listen %s: expected ADDR:PORT, e.g. "
+	return gpd_fail(err, -EINVAL, "--listen %s: expected ADDR:PORT, e.g. "
 		    "127.0.0.1:7890 or [::1]:7890", text);
 }
 
@@ -123,11 +110,11 @@ static int make_listeners(struct gpd_server *s, struct gpd_error *err)
 	size_t n_tcp = o->no_tcp ? 0 : o->n_listen ? o->n_listen : 1;
 	size_t n = n_tcp + (o->unix_path ? 1 : 0);
 	if (!n)
-		return fail(err, -EINVAL, "nothing to listen on: give --listen "
+		return gpd_fail(err, -EINVAL, "nothing to listen on: give --listen "
 			    "or --unix");
 	s->listeners = calloc(n, sizeof(*s->listeners));
 	if (!s->listeners)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n_tcp; i++) {
 		struct gpd_listener *l = &s->listeners[s->n_listeners++];
 		l->server = s;
@@ -136,7 +123,7 @@ static int make_listeners(struct gpd_server *s, struct gpd_error *err)
 			return ret;
 		l->tls = o->tls_cert != NULL;
 		if (!l->trusted && !o->token_file)
-			return fail(err, -EPERM,
+			return gpd_fail(err, -EPERM,
 				    "--listen %s is not a loopback address: other "
 				    "machines could reach the GPU's counters, so "
 				    "it needs --token-file (and --tls-cert/"
@@ -161,15 +148,15 @@ int gpd_server_init(struct gpd_server *s, struct gpd_daemon *daemon,
 	fill_defaults(&s->options);
 	int ret = 0;
 	if (!options->tls_cert != !options->tls_key)
-		ret = fail(err, -EINVAL, "--tls-cert and --tls-key go together");
+		ret = gpd_fail(err, -EINVAL, "--tls-cert and --tls-key go together");
 	if (!ret)
 		ret = make_listeners(s, err);
 	if (!ret && options->token_file)
 		ret = gpd_auth_load(&s->auth, options->token_file, err);
 	if (!ret && gpd_hello_create(daemon, &s->hello))
-		ret = fail(err, -ENOMEM, "out of memory describing the devices");
+		ret = gpd_fail(err, -ENOMEM, "out of memory describing the devices");
 	if (!ret && gpd_metrics_exporter_create(s, &s->exporter))
-		ret = fail(err, -ENOMEM, "out of memory");
+		ret = gpd_fail(err, -ENOMEM, "out of memory");
 	if (ret) {
 		gpd_server_fini(s);
 		return ret;
@@ -205,7 +192,7 @@ static int setup_protocols(struct gpd_server *s, struct gpd_error *err)
 	s->protocols = calloc(N_PROTOCOLS, sizeof(*s->protocols));
 	s->mounts = calloc(N_MOUNTS, sizeof(*s->mounts));
 	if (!s->protocols || !s->mounts)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	/* A file mount's misses fall back to protocols[0]'s HTTP callback:
 	 * it stays a dummy so they are 404s. */
 	s->protocols[PROTOCOL_DEFAULT] = (struct lws_protocols){
@@ -264,20 +251,20 @@ static int clear_unix_path(const char *path, struct gpd_error *err)
 	if (lstat(path, &st))
 		return 0;
 	if (!S_ISSOCK(st.st_mode))
-		return fail(err, -EEXIST, "--unix %s exists and is not a socket; "
+		return gpd_fail(err, -EEXIST, "--unix %s exists and is not a socket; "
 			    "choose another path", path);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return fail(err, -ENAMETOOLONG, "--unix %s: the path is too long",
+		return gpd_fail(err, -ENAMETOOLONG, "--unix %s: the path is too long",
 			    path);
 	strcpy(sa.sun_path, path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return fail(err, -errno, "socket: %s", strerror(errno));
+		return gpd_fail(err, -errno, "socket: %s", strerror(errno));
 	int busy = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
 	if (busy)
-		return fail(err, -EADDRINUSE, "--unix %s: another daemon answers "
+		return gpd_fail(err, -EADDRINUSE, "--unix %s: another daemon answers "
 			    "there; stop it or choose another path", path);
 	unlink(path);
 	return 0;
@@ -335,12 +322,12 @@ static int open_vhost(struct gpd_server *s, struct gpd_listener *l,
 	struct lws_vhost *vh = lws_create_vhost(s->lws, &info);
 	if (!vh) {
 		if (l->host[0])
-			return fail(err, -EADDRINUSE,
+			return gpd_fail(err, -EADDRINUSE,
 				    "cannot listen on %s:%d%s: in use, no such "
 				    "address, or not permitted", l->host, l->port,
 				    l->tls ? " (or --tls-cert/--tls-key are not "
 				    "a readable PEM certificate and key)" : "");
-		return fail(err, -EADDRINUSE, "cannot listen on --unix %s",
+		return gpd_fail(err, -EADDRINUSE, "cannot listen on --unix %s",
 			    o->unix_path);
 	}
 	l->bound = true;
@@ -376,7 +363,7 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 	info.user = s;
 	s->lws = lws_create_context(&info);
 	if (!s->lws)
-		return fail(err, -ENOMEM,
+		return gpd_fail(err, -ENOMEM,
 			    "libwebsockets could not start on the event loop; "
 			    "is the package libwebsockets-evlib-uv installed?");
 	for (size_t i = 0; i < s->n_listeners; i++) {
@@ -395,7 +382,7 @@ int gpd_server_reload_tokens(struct gpd_server *s, const char *path,
 	for (size_t i = 0; i < s->n_listeners; i++) {
 		const struct gpd_listener *l = &s->listeners[i];
 		if (!l->trusted)
-			return fail(err, -EPERM, "--listen %s:%d needs "
+			return gpd_fail(err, -EPERM, "--listen %s:%d needs "
 				    "--token-file, which the configuration no "
 				    "longer names", l->host, l->port);
 	}

@@ -8,11 +8,11 @@
  * file is.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/error.h"
 #include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/replay/replay_source.h"
@@ -215,37 +215,24 @@ static const struct gpd_source_ops replay_ops = {
 	.destroy = replay_destroy,
 };
 
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 int gpd_replay_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 			     const struct gpd_replay_source_options *opts,
 			     struct gpd_source **out, struct gpd_error *err)
 {
 	struct replay_source *rs = calloc(1, sizeof(*rs));
 	if (!rs)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	rs->batch = malloc(REPLAY_BATCH_BYTES);
 	if (!rs->batch) {
 		free(rs);
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	struct gpm_recording_error rerr;
 	int ret = gpm_recording_reader_open(&rs->reader, opts->path, &rerr);
 	if (ret) {
 		free(rs->batch);
 		free(rs);
-		return fail(err, ret, "replay:%s: %s", opts->path, rerr.message);
+		return gpd_fail(err, ret, "replay:%s: %s", opts->path, rerr.message);
 	}
 	const struct gpm_recording_info *info = &rs->reader.info;
 	const struct gpm_platform *platform;
@@ -253,13 +240,13 @@ int gpd_replay_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 				     gpm_topology_eu_count(&info->device.topology),
 				     &platform);
 	if (ret) {
-		fail(err, -ENOENT, "replay:%s: recorded on PCI device 0x%04x, "
+		gpd_fail(err, -ENOENT, "replay:%s: recorded on PCI device 0x%04x, "
 		     "which no known platform matches", opts->path,
 		     info->device.pci_id);
 		goto error;
 	}
 	if (!gpm_metrics_db_find_set(db, platform->name, info->metric_set)) {
-		fail(err, -ENOENT, "replay:%s: recorded with metric set '%s' of "
+		gpd_fail(err, -ENOENT, "replay:%s: recorded with metric set '%s' of "
 		     "%s, which no loaded file defines; add --metrics-dir DIR "
 		     "where DIR holds oa-%s.xml", opts->path, info->metric_set,
 		     platform->name, platform->name);
@@ -269,7 +256,7 @@ int gpd_replay_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 					       : platform->i915_oa_format;
 	if (gpm_oa_format_from_i915(i915_format, &rs->base.format) &&
 	    gpm_oa_format_from_i915(platform->i915_oa_format, &rs->base.format)) {
-		fail(err, -EINVAL, "replay:%s: report format %u is not one this "
+		gpd_fail(err, -EINVAL, "replay:%s: report format %u is not one this "
 		     "daemon decodes", opts->path, i915_format);
 		goto error;
 	}
@@ -288,7 +275,7 @@ int gpd_replay_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 	ret = gpm_oa_decoder_init(&rs->decoder, rs->base.format,
 				  platform->graphics_version);
 	if (ret) {
-		fail(err, ret, "replay:%s: cannot decode %s reports", opts->path,
+		gpd_fail(err, ret, "replay:%s: cannot decode %s reports", opts->path,
 		     platform->name);
 		goto error;
 	}

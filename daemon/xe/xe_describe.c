@@ -13,7 +13,7 @@
 
 #include <xf86drm.h>
 
-#include "daemon/drm/drm_error.h"
+#include "daemon/error.h"
 #include "daemon/drm/kernel_files.h"
 #include "daemon/log.h"
 #include "daemon/xe/xe_describe.h"
@@ -47,11 +47,11 @@ static int read_ids(int fd, const char *card, struct gpm_device_info *info,
 	size_t size;
 	int ret = query(fd, DRM_XE_DEVICE_QUERY_CONFIG, (void **)&config, &size);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: the xe CONFIG query failed: %s",
+		return gpd_fail(err, ret, "%s: the xe CONFIG query failed: %s",
 				    card, strerror(-ret));
 	if (size < sizeof(*config) + sizeof(config->info[0]) || !config->num_params) {
 		free(config);
-		return gpd_drm_fail(err, -EBADMSG, "%s: the xe CONFIG query "
+		return gpd_fail(err, -EBADMSG, "%s: the xe CONFIG query "
 				    "returned no device id", card);
 	}
 	uint64_t v = config->info[DRM_XE_QUERY_CONFIG_REV_AND_DEVICE_ID];
@@ -70,7 +70,7 @@ static int read_main_gt(int fd, const char *card, uint16_t *gt_id,
 	size_t size;
 	int ret = query(fd, DRM_XE_DEVICE_QUERY_GT_LIST, (void **)&list, &size);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: the xe GT_LIST query failed: %s",
+		return gpd_fail(err, ret, "%s: the xe GT_LIST query failed: %s",
 				    card, strerror(-ret));
 	ret = -ENOENT;
 	for (uint32_t i = 0; i < list->num_gt &&
@@ -84,7 +84,7 @@ static int read_main_gt(int fd, const char *card, uint16_t *gt_id,
 	}
 	free(list);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: xe reports no main GT", card);
+		return gpd_fail(err, ret, "%s: xe reports no main GT", card);
 	return 0;
 }
 
@@ -96,7 +96,7 @@ static int read_oa_units(int fd, const char *card,
 	size_t size;
 	int ret = query(fd, DRM_XE_DEVICE_QUERY_OA_UNITS, (void **)&units, &size);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: the kernel has no xe OA "
+		return gpd_fail(err, ret, "%s: the kernel has no xe OA "
 				    "support (the OA_UNITS query failed: %s); "
 				    "Linux 6.11 or later is needed", card,
 				    strerror(-ret));
@@ -119,7 +119,7 @@ static int read_oa_units(int fd, const char *card,
 	}
 	free(units);
 	if (!found)
-		return gpd_drm_fail(err, -ENODEV, "%s: xe reports no OAG unit "
+		return gpd_fail(err, -ENODEV, "%s: xe reports no OAG unit "
 				    "(the one sampling render and compute)", card);
 	return 0;
 }
@@ -146,7 +146,7 @@ static int read_topology(int fd, const char *card, uint16_t gt_id,
 	size_t size;
 	int ret = query(fd, DRM_XE_DEVICE_QUERY_GT_TOPOLOGY, (void **)&blob, &size);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: the xe GT_TOPOLOGY query "
+		return gpd_fail(err, ret, "%s: the xe GT_TOPOLOGY query "
 				    "failed: %s", card, strerror(-ret));
 	memset(m, 0, sizeof(*m));
 	/* Masks follow each other, each a header and num_bytes of mask. */
@@ -177,7 +177,7 @@ static int read_topology(int fd, const char *card, uint16_t gt_id,
 	}
 	free(blob);
 	if (!popcount(m->dss, m->dss_bytes) || !popcount(m->eu, m->eu_bytes))
-		return gpd_drm_fail(err, -EBADMSG, "%s: xe reports no DSS or EU "
+		return gpd_fail(err, -EBADMSG, "%s: xe reports no DSS or EU "
 				    "of the main GT", card);
 	return 0;
 }
@@ -246,11 +246,11 @@ int gpd_xe_describe(int fd, const char *card, const char *card_dir,
 			    popcount(masks.eu, masks.eu_bytes);
 	ret = gpm_platform_by_pci_id(info->pci_id, eu_count, &out->platform);
 	if (ret)
-		return gpd_drm_fail(err, ret, "%s: no metric definitions exist for "
+		return gpd_fail(err, ret, "%s: no metric definitions exist for "
 				    "this GPU (PCI id 0x%04x); its platform is not "
 				    "in gpuperfd's table", card, info->pci_id);
 	if (!out->platform->xe_oa_format)
-		return gpd_drm_fail(err, -EOPNOTSUPP, "%s: gpuperfd knows no xe "
+		return gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd knows no xe "
 				    "OA report format for %s", card,
 				    out->platform->description);
 	info->timestamp_frequency = oa_freq ? oa_freq : gt_clock;

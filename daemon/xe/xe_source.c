@@ -20,7 +20,7 @@
 
 #include <xf86drm.h>
 
-#include "daemon/drm/drm_error.h"
+#include "daemon/error.h"
 #include "daemon/drm/oa_configs.h"
 #include "daemon/drm/oa_pump.h"
 #include "daemon/drm/oa_refusal.h"
@@ -259,7 +259,7 @@ static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
 	ret = gpd_oa_pump_start(s->base.loop, fd, &pump_ops, s, &s->pump);
 	if (ret) {
 		close(fd);
-		return gpd_drm_fail(err, ret, "%s: cannot watch the OA stream: %s",
+		return gpd_fail(err, ret, "%s: cannot watch the OA stream: %s",
 				    s->base.name, uv_strerror(ret));
 	}
 	s->cfg = *cfg;
@@ -325,13 +325,13 @@ int gpd_xe_source_create(uv_loop_t *loop, const char *node,
 {
 	struct xe_source *s = calloc(1, sizeof(*s));
 	if (!s)
-		return gpd_drm_fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	snprintf(s->base.name, sizeof(s->base.name), "%s", gpd_drm_card_name(node));
 	snprintf(s->node, sizeof(s->node), "%s", node);
 	int ret = gpd_drm_card_open(node, &s->card_fd);
 	if (ret) {
 		free(s);
-		return gpd_drm_fail(err, ret, "cannot open %s: %s%s", node,
+		return gpd_fail(err, ret, "cannot open %s: %s%s", node,
 				    strerror(-ret), ret == -EACCES ?
 				    "; gpuperfd needs read-write access to the "
 				    "card (the 'render' or 'video' group)" : "");
@@ -339,21 +339,21 @@ int gpd_xe_source_create(uv_loop_t *loop, const char *node,
 	char driver[32];
 	ret = gpd_drm_card_driver(s->card_fd, driver, sizeof(driver));
 	if (!ret && strcmp(driver, "xe"))
-		ret = gpd_drm_fail(err, -ENODEV, "%s is driven by %s, not xe; "
+		ret = gpd_fail(err, -ENODEV, "%s is driven by %s, not xe; "
 				   "use --device %s:%s", node, driver, driver, node);
 	else if (ret)
-		ret = gpd_drm_fail(err, ret, "%s is not a DRM device (%s)", node,
+		ret = gpd_fail(err, ret, "%s is not a DRM device (%s)", node,
 				   strerror(-ret));
 	if (!ret && (ret = gpd_drm_card_sysfs_dir(s->card_fd, roots->sysfs,
 						  s->card_dir, sizeof(s->card_dir))))
-		gpd_drm_fail(err, ret, "%s: no sysfs directory under %s: %s",
+		gpd_fail(err, ret, "%s: no sysfs directory under %s: %s",
 			     node, roots->sysfs, strerror(-ret));
 	struct gpd_xe_description desc;
 	if (!ret)
 		ret = gpd_xe_describe(s->card_fd, s->base.name, s->card_dir, &desc, err);
 	if (!ret && gpm_oa_format_for_set(desc.info.graphics_version, NULL,
 					  &s->base.format))
-		ret = gpd_drm_fail(err, -EOPNOTSUPP, "%s: gpuperfd cannot decode "
+		ret = gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd cannot decode "
 				   "the OA reports of %s", node,
 				   desc.platform->description);
 	if (ret) {

@@ -1,12 +1,12 @@
 /*
- * struct gpd_error filling for the DRM backends.
+ * Filling a struct gpd_error.
  */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "daemon/drm/drm_error.h"
+#include "daemon/error.h"
 
-int gpd_drm_fail(struct gpd_error *err, int code, const char *fmt, ...)
+int gpd_fail(struct gpd_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
