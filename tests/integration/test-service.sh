@@ -285,6 +285,77 @@ CONF
 	stop reload
 fi
 
+# --- the unit's system call filter, W^X and address families --------------
+# No systemd runs here to apply the unit's sandbox, so the daemon's own
+# system calls on sim (serving, /metrics streaming, a reload, shutdown)
+# are traced and held against what the installed unit allows.
+# expand GROUP: the system calls of a systemd-analyze syscall-filter group.
+expand() {
+	systemd-analyze syscall-filter "$1" | sed -n '2,$p' | sed 's/^ *//' |
+	grep -v '^#' | grep -v '^$' | while read -r item; do
+		case $item in
+		@*) expand "$item" ;;
+		*) echo "$item" ;;
+		esac
+	done
+}
+if command -v strace >/dev/null; then
+	: >"$tmp/allowed"
+	: >"$tmp/denied"
+	for item in $(sed -n 's/^SystemCallFilter=//p' "$unit"); do
+		case $item in
+		~*) expand "${item#\~}" >>"$tmp/denied" ;;
+		*) expand "$item" >>"$tmp/allowed" ;;
+		esac
+	done
+	sort -u "$tmp/denied" >"$tmp/denied.sorted"
+	sort -u "$tmp/allowed" | comm -23 - "$tmp/denied.sorted" >"$tmp/allowed.sorted"
+	cat >"$tmp/traced.conf" <<CONF
+device = sim
+listen = 127.0.0.1:0
+unix = $tmp/traced.sock
+$web
+CONF
+	# LeakSanitizer cannot run under ptrace.
+	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$tmp/trace" \
+		"$build/gpuperfd" --config "$tmp/traced.conf" 2>"$tmp/traced.log" &
+	strace_pid=$!
+	pids="$pids $strace_pid"
+	i=0
+	while ! grep -q "ready with" "$tmp/traced.log" && [ $i -lt 300 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	url=http://127.0.0.1:$(port traced 127.0.0.1)
+	curl -s "$url/healthz" >/dev/null
+	curl -s "$url/" >/dev/null
+	curl -s "$url/metrics" >/dev/null
+	curl -s --unix-socket "$tmp/traced.sock" http://localhost/healthz >/dev/null
+	daemon_pid=$(sed -n '1s/^\([0-9]*\) .*/\1/p' "$tmp/trace")
+	echo "metrics-dir = metrics/sim" >>"$tmp/traced.conf"
+	kill -HUP "$daemon_pid"
+	wait_log traced "reload done"
+	kill -TERM "$daemon_pid"
+	wait "$strace_pid"
+	check "the traced gpuperfd exited $?" [ $? = 0 ]
+	sed -E 's/^[0-9]+ +//; s/^<\.\.\. ([a-z0-9_]+) resumed>.*/\1/; s/^([a-z0-9_]+)\(.*/\1/' \
+		"$tmp/trace" | grep -E '^[a-z0-9_]+$' | sort -u >"$tmp/used"
+	outside=$(comm -23 "$tmp/used" "$tmp/allowed.sorted" | tr '\n' ' ')
+	check "system calls the unit's SystemCallFilter refuses: $outside" \
+		[ -z "$outside" ]
+	echo "system calls on sim: $(wc -l <"$tmp/used"), all allowed by the unit"
+	wx=$(grep -E 'mprotect\(.*PROT_EXEC|mmap\(.*PROT_WRITE\|PROT_EXEC|shmat\(.*SHM_EXEC' "$tmp/trace")
+	check "memory MemoryDenyWriteExecute refuses: $wx" [ -z "$wx" ]
+	sed -n 's/^RestrictAddressFamilies=//p' "$unit" | tr ' ' '\n' |
+		sort -u >"$tmp/families"
+	families=$(sed -n 's/.*socket(\(AF_[A-Z0-9]*\),.*/\1/p' "$tmp/trace" |
+		sort -u | comm -23 - "$tmp/families" | tr '\n' ' ')
+	check "socket families RestrictAddressFamilies refuses: $families" \
+		[ -z "$families" ]
+else
+	echo "note: no strace, so the daemon's system calls are not checked against the unit"
+fi
+
 # --- make uninstall -------------------------------------------------------
 make -s uninstall DESTDIR="$dest" PREFIX=$prefix BUILD="$build" \
 	>>"$tmp/install.log" 2>&1
