@@ -13,10 +13,14 @@
  * did exactly that; one too small overflows, which ends the session (the
  * sampler then opens the next with one twice as large). At 10 kHz with
  * five counters, a buffer of 4 KiB per counter and sample delivered 100%
- * of the samples in two runs of three; the third overflowed once, at the onset
- * of a DRAM-bound kernel. Twice the buffer, or an image of four decodes'
- * worth (its reset costs in proportion too), did worse. A sample still
- * half decoded at a reset is not lost: the next decode brings it whole.
+ * of the samples in two runs of three; the third overflowed once, at the
+ * onset of a DRAM-bound kernel. Twice the buffer, or an image of four
+ * decodes' worth (its reset costs in proportion too), did worse, and so
+ * did what the probe had sustained alone: a decode every 5 ms (50 samples)
+ * into a 216-sample image from a 4 MiB buffer overflowed five times in
+ * three runs of the daemon, once even after doubling to 16 MiB. A sample
+ * still half decoded at a reset is not lost: the next decode brings it
+ * whole.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -3,36 +3,48 @@
 #
 #   tests/device/test-nvidia.sh
 #
-# Runs the daemon's devices in process on nvidia:0 (tests/device/
-# nvidia_stream.c) while tests/device/workload.cu runs idle, copy and
+# Runs gpuperfd --device nvidia:0 and streams from it with `gpuperf stream
+# --format ndjson` while tests/device/workload.cu runs idle, copy and
 # tensor-core GEMM phases in another process, and checks:
 # - cuda_abi.h against the CUDA headers, where they are;
 # - idle SM activity near 0, DRAM read+write bandwidth within 10% of what
 #   the copy measured itself, tensor pipe activity high during the GEMM;
-# - at least 99% of the samples the period asks for delivered, with the
-#   15-counter Overview set asked for 1 ms (the device's period grid gives
-#   800 us) and the 5-counter Basic set at 100 us;
-# - a second daemon on the same GPU refused as busy elsewhere, and NVML
-#   telemetry working meanwhile;
-# - the Compute and Memory sets configuring.
-# Every NDJSON stream and a summary land in $OUT (a temporary folder if
-# unset). Prints "checks: N passed, F failed"; without a GPU it says why
-# and passes nothing.
+# - at least 99% of the samples the period asks for delivered: the frames'
+#   reports against the time the frames span over the period the daemon
+#   says it samples at, with the 15-counter Overview set asked for 1 ms
+#   (the device's period grid gives 800 us) and the 5-counter Basic set at
+#   100 us;
+# - a second daemon on the same GPU refusing a stream as busy elsewhere,
+#   the first one's stream going on, and the second one's NVML telemetry
+#   working meanwhile;
+# - the Compute and Memory sets streaming.
+# The NDJSON streams, the daemons' logs and figures.json (the measured
+# figures) land in $OUT (a temporary folder if unset). Prints "checks: N
+# passed, F failed"; without a GPU it says why and passes nothing.
 #
 # Environment: GPM_BUILD_DIR (build), CUDA_HOME (/usr/local/cuda),
-# PHASE_SECONDS (3), OUT.
+# PHASE_SECONDS (3), RUNS (1: workload runs per rate), PORT (7941; the
+# second daemon listens on PORT+1), OUT.
 
 BUILD=${GPM_BUILD_DIR:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 PHASE=${PHASE_SECONDS:-3}
+RUNS=${RUNS:-1}
+PORT=${PORT:-7941}
+PORT2=$((PORT + 1))
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
+GPUPERF=$BUILD/gpuperf
 passed=0
 failed=0
+daemons=
 
 pass() { passed=$((passed + 1)); echo "ok: $*"; }
 fail() { failed=$((failed + 1)); echo "FAILED: $*"; }
 finish() {
+	for pid in $daemons; do
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
 	echo "checks: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 	exit $?
@@ -45,79 +57,116 @@ fi
 
 # The ABI of the CUPTI calls, where the headers are. cupti_profiler_host.h
 # includes C++'s <string>: an empty file of that name stands in.
-if [ -f "$CUDA_HOME/include/cupti.h" ]; then
+if [ ! -x "$BUILD/check-cuda-abi" ] && [ -f "$CUDA_HOME/include/cupti.h" ] &&
+	command -v cc >/dev/null; then
 	mkdir -p "$OUT/abi-include" && : >"$OUT/abi-include/string"
-	if cc -std=gnu11 -I. -I"$CUDA_HOME/include" -I"$OUT/abi-include" \
-		-o "$OUT/check-cuda-abi" tests/device/check-cuda-abi.c &&
-		"$OUT/check-cuda-abi"; then
+	cc -std=gnu11 -I. -I"$CUDA_HOME/include" -I"$OUT/abi-include" \
+		-o "$BUILD/check-cuda-abi" tests/device/check-cuda-abi.c ||
+		fail "building check-cuda-abi"
+fi
+if [ -x "$BUILD/check-cuda-abi" ]; then
+	if "$BUILD/check-cuda-abi"; then
 		pass "cuda_abi.h matches the CUDA headers"
 	else
 		fail "cuda_abi.h differs from the CUDA headers"
 	fi
+else
+	echo "cuda_abi.h not checked: no CUDA headers or no compiler here"
 fi
 
-# The daemon's libraries, the driver and the workload; built here unless
-# they came prebuilt.
-if [ ! -x "$BUILD/nvidia_stream" ]; then
-	[ -f "$BUILD/libgpuperfd.a" ] || make -j"$(nproc)" all || finish
-	cc -D_GNU_SOURCE -I. -I"$BUILD" -std=gnu11 -O2 -o "$BUILD/nvidia_stream" \
-		tests/device/nvidia_stream.c "$BUILD/libgpuperfd.a" \
-		"$BUILD/libgpuperf-proto.a" "$BUILD/libgpm.a" \
-		$(pkg-config --libs expat libuv libwebsockets libprotobuf-c libdrm) \
-		-lm -ldl -lpthread || { fail "building nvidia_stream"; finish; }
+# The daemon, the client and the workload; built here unless they came
+# prebuilt.
+if [ ! -x "$BUILD/gpuperfd" ] || [ ! -x "$GPUPERF" ]; then
+	make -j"$(nproc)" all || { fail "building gpuperfd"; finish; }
 fi
 if [ ! -x "$BUILD/workload" ]; then
 	"$CUDA_HOME/bin/nvcc" -O2 -arch=sm_90 -o "$BUILD/workload" \
 		tests/device/workload.cu -lcublas ||
 		{ fail "building the workload"; finish; }
 fi
-STREAM=$BUILD/nvidia_stream
 
-# One run: the stream in the background, the workload beside it.
-# $1 name, then the stream's options.
-with_workload() {
-	name=$1
-	shift
-	seconds=$(awk "BEGIN { print 3 + 3.5 * $PHASE }")
-	"$STREAM" --seconds "$seconds" "$@" >"$OUT/stream-$name.ndjson" \
-		2>"$OUT/stream-$name.log" &
-	stream=$!
-	sleep 1.5
-	"$BUILD/workload" "$PHASE" >"$OUT/workload-$name.ndjson" ||
-		fail "$name: the workload failed"
-	wait $stream || fail "$name: the stream failed ($(tail -1 "$OUT/stream-$name.log"))"
+# A daemon on nvidia:0 listening on port $2, its log in daemon-$1.log;
+# waits until it answers. Sets $daemon.
+start_daemon() {
+	"$BUILD/gpuperfd" --device nvidia:0 --listen "127.0.0.1:$2" \
+		--linger 0 >"$OUT/daemon-$1.log" 2>&1 &
+	daemon=$!
+	daemons="$daemons $daemon"
+	tries=0
+	until "$GPUPERF" --port "$2" devices >"$OUT/devices-$1.txt" 2>&1; do
+		tries=$((tries + 1))
+		if [ $tries -ge 60 ] || ! kill -0 "$daemon" 2>/dev/null; then
+			fail "daemon $1 did not start ($(tail -1 "$OUT/daemon-$1.log"))"
+			finish
+		fi
+		sleep 0.5
+	done
 }
 
-with_workload overview-1ms --set Overview --period-us 1000 --window-ms 100
-with_workload basic-100us --set Basic --period-us 100 --window-ms 100
+# One run: the stream in the background, the workload beside it, and
+# what the daemon says it samples at once the stream runs.
+# $1 name, $2 metric set, $3 period.
+with_workload() {
+	seconds=$(awk "BEGIN { print 5 + 3.5 * $PHASE }")
+	"$GPUPERF" --port "$PORT" stream -m "$2" -p "$3" -i 100ms \
+		--format ndjson -o "$OUT/stream-$1.ndjson" \
+		--duration "${seconds}s" 2>"$OUT/stream-$1.log" &
+	stream=$!
+	sleep 1.5
+	"$GPUPERF" --port "$PORT" devices >"$OUT/devices-$1.txt" 2>&1
+	"$BUILD/workload" "$PHASE" >"$OUT/workload-$1.ndjson" ||
+		fail "$1: the workload failed"
+	wait $stream ||
+		fail "$1: gpuperf stream failed ($(tail -1 "$OUT/stream-$1.log"))"
+}
 
-# A second daemon while the first samples; NVML telemetry meanwhile.
-"$STREAM" --set Basic --period-us 1000 --seconds 5 \
-	>"$OUT/stream-holder.ndjson" 2>"$OUT/stream-holder.log" &
-holder=$!
-sleep 2
-"$STREAM" --set Basic --period-us 1000 --seconds 1 \
-	>"$OUT/stream-second.ndjson" 2>"$OUT/stream-second.log"
-echo "$?" >"$OUT/second.status"
-"$STREAM" --set Telemetry --period-us 100000 --window-ms 500 --seconds 2.5 \
-	>"$OUT/stream-telemetry.ndjson" 2>"$OUT/stream-telemetry.log"
-wait $holder
-
-for set in Compute Memory; do
-	"$STREAM" --set $set --period-us 1000 --window-ms 200 --seconds 1.5 \
-		>"$OUT/stream-$set.ndjson" 2>"$OUT/stream-$set.log"
+start_daemon main "$PORT"
+main=$daemon
+run=1
+while [ $run -le "$RUNS" ]; do
+	with_workload "overview-1ms-$run" Overview 1ms
+	with_workload "basic-100us-$run" Basic 100us
+	run=$((run + 1))
 done
 
-python3 - "$OUT" <<'EOF' >"$OUT/checks.txt"
-import json, os, sys
+# A second daemon while the first streams; NVML telemetry from it
+# meanwhile.
+"$GPUPERF" --port "$PORT" stream -m Basic -p 1ms -i 500ms --format ndjson \
+	-o "$OUT/stream-holder.ndjson" --duration 60s \
+	2>"$OUT/stream-holder.log" &
+holder=$!
+sleep 1.5
+start_daemon second "$PORT2"
+second=$daemon
+"$GPUPERF" --port "$PORT2" stream -m Basic -p 1ms --format ndjson \
+	-o "$OUT/stream-second.ndjson" --duration 1s 2>"$OUT/stream-second.log"
+echo "$?" >"$OUT/second.status"
+"$GPUPERF" --port "$PORT2" stream -m Telemetry -p 100ms -i 500ms \
+	--format ndjson -o "$OUT/stream-telemetry.ndjson" --duration 2.5s \
+	2>"$OUT/stream-telemetry.log"
+kill "$second" && wait "$second"
+daemons=$main
+kill "$holder" && wait $holder
+
+for set in Compute Memory; do
+	"$GPUPERF" --port "$PORT" stream -m $set -p 1ms -i 200ms \
+		--format ndjson -o "$OUT/stream-$set.ndjson" --duration 1.5s \
+		2>"$OUT/stream-$set.log"
+done
+
+python3 - "$OUT" "$RUNS" <<'EOF' >"$OUT/checks.txt"
+import json, os, re, statistics, sys
 out = sys.argv[1]
+runs = ["%s-%d" % (rate, i) for i in range(1, int(sys.argv[2]) + 1)
+        for rate in ("overview-1ms", "basic-100us")]
+
+def read(name):
+    path = os.path.join(out, name)
+    return open(path).read() if os.path.exists(path) else ""
 
 def lines(name):
-    path = os.path.join(out, name)
-    if not os.path.exists(path):
-        return []
     rows = []
-    for l in open(path):
+    for l in read(name).splitlines():
         try:
             rows.append(json.loads(l))
         except ValueError:
@@ -131,56 +180,73 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
 def phase_values(frames, phase, counter, margin_ns=200_000_000):
-    return [f["values"][counter] for f in frames
-            if "values" in f and f["values"].get(counter) is not None
-            and f["gpu_start_ns"] >= phase["start_ns"] + margin_ns
-            and f["gpu_end_ns"] <= phase["end_ns"] - margin_ns]
+    return [f[counter] for f in frames if f.get(counter) is not None
+            and f["timestamp_ns"] >= phase["start_ns"] + margin_ns
+            and f["timestamp_ns"] + f["duration_ns"] <= phase["end_ns"] - margin_ns]
 
-figures = {}
-for name, want_pct in (("overview-1ms", 99), ("basic-100us", 99)):
-    rows = lines("stream-%s.ndjson" % name)
-    frames = [r for r in rows if "values" in r]
-    summary = next((r["summary"] for r in rows if "summary" in r), None)
-    phases = [r for r in lines("workload-%s.ndjson" % name) if "phase" in r]
-    errors = [r for r in rows if "error" in r]
-    if errors or not summary or len(phases) < 4:
-        check(False, "%s: no run (%s)" % (name, errors[0]["message"] if errors else "no summary or phases"))
+figures = {"runs": {}}
+for name in runs:
+    frames = lines("stream-%s.ndjson" % name)
+    phases = {p["phase"]: p for p in reversed(lines("workload-%s.ndjson" % name))}
+    if not frames or not all(k in phases for k in ("idle", "copy", "gemm")):
+        check(False, "%s: no run (%s)" % (name, read("stream-%s.log" % name).strip()
+                                          or "no frames or phases"))
         continue
-    idle, copy, gemm = phases[0], phases[1], phases[2]
+    idle, copy, gemm = phases["idle"], phases["copy"], phases["gemm"]
+    # The period the daemon runs at, as it says, and as the frames have it.
+    said = re.search(r"every ([0-9.]+) ms", read("devices-%s.txt" % name))
+    whole = [f["duration_ns"] / f["reports"] for f in frames
+             if f["reports"] and not f["lost"] and not f["buffers_lost"]]
+    measured = statistics.median(whole) if whole else None
+    period = round(float(said.group(1)) * 1e6) if said else measured
+    if not period:
+        check(False, "%s: no period: the daemon did not say and no frame is whole" % name)
+        continue
+    span = frames[-1]["timestamp_ns"] + frames[-1]["duration_ns"] - frames[0]["timestamp_ns"]
+    reports = sum(f["reports"] for f in frames)
+    expected = span / period
+    delivered = 100.0 * reports / expected
     sm_idle = mean(phase_values(frames, idle, "SmActive"))
     dram = mean(phase_values(frames, copy, "DramBandwidth"))
     tensor = mean(phase_values(frames, gemm, "TensorActive"))
-    sm_gemm = mean(phase_values(frames, gemm, "SmActive"))
     ratio = dram / copy["gbps"]
-    figures[name] = dict(period_ns=summary["period_ns"], delivered_pct=summary["delivered_pct"],
-                         reports=summary["reports"], expected=summary["expected_reports"],
-                         buffer_lost=summary["buffer_lost"], cpu_s=summary["cpu_s"], wall_s=summary["wall_s"],
-                         sm_active_idle=sm_idle, dram_gbps=dram, workload_gbps=copy["gbps"],
-                         tensor_active_gemm=tensor, sm_active_gemm=sm_gemm, gemm_tflops=gemm["tflops"],
-                         source=summary.get("source"))
+    figures["runs"][name] = dict(
+        period_ns=period, period_from_frames_ns=measured, span_s=span / 1e9,
+        reports=reports, expected_reports=round(expected), delivered_pct=delivered,
+        lost=sum(f["lost"] for f in frames), buffers_lost=sum(f["buffers_lost"] for f in frames),
+        frames_with_loss=sum(1 for f in frames if f["lost"] or f["buffers_lost"]),
+        sm_active_idle_pct=sm_idle, dram_gbps=dram, workload_gbps=copy["gbps"],
+        dram_vs_workload_pct=100 * (ratio - 1), tensor_active_gemm_pct=tensor,
+        sm_active_gemm_pct=mean(phase_values(frames, gemm, "SmActive")),
+        gemm_tflops=gemm["tflops"])
     check(sm_idle < 1.0, "%s: idle SM activity %.3f%% (< 1%%)" % (name, sm_idle))
     check(abs(ratio - 1) <= 0.10, "%s: DRAM read+write %.0f GB/s, the copy measured %.0f GB/s (%+.1f%%)"
           % (name, dram, copy["gbps"], 100 * (ratio - 1)))
-    check(tensor >= 50, "%s: tensor pipe active %.1f%% during the GEMM (%.0f TFLOP/s)" % (name, tensor, gemm["tflops"]))
-    check(summary["delivered_pct"] >= want_pct, "%s: %.3f%% of %d requested samples delivered at %d ns"
-          % (name, summary["delivered_pct"], summary["expected_reports"], summary["period_ns"]))
+    check(tensor >= 50, "%s: tensor pipe active %.1f%% during the GEMM (%.0f TFLOP/s)"
+          % (name, tensor, gemm["tflops"]))
+    check(delivered >= 99, "%s: %d of %.0f samples delivered (%.3f%%) at %d ns over %.2f s"
+          % (name, reports, expected, delivered, period, span / 1e9))
 
-second = lines("stream-second.ndjson")
-status = open(os.path.join(out, "second.status")).read().strip()
-msg = next((r["message"] for r in second if "error" in r), "")
-figures["second_daemon"] = dict(status=status, message=msg)
-check(status == "4" and "busy elsewhere" in msg, "a second daemon is told: %s" % (msg or "(nothing)"))
-
-tel = [r for r in lines("stream-telemetry.ndjson") if "values" in r]
-figures["telemetry"] = tel[-1]["values"] if tel else None
-check(bool(tel) and tel[-1]["values"].get("Power", 0) > 0 and tel[-1]["values"].get("SmClock", 0) > 0,
-      "NVML telemetry beside another PM sampling session: %s" % (tel[-1]["values"] if tel else "no frames"))
+figures["overflows_logged"] = read("daemon-main.log").count("overflowed")
+status = read("second.status").strip()
+msg = read("stream-second.log").strip()
+figures["second_daemon"] = dict(exit_status=status, message=msg)
+check(status == "5" and "busy elsewhere" in msg, "a second daemon is told: %s" % (msg or "(nothing)"))
+holder = lines("stream-holder.ndjson")
+held_lost = sum(f["buffers_lost"] + f["lost"] for f in holder)
+figures["first_daemon_meanwhile"] = dict(frames=len(holder), lost=held_lost)
+check(len(holder) >= 5 and not held_lost,
+      "the first daemon streamed on meanwhile: %d frames, %d lost" % (len(holder), held_lost))
+tel = lines("stream-telemetry.ndjson")
+figures["telemetry"] = tel[-1] if tel else read("stream-telemetry.log").strip()
+check(bool(tel) and (tel[-1].get("Power") or 0) > 0 and (tel[-1].get("SmClock") or 0) > 0,
+      "NVML telemetry beside the other daemon's PM sampling: %s"
+      % (", ".join("%s %s" % (k, tel[-1].get(k)) for k in ("Power", "SmClock", "Temperature"))
+         if tel else "no frames"))
 for s in ("Compute", "Memory"):
-    rows = lines("stream-%s.ndjson" % s)
-    frames = [r for r in rows if "values" in r]
-    err = next((r["message"] for r in rows if "error" in r), None)
-    figures[s] = frames[-1]["values"] if frames else err
-    check(bool(frames), "set %s streams%s" % (s, "" if frames else ": " + str(err)))
+    frames = lines("stream-%s.ndjson" % s)
+    figures[s] = frames[-1] if frames else read("stream-%s.log" % s).strip()
+    check(bool(frames), "set %s streams%s" % (s, "" if frames else ": " + figures[s]))
 json.dump(figures, open(os.path.join(out, "figures.json"), "w"), indent=1)
 EOF
 cat "$OUT/checks.txt"
