@@ -9,11 +9,11 @@
  * come back to the loop through an async handle.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/error.h"
 #include "daemon/log.h"
 #include "daemon/nvidia/counter_plan.h"
 #include "daemon/nvidia/gpu_info.h"
@@ -35,19 +35,6 @@ struct nvidia_source {
 	size_t records_cap;
 	struct gpd_nv_sampler_stats stats;
 };
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static void on_wake(uv_async_t *handle)
 {
@@ -80,20 +67,20 @@ static int open_error(struct nvidia_source *ns, int code, const char *why,
 	const char *name = ns->base.name;
 	switch (code) {
 	case -EBUSY:
-		return fail(err, code, "%s: PM sampling is busy elsewhere: "
+		return gpd_fail(err, code, "%s: PM sampling is busy elsewhere: "
 			    "another profiler (a second gpuperfd, Nsight "
 			    "Compute, DCGM) holds this GPU's counters; stop it, "
 			    "or use the Telemetry set, which works alongside "
 			    "(%s)", name, why);
 	case -EACCES:
-		return fail(err, code, "%s: the driver restricts GPU profiling "
+		return gpd_fail(err, code, "%s: the driver restricts GPU profiling "
 			    "to administrators; run gpuperfd as root or load "
 			    "nvidia with NVreg_RestrictProfilingToAdminUsers=0 "
 			    "(%s)", name, why);
 	case -ENOENT:
-		return fail(err, code, "%s: %s", name, why);
+		return gpd_fail(err, code, "%s: %s", name, why);
 	default:
-		return fail(err, code, "%s: sampling could not start: %s", name,
+		return gpd_fail(err, code, "%s: sampling could not start: %s", name,
 			    why);
 	}
 }
@@ -118,12 +105,12 @@ static int nvidia_open(struct gpd_source *src,
 	if (ret)
 		return ret;
 	if (sc.plan.kind == GPD_NV_PLAN_PM && !ns->libs->have_cupti)
-		return fail(err, -ENOENT, "%s: %s", src->name,
+		return gpd_fail(err, -ENOENT, "%s: %s", src->name,
 			    ns->libs->why_no_cupti);
 
 	struct gpd_nv_sampler *sampler = calloc(1, sizeof(*sampler));
 	if (!sampler)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	memset(&ns->stats, 0, sizeof(ns->stats));
 	ret = gpd_nv_sampler_start(sampler, &sc, &ns->wake, why, sizeof(why));
 	if (ret) {
@@ -181,14 +168,14 @@ static int add_definitions(struct gpm_metrics_db *db,
 	if (gpm_metrics_db_find_platform(db, platform->name))
 		return 0;
 	if (strcmp(platform->name, GPM_NVIDIA_METRICS_PLATFORM))
-		return fail(err, -ENOENT, "no metric definitions for %s are "
+		return gpd_fail(err, -ENOENT, "no metric definitions for %s are "
 			    "loaded; add --metrics-dir DIR where DIR holds "
 			    "oa-%s.xml", platform->name, platform->name);
 	int ret = gpm_metrics_db_add_buffer(db, "<built-in>/"
 					    GPM_NVIDIA_METRICS_NAME,
 					    gpm_nvidia_metrics_xml,
 					    gpm_nvidia_metrics_xml_size());
-	return ret ? fail(err, ret, "out of memory") : 0;
+	return ret ? gpd_fail(err, ret, "out of memory") : 0;
 }
 
 /* Loads the real libraries into own unless libs are given; cuInit. */
@@ -236,7 +223,7 @@ int gpd_nvidia_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 	struct nvidia_source *ns = calloc(1, sizeof(*ns));
 	char why[GPD_NV_LIBS_WHY];
 	if (!ns)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	ns->libs = opts->libs;
 	ns->index = opts->index;
 	ns->retry_ms = opts->retry_ms ? opts->retry_ms : DEFAULT_RETRY_MS;
@@ -247,12 +234,12 @@ int gpd_nvidia_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 		ret = gpd_nv_gpu_describe(ns->libs, ns->index, "/sys", &ns->gpu,
 					  why, sizeof(why));
 	if (ret) {
-		fail(err, ret, "nvidia:%u: %s", opts->index, why);
+		gpd_fail(err, ret, "nvidia:%u: %s", opts->index, why);
 		goto err;
 	}
 	const struct gpm_platform *platform = gpm_platform_by_name(ns->gpu.chip);
 	if (!platform || strcmp(platform->oa_format, "NVPM32u64")) {
-		ret = fail(err, -ENOENT, "nvidia:%u is a %s (%s); gpuperfd has "
+		ret = gpd_fail(err, -ENOENT, "nvidia:%u is a %s (%s); gpuperfd has "
 			   "metric definitions for GH100 (H100, H200) only",
 			   opts->index, ns->gpu.name, ns->gpu.chip);
 		goto err;
