@@ -3,12 +3,12 @@
  * table.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/config.h"
+#include "daemon/error.h"
 
 void gpd_config_usage(FILE *out)
 {
@@ -123,19 +123,6 @@ static const struct option table[] = {
  * is returned as ':' for our own message. */
 static const char short_options[] = "+:d:m:l:h";
 
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 static const struct option *option_of(int val)
 {
 	for (size_t i = 0; i < N_OPTIONS; i++)
@@ -171,14 +158,14 @@ static int refuse(int c, char *const *args, struct gpd_error *err)
 {
 	const char *arg = args[optind - 1];
 	if (c == ':')
-		return fail(err, -EINVAL, "%s needs a value; see 'gpuperfd "
+		return gpd_fail(err, -EINVAL, "%s needs a value; see 'gpuperfd "
 			    "--help'", arg);
 	if (optopt && option_of(optopt))
-		return fail(err, -EINVAL, "%s takes no value", arg);
+		return gpd_fail(err, -EINVAL, "%s takes no value", arg);
 	if (optopt)
-		return fail(err, -EINVAL, "unknown option '-%c'; see "
+		return gpd_fail(err, -EINVAL, "unknown option '-%c'; see "
 			    "'gpuperfd --help'", optopt);
-	return fail(err, -EINVAL, "unknown option '%s'; see 'gpuperfd "
+	return gpd_fail(err, -EINVAL, "unknown option '%s'; see 'gpuperfd "
 		    "--help'", arg);
 }
 
@@ -189,7 +176,7 @@ static int scan_command_line(struct gpd_config *cfg, bool given[N_OPTIONS],
 {
 	char **args = calloc((size_t)cfg->argc + 1, sizeof(*args));
 	if (!args)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	memcpy(args, cfg->argv, (size_t)cfg->argc * sizeof(*args));
 	int ret = 0;
 	int c;
@@ -223,7 +210,7 @@ static int merge(struct gpd_config *cfg, const bool given[N_OPTIONS],
 	const struct gpd_config_file *f = &cfg->file;
 	cfg->args = calloc(f->n_lines + (size_t)cfg->argc + 1, sizeof(*cfg->args));
 	if (!cfg->args)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	cfg->args[cfg->n_args++] = strdup(cfg->argv[0] ? cfg->argv[0] : "gpuperfd");
 	for (size_t i = 0; i < f->n_lines; i++) {
 		const struct gpd_config_line *l = &f->lines[i];
@@ -232,16 +219,16 @@ static int merge(struct gpd_config *cfg, const bool given[N_OPTIONS],
 		char *arg;
 		if (asprintf(&arg, "--%s%s%s", l->option->name,
 			     l->value ? "=" : "", l->value ? l->value : "") < 0)
-			return fail(err, -ENOMEM, "out of memory");
+			return gpd_fail(err, -ENOMEM, "out of memory");
 		lines[cfg->n_args] = l->line;
 		cfg->args[cfg->n_args++] = arg;
 	}
 	*n_from_file = cfg->n_args - 1;
 	for (int i = 1; i < cfg->argc; i++)
 		if (!(cfg->args[cfg->n_args++] = strdup(cfg->argv[i])))
-			return fail(err, -ENOMEM, "out of memory");
+			return gpd_fail(err, -ENOMEM, "out of memory");
 	if (!cfg->args[0])
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -268,17 +255,17 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_SEED:
 		if (parse_u64(arg, &d->seed))
-			return fail(err, -EINVAL, "--seed takes a number, not "
+			return gpd_fail(err, -EINVAL, "--seed takes a number, not "
 				    "'%s'", arg);
 		break;
 	case OPT_LINGER:
 		if (parse_u64(arg, &d->linger_ms))
-			return fail(err, -EINVAL, "--linger takes milliseconds, "
+			return gpd_fail(err, -EINVAL, "--linger takes milliseconds, "
 				    "not '%s'", arg);
 		break;
 	case OPT_LOG_LEVEL:
 		if (gpd_log_parse_level(arg, &cfg->log_level))
-			return fail(err, -EINVAL, "--log-level takes error, "
+			return gpd_fail(err, -EINVAL, "--log-level takes error, "
 				    "warning, info or debug, not '%s'", arg);
 		break;
 	case OPT_DEV_ROOT:
@@ -304,7 +291,7 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_METRICS_WINDOW:
 		if (parse_u64(arg, &s->metrics_window_ms) || !s->metrics_window_ms)
-			return fail(err, -EINVAL, "--metrics-window takes "
+			return gpd_fail(err, -EINVAL, "--metrics-window takes "
 				    "milliseconds, not '%s'", arg);
 		break;
 	case OPT_MAX_CONNECTIONS:
@@ -331,7 +318,7 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	}
 	if (limit && parse_u32(arg, limit))
-		return fail(err, -EINVAL, "--%s takes a positive number, not "
+		return gpd_fail(err, -EINVAL, "--%s takes a positive number, not "
 			    "'%s'", option_of(c)->name, arg);
 	return 0;
 }
@@ -342,7 +329,7 @@ static int check_file(const struct gpd_config_file *f, struct gpd_error *err)
 	for (size_t i = 0; i < f->n_lines; i++) {
 		int val = f->lines[i].option->val;
 		if (val == OPT_CONFIG || val == 'h' || val == OPT_VERSION)
-			return fail(err, -EINVAL, "%s:%u: '%s' belongs on the "
+			return gpd_fail(err, -EINVAL, "%s:%u: '%s' belongs on the "
 				    "command line, not in the file",
 				    f->path, f->lines[i].line,
 				    f->lines[i].option->name);
@@ -358,7 +345,7 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 	cfg->values = calloc(cfg->n_args, sizeof(*cfg->values));
 	cfg->lists = calloc(3 * cfg->n_args, sizeof(*cfg->lists));
 	if (!cfg->values || !cfg->lists)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	cfg->daemon.device_specs = cfg->lists;
 	cfg->daemon.metrics_dirs = cfg->lists + cfg->n_args;
 	cfg->server.listen = cfg->lists + 2 * cfg->n_args;
@@ -380,17 +367,17 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 			if (at >= 1 && at <= n_from_file) {
 				char words[sizeof(err->message)];
 				snprintf(words, sizeof(words), "%s", err->message);
-				fail(err, ret, "%s:%u: %s", cfg->file.path,
+				gpd_fail(err, ret, "%s:%u: %s", cfg->file.path,
 				     lines[at], words);
 			}
 			return ret;
 		}
 	}
 	if (optind < n)
-		return fail(err, -EINVAL, "unexpected argument '%s'; see "
+		return gpd_fail(err, -EINVAL, "unexpected argument '%s'; see "
 			    "'gpuperfd --help'", cfg->args[optind]);
 	if (cfg->server.no_tcp && cfg->server.n_listen)
-		return fail(err, -EINVAL, "--listen none goes alone");
+		return gpd_fail(err, -EINVAL, "--listen none goes alone");
 	return 0;
 }
 
@@ -417,7 +404,7 @@ int gpd_config_load(struct gpd_config *cfg, int argc, char *const *argv,
 	unsigned *lines = calloc(cfg->file.n_lines + 1, sizeof(*lines));
 	size_t n_from_file = 0;
 	if (!lines)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	ret = merge(cfg, given, lines, &n_from_file, err);
 	if (!ret)
 		ret = parse(cfg, lines, n_from_file, err);

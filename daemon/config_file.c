@@ -3,25 +3,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/config_file.h"
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
+#include "daemon/error.h"
 
 /* s without the blanks around it, in place. */
 static char *trim(char *s)
@@ -78,22 +65,22 @@ static int parse_line(struct gpd_config_file *file, char *text,
 	char *name = trim(line);
 	const char *path = file->path;
 	if (name[0] == '-')
-		return fail(err, -EINVAL, "%s:%u: write the option without its "
+		return gpd_fail(err, -EINVAL, "%s:%u: write the option without its "
 			    "dashes: `%s%s`", path, lineno,
 			    name + strspn(name, "-"), value ? " = VALUE" : "");
 	const struct option *option = find_option(table, name);
 	if (!option)
-		return fail(err, -EINVAL, "%s:%u: '%s' is not an option of "
+		return gpd_fail(err, -EINVAL, "%s:%u: '%s' is not an option of "
 			    "gpuperfd; see 'gpuperfd --help'", path, lineno,
 			    *name ? name : "=");
 	if (option->has_arg == required_argument && (!value || !*value))
-		return fail(err, -EINVAL, "%s:%u: '%s' needs a value: `%s = "
+		return gpd_fail(err, -EINVAL, "%s:%u: '%s' needs a value: `%s = "
 			    "VALUE`", path, lineno, name, name);
 	if (option->has_arg == no_argument && value)
-		return fail(err, -EINVAL, "%s:%u: '%s' takes no value; write "
+		return gpd_fail(err, -EINVAL, "%s:%u: '%s' takes no value; write "
 			    "`%s` alone", path, lineno, name, name);
 	if (add_line(file, option, value, lineno))
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -103,12 +90,12 @@ int gpd_config_file_read(struct gpd_config_file *file, const char *path,
 	memset(file, 0, sizeof(*file));
 	file->path = strdup(path);
 	if (!file->path)
-		return fail(err, -ENOMEM, "out of memory");
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	FILE *f = fopen(path, "re");
 	if (!f) {
 		int code = -errno;
 		gpd_config_file_fini(file);
-		return fail(err, code, "--config %s: %s", path, strerror(-code));
+		return gpd_fail(err, code, "--config %s: %s", path, strerror(-code));
 	}
 	char *text = NULL;
 	size_t size = 0;
@@ -117,7 +104,7 @@ int gpd_config_file_read(struct gpd_config_file *file, const char *path,
 	while (!ret && getline(&text, &size, f) >= 0)
 		ret = parse_line(file, text, ++lineno, table, err);
 	if (!ret && ferror(f))
-		ret = fail(err, -EIO, "--config %s: read error", path);
+		ret = gpd_fail(err, -EIO, "--config %s: read error", path);
 	free(text);
 	fclose(f);
 	if (ret)

@@ -5,7 +5,6 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include <sys/capability.h>
 
+#include "daemon/error.h"
 #include "daemon/log.h"
 #include "daemon/privileges.h"
 
@@ -22,19 +22,6 @@
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct gpd_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	err->code = code;
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 int gpd_privileges_read_caps(const char *field, uint64_t *out)
 {
@@ -118,19 +105,19 @@ static int become(const char *user, uid_t uid, gid_t gid, struct gpd_error *err)
 	/* setuid() away from 0 clears the permitted set unless asked to
 	 * keep it; the sets are then narrowed to CAP_PERFMON below. */
 	if (prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L))
-		return fail(err, -errno, "prctl(PR_SET_KEEPCAPS): %s",
+		return gpd_fail(err, -errno, "prctl(PR_SET_KEEPCAPS): %s",
 			    strerror(errno));
 	if (initgroups(user, gid))
-		return fail(err, -errno, "--user %s: setting its groups: %s",
+		return gpd_fail(err, -errno, "--user %s: setting its groups: %s",
 			    user, strerror(errno));
 	if (setresgid(gid, gid, gid))
-		return fail(err, -errno, "--user %s: setgid(%u): %s", user,
+		return gpd_fail(err, -errno, "--user %s: setgid(%u): %s", user,
 			    (unsigned)gid, strerror(errno));
 	if (setresuid(uid, uid, uid))
-		return fail(err, -errno, "--user %s: setuid(%u): %s", user,
+		return gpd_fail(err, -errno, "--user %s: setuid(%u): %s", user,
 			    (unsigned)uid, strerror(errno));
 	if (prctl(PR_SET_KEEPCAPS, 0L, 0L, 0L, 0L))
-		return fail(err, -errno, "prctl(PR_SET_KEEPCAPS): %s",
+		return gpd_fail(err, -errno, "prctl(PR_SET_KEEPCAPS): %s",
 			    strerror(errno));
 	return 0;
 }
@@ -138,17 +125,17 @@ static int become(const char *user, uid_t uid, gid_t gid, struct gpd_error *err)
 int gpd_privileges_drop(const char *user, struct gpd_error *err)
 {
 	if (geteuid() != 0)
-		return fail(err, -EPERM, "--user %s: gpuperfd must start as "
+		return gpd_fail(err, -EPERM, "--user %s: gpuperfd must start as "
 			    "root to change user; start it as root or leave "
 			    "--user out", user);
 	struct passwd pw, *found = NULL;
 	char buf[4096];
 	int code = getpwnam_r(user, &pw, buf, sizeof(buf), &found);
 	if (code || !found)
-		return fail(err, code ? -code : -ENOENT, "--user %s: %s", user,
+		return gpd_fail(err, code ? -code : -ENOENT, "--user %s: %s", user,
 			    code ? strerror(code) : "no such user");
 	if (pw.pw_uid == 0)
-		return fail(err, -EINVAL, "--user %s is root; name an "
+		return gpd_fail(err, -EINVAL, "--user %s is root; name an "
 			    "unprivileged user such as gpuperf", user);
 	int keep = cap_max_bits() > CAP_PERFMON ? CAP_PERFMON : -1;
 	if (keep >= 0 && cap_get_bound(CAP_PERFMON) != 1) {
@@ -159,18 +146,18 @@ int gpd_privileges_drop(const char *user, struct gpd_error *err)
 	}
 	int ret = limit_bounding_set(keep);
 	if (ret)
-		return fail(err, ret, "--user %s: narrowing the capability "
+		return gpd_fail(err, ret, "--user %s: narrowing the capability "
 			    "bounding set: %s", user, strerror(-ret));
 	ret = become(user, pw.pw_uid, pw.pw_gid, err);
 	if (ret)
 		return ret;
 	ret = set_capabilities(keep);
 	if (ret)
-		return fail(err, ret, "--user %s: keeping CAP_PERFMON: %s",
+		return gpd_fail(err, ret, "--user %s: keeping CAP_PERFMON: %s",
 			    user, strerror(-ret));
 	/* Nothing exec'd from here may gain privileges (set-uid files). */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L))
-		return fail(err, -errno, "prctl(PR_SET_NO_NEW_PRIVS): %s",
+		return gpd_fail(err, -errno, "prctl(PR_SET_NO_NEW_PRIVS): %s",
 			    strerror(errno));
 
 	uint64_t want = keep >= 0 ? GPD_CAP_PERFMON_MASK : 0;
@@ -178,12 +165,12 @@ int gpd_privileges_drop(const char *user, struct gpd_error *err)
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		uint64_t have;
 		if (gpd_privileges_read_caps(sets[i], &have) || have != want)
-			return fail(err, -EIO, "--user %s: %s is not CAP_PERFMON "
+			return gpd_fail(err, -EIO, "--user %s: %s is not CAP_PERFMON "
 				    "alone after dropping privileges", user,
 				    sets[i]);
 	}
 	if (!ids_are("Uid", pw.pw_uid) || !ids_are("Gid", pw.pw_gid))
-		return fail(err, -EIO, "--user %s: the process did not become "
+		return gpd_fail(err, -EIO, "--user %s: the process did not become "
 			    "uid %u gid %u", user, (unsigned)pw.pw_uid,
 			    (unsigned)pw.pw_gid);
 	if (keep < 0)
