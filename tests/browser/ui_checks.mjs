@@ -115,6 +115,11 @@ async function plotCounter(page) {
 
 async function pauseAndResume(page) {
 	await page.click('#live-toggle');
+	// A frame already on its way may still be drawn: let two animation
+	// frames pass before taking the span the pause holds.
+	await page.evaluate(() => new Promise((resolve) =>
+		requestAnimationFrame(() => requestAnimationFrame(resolve))));
+	await page.waitForTimeout(100);
 	const range = () => page.evaluate(() => {
 		const u = window.gpuperfUi.plots.charts[0].u;
 		return [u.scales.x.min, u.scales.x.max];
