@@ -121,12 +121,38 @@ static int nvidia_open(struct gpd_source *src,
 	return 0;
 }
 
+/* What a PM sampling stream cost the sampler, for whoever sizes the
+ * schedule: how long CUPTI's decodes and the evaluation took, and how far
+ * apart the decodes came, against the overflows. */
+static void log_decoding(const struct nvidia_source *ns,
+			 const struct gpd_nv_sampler_stats *st)
+{
+	const struct gpd_nv_pm_stats *pm = &st->pm;
+	if (!pm->decodes)
+		return;
+	gpd_info("%s: %llu samples in %llu sessions, %llu overflows; %llu "
+		 "decodes of %.2f ms on average, %.1f ms at most; evaluating "
+		 "took %.1f ms at most; at most %.1f ms from one decode to the "
+		 "next, and %llu samples in one", ns->base.name,
+		 (unsigned long long)st->reports.reports,
+		 (unsigned long long)st->sessions,
+		 (unsigned long long)st->overflows,
+		 (unsigned long long)pm->decodes,
+		 (double)pm->decode_ns / (double)pm->decodes / 1e6,
+		 (double)pm->decode_ns_max / 1e6,
+		 (double)pm->evaluate_ns_max / 1e6,
+		 (double)pm->apart_ns_max / 1e6,
+		 (unsigned long long)pm->samples_max);
+}
+
 static void nvidia_close(struct gpd_source *src)
 {
 	struct nvidia_source *ns = (struct nvidia_source *)src;
 	if (!ns->sampler)
 		return;
 	gpd_nv_sampler_stop(ns->sampler);
+	ns->stats = ns->sampler->stats;
+	log_decoding(ns, &ns->stats);
 	free(ns->sampler);
 	ns->sampler = NULL;
 }

@@ -1,32 +1,36 @@
 /*
  * A CUPTI PM sampling session (see pm_session.h).
  *
- * The schedule is what worked on an H200 (docs/nvidia-pm-sampling.md and
- * runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
- * most every 5 ms and at least every 100 ms; an image of two and a half
- * decodes' worth, reset after every decode that brought samples; a
- * hardware buffer of four decodes' worth. What must never happen is a
- * full image: CUPTI then loses samples and hands out others twice and out
- * of order, each decode falls further behind, and delivery collapsed to
- * 45% at 16 kHz. Each decode costs the host time in proportion to the
- * hardware buffer, so a large one (64 MB and up at a decode every few ms)
- * did exactly that; one too small overflows, which ends the session (the
- * sampler then opens the next with one twice as large). At 10 kHz with
- * five counters, a buffer of 4 KiB per counter and sample delivered 100%
- * of the samples in two runs of three; the third overflowed once, at the
- * onset of a DRAM-bound kernel. Twice the buffer, or an image of four
- * decodes' worth (its reset costs in proportion too), did worse, and so
- * did what the probe had sustained alone: a decode every 5 ms (50 samples)
- * into a 216-sample image from a 4 MiB buffer overflowed five times in
- * three runs of the daemon, once even after doubling to 16 MiB. A sample
- * still half decoded at a reset is not lost: the next decode brings it
- * whole.
+ * The decode schedule is what worked on an H200 (docs/nvidia-pm-sampling.md
+ * and runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
+ * most every 5 ms and at least every 100 ms, into an image of two and a
+ * half decodes' worth, reset after every decode that brought samples. What
+ * must never happen is a full image: CUPTI then loses samples and hands
+ * out others twice and out of order, each decode falls further behind,
+ * and delivery collapsed to 45% at 16 kHz. A sample still half decoded at
+ * a reset is not lost: the next decode brings it whole.
+ *
+ * The hardware buffer must outlast the longest DecodeData call, and with
+ * KEEP_OLDEST a full one ends the session: what it held and the next
+ * session's setup are lost, 0.4 s and more. The calls are long: at 10 kHz
+ * with five counters (a decode every 25 ms) they took 9.6-11.5 ms on
+ * average and up to 55 ms. And a DRAM-bound kernel in another process
+ * makes the hardware write far more per sample: at its onset, a buffer of
+ * four decodes' worth at 4 KiB per counter (19 MiB, 300 ms of idle
+ * samples) overflowed in both runs, 64 ms after the decode before, which
+ * had itself taken 64 ms; 4-16 MiB with a decode every 5 ms overflowed as
+ * well. Sized for a second of samples at 4 KiB per counter (195 MiB
+ * there), it never did, and the calls took about as long as from the
+ * small ones (11.4 ms on average, against 10.1): their cost does not grow
+ * with the buffer, whose size only lengthens SetConfig (a third of a
+ * second at 256 MiB).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/nvidia/pm_session.h"
 
@@ -35,7 +39,7 @@
 #define MAX_DECODE_PERIOD_NS 100000000ull
 #define IMAGE_HALF_PERIODS 5
 #define IMAGE_SLACK 16
-#define HW_PERIODS 4
+#define HW_SPAN_NS 1000000000ull
 #define HW_BYTES_PER_COUNTER (4u << 10)
 #define HW_BUFFER_MIN (8ull << 20)
 #define HW_BUFFER_MAX (256ull << 20)
@@ -59,8 +63,8 @@ void gpd_nv_pm_schedule_for(uint64_t interval_ns, unsigned n_metrics,
 					   IMAGE_SLACK);
 	schedule->reset_at = 1;
 
-	uint64_t hw = per_period * HW_PERIODS * HW_BYTES_PER_COUNTER *
-		      (n_metrics ? n_metrics : 1);
+	uint64_t hw = (HW_SPAN_NS + interval_ns - 1) / interval_ns *
+		      HW_BYTES_PER_COUNTER * (n_metrics ? n_metrics : 1);
 	if (hw < HW_BUFFER_MIN)
 		hw = HW_BUFFER_MIN;
 	if (hw > HW_BUFFER_MAX)
@@ -349,25 +353,63 @@ static int evaluate_image(struct gpd_nv_pm_session *s,
 	return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void keep_max(uint64_t *max, uint64_t v)
+{
+	if (v > *max)
+		*max = v;
+}
+
+/* Says how long the buffer went without a decode before it overflowed,
+ * and what the decode before took: whether the sampler was held up
+ * between decodes or in one. */
+static void overflowed(const struct gpd_nv_pm_session *s, uint64_t now,
+		       char *why, size_t size)
+{
+	unsigned mib = (unsigned)(s->schedule.hardware_buffer_size >> 20);
+	if (!s->last_decode_at) {
+		snprintf(why, size, "the GPU's PM sampling buffer (%u MiB) "
+			 "overflowed before the session's first decode", mib);
+		return;
+	}
+	snprintf(why, size, "the GPU's PM sampling buffer (%u MiB) overflowed "
+		 "%.1f ms after the decode before, which took %.1f ms (the "
+		 "sampler fell behind)", mib,
+		 (double)(now - s->last_decode_at) / 1e6,
+		 (double)s->last_decode_ns / 1e6);
+}
+
 int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 			     gpd_nv_pm_sample_fn *sample_fn, void *user,
 			     char *why, size_t why_size)
 {
 	size_t total = 0;
+	uint64_t began = monotonic_ns();
 
+	if (s->last_decode_at)
+		keep_max(&s->stats->apart_ns_max, began - s->last_decode_at);
 	for (unsigned round = 0; round < MAX_DRAIN_ROUNDS; round++) {
 		struct gpd_cupti_pm_decode_params dp =
 			PARAMS(struct gpd_cupti_pm_decode_params, overflow);
 		dp.pm = s->pm;
 		dp.data = s->data;
 		dp.data_size = s->data_size;
+		uint64_t t0 = monotonic_ns();
 		gpd_cupti_result r = s->libs->cupti.pm_decode_data(&dp);
+		uint64_t t1 = monotonic_ns();
 		s->stats->decodes++;
+		s->stats->decode_ns += t1 - t0;
+		keep_max(&s->stats->decode_ns_max, t1 - t0);
 		/* With KEEP_OLDEST a full hardware buffer ends the session:
 		 * CUPTI says so by the overflow flag or OUT_OF_MEMORY. */
 		if (dp.overflow || r == GPD_CUPTI_ERROR_OUT_OF_MEMORY) {
-			snprintf(why, why_size, "the GPU's PM sampling buffer "
-				 "overflowed (the sampler fell behind)");
+			overflowed(s, began, why, why_size);
 			return -EOVERFLOW;
 		}
 		if (r)
@@ -375,6 +417,7 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		size_t before = s->evaluated, completed = 0, populated = 0;
 		int ret = evaluate_image(s, sample_fn, user, &completed,
 					 &populated, why, why_size);
+		keep_max(&s->stats->evaluate_ns_max, monotonic_ns() - t1);
 		if (ret)
 			return ret;
 		total += s->evaluated - before;
@@ -392,6 +435,9 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		if (!full)
 			break;
 	}
+	keep_max(&s->stats->samples_max, total);
+	s->last_decode_at = began;
+	s->last_decode_ns = monotonic_ns() - began;
 	return total > INT32_MAX ? INT32_MAX : (int)total;
 }
 

@@ -16,12 +16,18 @@
 #define GPD_NV_PM_MIN_INTERVAL_NS 10000ull            /* 10 us */
 #define GPD_NV_PM_MAX_INTERVAL_NS 1000000000ull       /* 1 s */
 
-/* What the decoding did, over sessions. */
+/* What the decoding did, over sessions. The times say where a sampler
+ * that fell behind lost its time: in CUPTI's decoding, in evaluating
+ * samples, or between decodes. */
 struct gpd_nv_pm_stats {
 	uint64_t decodes;               /* DecodeData calls */
 	uint64_t full_images;           /* decodes that filled the image */
 	uint64_t resets;                /* counter data image resets */
 	uint64_t cut_samples;           /* half-decoded samples at a reset */
+	uint64_t decode_ns, decode_ns_max;      /* in DecodeData */
+	uint64_t evaluate_ns_max;       /* a decode's samples, evaluated */
+	uint64_t apart_ns_max;          /* from one decode to the next */
+	uint64_t samples_max;           /* samples a decode brought */
 };
 
 /* How a session decodes: every decode_period_ns, into an image of
@@ -58,6 +64,8 @@ struct gpd_nv_pm_session {
 	size_t data_size;
 	struct gpd_nv_pm_schedule schedule;
 	size_t evaluated;               /* samples of the image handed out */
+	uint64_t last_decode_at;        /* CLOCK_MONOTONIC ns; 0: none yet */
+	uint64_t last_decode_ns;        /* what that decode took */
 	struct gpd_nv_pm_stats *stats;
 	struct gpd_nv_pm_stats own_stats;       /* when the config gives none */
 	double *values;                 /* one sample's, n_metrics */
@@ -94,7 +102,7 @@ void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);
 
 /* The schedule for n_metrics counters at an interval: decodes often
  * enough, into an image large enough, that the image never fills, from a
- * hardware buffer that holds a few decodes' worth (see pm_session.c). */
+ * hardware buffer that holds a second of samples (see pm_session.c). */
 void gpd_nv_pm_schedule_for(uint64_t interval_ns, unsigned n_metrics,
 			    struct gpd_nv_pm_schedule *schedule);
 

@@ -15,8 +15,11 @@
  * records at the fastest rates. */
 #define MAX_QUEUED_BYTES (32u << 20)
 #define BATCH_INITIAL (64u << 10)
-/* Up to 16 times the schedule's hardware buffer. */
+/* Each overflow doubles the hardware buffer, up to 16 times the
+ * schedule's but no further than 1 GiB: SetConfig takes longer the larger
+ * it is (a third of a second at 256 MiB), and so does every new session. */
 #define MAX_BUFFER_DOUBLINGS 4
+#define MAX_HW_BUFFER (1ull << 30)
 
 static uint64_t monotonic_ns(void)
 {
@@ -157,7 +160,10 @@ static int open_session(struct gpd_nv_sampler *s, char *why, size_t size)
 	if (plan->kind == GPD_NV_PLAN_PM) {
 		struct gpd_nv_pm_schedule schedule;
 		gpd_nv_pm_schedule_for(plan->interval_ns, plan->n, &schedule);
-		schedule.hardware_buffer_size <<= s->buffer_doublings;
+		uint64_t hw = (uint64_t)schedule.hardware_buffer_size
+			      << s->buffer_doublings;
+		schedule.hardware_buffer_size =
+			(size_t)(hw < MAX_HW_BUFFER ? hw : MAX_HW_BUFFER);
 		struct gpd_nv_pm_config pc = {
 			.device_index = s->cfg.device_index,
 			.metrics = plan->names,
@@ -291,6 +297,10 @@ static void *run(void *arg)
 		next = monotonic_ns() + period_of(s);
 	}
 	close_session(s);
+	pthread_mutex_lock(&s->lock);
+	s->mine.reports = s->builder.stats;
+	s->stats = s->mine;
+	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 

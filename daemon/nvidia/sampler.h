@@ -13,6 +13,10 @@
  * BUFFER_LOST record, closes it and opens a new one; while that fails it
  * says so once (busy elsewhere, or device lost) and tries again every
  * second, and says when it is back.
+ *
+ * Nothing the loop does holds the thread up: it takes the records by
+ * swapping buffers under the lock, and when it falls that far behind, the
+ * thread drops batches rather than wait for it.
  */
 #ifndef GPD_NVIDIA_SAMPLER_H
 #define GPD_NVIDIA_SAMPLER_H
@@ -99,7 +103,8 @@ int gpd_nv_sampler_start(struct gpd_nv_sampler *s,
 			 const struct gpd_nv_sampler_config *cfg,
 			 uv_async_t *wake, char *why, size_t why_size);
 
-/* Stops the thread and frees what it holds. */
+/* Stops the thread and frees what it holds; s->stats are then the
+ * thread's last. */
 void gpd_nv_sampler_stop(struct gpd_nv_sampler *s);
 
 /*

@@ -224,6 +224,16 @@ START_TEST(windows_from_samples)
 	ck_assert_uint_eq(fake.stops, 1);
 	ck_assert_uint_eq(fake.disables, 1);
 	ck_assert_uint_eq(fake.profiler_inits, fake.profiler_deinits);
+	/* Where the sampler's time went: decodes every 100 ms (125 samples
+	 * of 800 us), each far shorter. */
+	const struct gpd_nv_pm_stats *pm = &r.stats.pm;
+	ck_assert_uint_ge(pm->decodes, 2);
+	ck_assert_uint_gt(pm->decode_ns, 0);
+	ck_assert_uint_le(pm->decode_ns_max, 50 * 1000000ull);
+	ck_assert_uint_ge(pm->apart_ns_max, 90 * 1000000ull);
+	ck_assert_uint_le(pm->apart_ns_max, 1000 * 1000000ull);
+	ck_assert_uint_ge(pm->samples_max, 125);
+	ck_assert_uint_le(pm->samples_max, 126);
 }
 END_TEST
 
@@ -279,6 +289,41 @@ START_TEST(overflow_counted_and_restarted)
 	ck_assert_uint_eq(fake.hw_sizes[1], 2 * fake.hw_sizes[0]);
 	/* Windows after the restart are as right as before it. */
 	check_basic_means(&r);
+}
+END_TEST
+
+/* Overflows until the fourth session. */
+static void overflow_thrice(struct run *r)
+{
+	if (r->stats.overflows >= 3 && r->stats.sessions >= 4) {
+		r->stop_after = r->frames;
+		return;
+	}
+	pthread_mutex_lock(&fake.lock);
+	if (fake.overflow_at <= fake.decodes && fake.configs == r->stats.sessions)
+		fake.overflow_at = fake.decodes + 1;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+/* At 12.5 us the schedule's buffer is already the largest (256 MiB); the
+ * overflows double it up to 1 GiB and no further. */
+START_TEST(hardware_buffer_grows_to_1_gib)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 12500, 20000000, &err), 0);
+	r.on_frame = overflow_thrice;
+	run_loop(&r, 0, 8000);
+	ck_assert(!r.timed_out);
+	ck_assert_uint_eq(r.stats.overflows, 3);
+	ck_assert_uint_eq(fake.interval_ns, 12500);
+	ck_assert_uint_eq(fake.hw_sizes[0], 256u << 20);
+	ck_assert_uint_eq(fake.hw_sizes[1], 512u << 20);
+	ck_assert_uint_eq(fake.hw_sizes[2], 1u << 30);
+	ck_assert_uint_eq(fake.hw_sizes[3], 1u << 30);
 }
 END_TEST
 
@@ -552,6 +597,7 @@ static Suite *nvidia_source_suite(void)
 	tcase_add_test(tc, windows_from_samples);
 	tcase_add_test(tc, first_sample_dropped);
 	tcase_add_test(tc, overflow_counted_and_restarted);
+	tcase_add_test(tc, hardware_buffer_grows_to_1_gib);
 	tcase_add_test(tc, gap_counted_as_loss);
 	tcase_add_test(tc, repeated_sample_dropped);
 	tcase_add_test(tc, hardware_busy_refused_as_busy_elsewhere);
