@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "device.h"
 
@@ -252,6 +253,24 @@ struct gpm_recording_stats {
 /* Enough for the largest possible record, so one always fits. */
 #define GPM_RECORDING_READER_BUFFER_SIZE 65536
 
+/*
+ * A recording whose bytes the caller hands over a stretch at a time, for
+ * one read some other way than by the reader itself (by another thread
+ * ahead of it, say).
+ */
+struct gpm_recording_source {
+	uint64_t size;                  /* of the recording */
+	/*
+	 * Points *data at the recording's bytes from offset on and returns
+	 * how many are there: at least GPM_RECORDING_READER_BUFFER_SIZE, or
+	 * every byte left when fewer are, and fewer only where the file
+	 * shrank. They stay put until the next call. A negative errno when
+	 * they cannot be read.
+	 */
+	ssize_t (*fetch)(void *ctx, uint64_t offset, const unsigned char **data);
+	void *ctx;
+};
+
 struct gpm_recording_reader {
 	struct gpm_recording_info info;         /* read-only, set by open */
 	struct gpm_recording_stats stats;       /* read-only */
@@ -259,9 +278,12 @@ struct gpm_recording_reader {
 	int fd;
 	bool owns_fd;
 	const unsigned char *memory;    /* in-memory recording, or NULL */
+	struct gpm_recording_source source;     /* fetch NULL: none */
 	uint64_t size;                  /* of the recording */
 	uint64_t offset;                /* of the next record */
-	uint64_t window_offset;         /* file offset of window[0] */
+	/* The bytes at hand: window, or the source's last stretch. */
+	const unsigned char *span;
+	uint64_t window_offset;         /* file offset of span[0] */
 	size_t window_len;
 	bool have_device_info;
 	bool have_topology;
@@ -279,7 +301,8 @@ struct gpm_recording_reader {
  * Fails with err filled when the file is malformed there or lacks device
  * info or topology. _open takes a path and closes the file in _close;
  * _open_fd reads a regular file (or memfd) with pread and leaves fd open;
- * _open_memory walks size bytes at data, which must outlive the reader.
+ * _open_memory walks size bytes at data, which must outlive the reader;
+ * _open_source takes the bytes from source, which must outlive it too.
  */
 int gpm_recording_reader_open(struct gpm_recording_reader *r,
 			      const char *path,
@@ -288,6 +311,9 @@ int gpm_recording_reader_open_fd(struct gpm_recording_reader *r, int fd,
 				 struct gpm_recording_error *err);
 int gpm_recording_reader_open_memory(struct gpm_recording_reader *r,
 				     const void *data, size_t size,
+				     struct gpm_recording_error *err);
+int gpm_recording_reader_open_source(struct gpm_recording_reader *r,
+				     const struct gpm_recording_source *source,
 				     struct gpm_recording_error *err);
 
 /*

@@ -1,8 +1,8 @@
 /*
  * The recording reader: walks an IGT recording record by record, checking
- * each one, through a fixed window of the file (pread) or over a buffer in
- * memory. Nothing is kept per record, so memory stays flat however long
- * the recording.
+ * each one, through a fixed window of the file (pread), over a buffer in
+ * memory, or over the stretches a source hands it. Nothing is kept per
+ * record, so memory stays flat however long the recording.
  *
  * Checks beyond IGT's reader, which trusts the file: a size field below
  * the header or past the end of the file, the sizes of every known record
@@ -51,8 +51,35 @@ static size_t at_hand(const struct gpm_recording_reader *r, uint64_t offset,
 	if (offset < r->window_offset ||
 	    offset >= r->window_offset + r->window_len)
 		return 0;
-	*p = r->window + (offset - r->window_offset);
+	*p = r->span + (offset - r->window_offset);
 	return (size_t)(r->window_offset + r->window_len - offset);
+}
+
+static int shrank(struct gpm_recording_error *err, uint64_t offset)
+{
+	return gpm__recording_fail(err, -EIO, GPM_RECORDING_ERR_IO, offset,
+				   "the file shrank while being read");
+}
+
+/* The source's stretch from offset on, which has to hold as much as the
+ * window would. */
+static int fetch(struct gpm_recording_reader *r, uint64_t offset,
+		 struct gpm_recording_error *err)
+{
+	uint64_t left = r->size - offset;
+	size_t want = left < sizeof(r->window) ? (size_t)left : sizeof(r->window);
+	const unsigned char *data = NULL;
+
+	r->window_len = 0;
+	ssize_t n = r->source.fetch(r->source.ctx, offset, &data);
+	if (n < 0)
+		return io_error(err, offset, (int)n, "read failed");
+	if ((size_t)n < want)
+		return shrank(err, offset + (uint64_t)n);
+	r->span = data;
+	r->window_offset = offset;
+	r->window_len = (uint64_t)n < left ? (size_t)n : (size_t)left;
+	return 0;
 }
 
 /* Reads the window full from offset on. Re-reading the partial record the
@@ -64,6 +91,8 @@ static int refill(struct gpm_recording_reader *r, uint64_t offset,
 	size_t want = left < sizeof(r->window) ? (size_t)left : sizeof(r->window);
 	size_t got = 0;
 
+	if (r->source.fetch)
+		return fetch(r, offset, err);
 	r->window_len = 0;
 	while (got < want) {
 		ssize_t n = pread(r->fd, r->window + got, want - got,
@@ -74,12 +103,10 @@ static int refill(struct gpm_recording_reader *r, uint64_t offset,
 			return io_error(err, offset, -errno, "read failed");
 		}
 		if (n == 0)
-			return gpm__recording_fail(err, -EIO,
-						   GPM_RECORDING_ERR_IO,
-						   offset + got,
-						   "the file shrank while being read");
+			return shrank(err, offset + got);
 		got += (size_t)n;
 	}
+	r->span = r->window;
 	r->window_offset = offset;
 	r->window_len = got;
 	return 0;
@@ -551,7 +578,9 @@ static void reader_init(struct gpm_recording_reader *r)
 	r->fd = -1;
 	r->owns_fd = false;
 	r->memory = NULL;
+	memset(&r->source, 0, sizeof(r->source));
 	r->size = 0;
+	r->span = NULL;
 	r->offset = 0;
 	r->window_offset = 0;
 	r->window_len = 0;
@@ -572,6 +601,22 @@ int gpm_recording_reader_open_memory(struct gpm_recording_reader *r,
 	reader_init(r);
 	r->memory = data ? data : &empty;
 	r->size = size;
+	return read_header(r, err);
+}
+
+int gpm_recording_reader_open_source(struct gpm_recording_reader *r,
+				     const struct gpm_recording_source *source,
+				     struct gpm_recording_error *err)
+{
+	reader_init(r);
+	if (!source->fetch)
+		return gpm__recording_fail(err, -EINVAL,
+					   GPM_RECORDING_ERR_ARGUMENT,
+					   GPM_RECORDING_NO_OFFSET,
+					   "a recording source needs a fetch "
+					   "function");
+	r->source = *source;
+	r->size = source->size;
 	return read_header(r, err);
 }
 

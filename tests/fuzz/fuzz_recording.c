@@ -1,8 +1,9 @@
 /*
  * Fuzzes the recording reader: arbitrary bytes read as a recording, once
- * from memory and twice from a memfd through the reader's pread window,
- * the second time in runs of samples. All must yield the same records and
- * fail the same way, and every record must lie inside the input.
+ * from memory, twice from a memfd through the reader's pread window (the
+ * second time in runs of samples) and once from a source handing over the
+ * least it may at a time. All must yield the same records and fail the
+ * same way, and every record must lie inside the input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,28 @@ static void check_record(const struct gpm_recording_reader *r,
 	}
 }
 
+/* The input handed over a stretch of the least allowed at a time, copied
+ * into one buffer with garbage after it, so that reading past a stretch
+ * or keeping one past the next fetch shows. */
+struct stretches {
+	const uint8_t *data;
+	size_t size;
+	unsigned char buf[GPM_RECORDING_READER_BUFFER_SIZE + 64];
+};
+
+static ssize_t stretch_fetch(void *ctx, uint64_t offset,
+			     const unsigned char **data)
+{
+	struct stretches *s = ctx;
+	size_t n = s->size - offset < GPM_RECORDING_READER_BUFFER_SIZE ?
+		   s->size - offset : GPM_RECORDING_READER_BUFFER_SIZE;
+
+	memset(s->buf, 0xa5, sizeof(s->buf));
+	memcpy(s->buf, s->data + offset, n);
+	*data = s->buf;
+	return (ssize_t)n;
+}
+
 static void same_error(int rc_a, const struct gpm_recording_error *a,
 		       int rc_b, const struct gpm_recording_error *b)
 {
@@ -46,9 +69,11 @@ static void same_error(int rc_a, const struct gpm_recording_error *a,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct gpm_recording_reader mem, file, runs;
-	struct gpm_recording_error err_mem, err_file, err_runs;
-	struct gpm_recording_record rec_mem, rec_file, rec_runs;
+	static struct gpm_recording_reader mem, file, runs, src;
+	static struct stretches stretches;
+	struct gpm_recording_source source = { size, stretch_fetch, &stretches };
+	struct gpm_recording_error err_mem, err_file, err_runs, err_src;
+	struct gpm_recording_record rec_mem, rec_file, rec_runs, rec_src;
 	size_t run_index = 0, run_left = 0;
 
 	int fd = memfd_create("fuzz_recording", 0);
@@ -60,11 +85,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	same_error(rc_mem, &err_mem, rc_file, &err_file);
 	int rc_runs = gpm_recording_reader_open_fd(&runs, fd, &err_runs);
 	same_error(rc_mem, &err_mem, rc_runs, &err_runs);
+	stretches.data = data;
+	stretches.size = size;
+	int rc_src = gpm_recording_reader_open_source(&src, &source, &err_src);
+	same_error(rc_mem, &err_mem, rc_src, &err_src);
 
 	while (rc_mem == 0) {
 		rc_mem = gpm_recording_reader_next(&mem, &rec_mem, &err_mem);
 		rc_file = gpm_recording_reader_next(&file, &rec_file, &err_file);
 		same_error(rc_mem, &err_mem, rc_file, &err_file);
+		rc_src = gpm_recording_reader_next(&src, &rec_src, &err_src);
+		same_error(rc_mem, &err_mem, rc_src, &err_src);
 		/* The run reader: the next sample of its run, or what its
 		 * next call gives. */
 		if (!run_left) {
@@ -82,33 +113,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		check(rec_mem.kind == rec_file.kind);
 		check(rec_mem.offset == rec_file.offset);
+		check(rec_mem.kind == rec_src.kind);
+		check(rec_mem.offset == rec_src.offset);
 		check(rec_mem.kind == rec_runs.kind);
 		check(rec_mem.offset == rec_runs.offset + run_index * rec_runs.stride);
 		if (rec_mem.kind == GPM_RECORDING_END)
 			break;
 		check_record(&mem, &rec_mem, size);
 		check(rec_mem.size == rec_file.size);
+		check(rec_mem.size == rec_src.size);
 		if (rec_mem.kind == GPM_RECORDING_SAMPLE) {
 			check(memcmp(rec_mem.data, rec_file.data,
+				     rec_mem.size) == 0);
+			check(memcmp(rec_mem.data, rec_src.data,
 				     rec_mem.size) == 0);
 			check(rec_mem.size == rec_runs.size);
 			check(memcmp(rec_mem.data,
 				     rec_runs.data + run_index * rec_runs.stride,
 				     rec_mem.size) == 0);
 		}
-		if (rec_mem.kind == GPM_RECORDING_CORRELATION)
+		if (rec_mem.kind == GPM_RECORDING_CORRELATION) {
 			check(memcmp(&rec_mem.correlation, &rec_file.correlation,
 				     sizeof(rec_mem.correlation)) == 0);
+			check(memcmp(&rec_mem.correlation, &rec_src.correlation,
+				     sizeof(rec_mem.correlation)) == 0);
+		}
 		run_index++;
 	}
 	if (rc_mem == 0) {
 		check(mem.stats.bytes == size);
 		check(memcmp(&mem.stats, &file.stats, sizeof(mem.stats)) == 0);
 		check(memcmp(&mem.stats, &runs.stats, sizeof(mem.stats)) == 0);
+		check(memcmp(&mem.stats, &src.stats, sizeof(mem.stats)) == 0);
 	}
 	gpm_recording_reader_close(&mem);
 	gpm_recording_reader_close(&file);
 	gpm_recording_reader_close(&runs);
+	gpm_recording_reader_close(&src);
 	close(fd);
 	return 0;
 }

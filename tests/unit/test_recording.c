@@ -1433,6 +1433,131 @@ START_TEST(test_open_fd_not_regular)
 }
 END_TEST
 
+/*
+ * A source handing a recording in memory over in stretches of the least
+ * it may, each copied into the one buffer (so a stretch is gone at the
+ * next fetch), and failing or cut short on request.
+ */
+struct stretches {
+	const unsigned char *data;
+	size_t size;
+	uint64_t fail_from;             /* fetches from here on fail */
+	uint64_t shrunk_to;             /* the bytes from here on are gone */
+	unsigned char buf[GPM_RECORDING_READER_BUFFER_SIZE];
+};
+
+static ssize_t stretch_fetch(void *ctx, uint64_t offset,
+			     const unsigned char **data)
+{
+	struct stretches *s = ctx;
+	uint64_t end = s->size < s->shrunk_to ? s->size : s->shrunk_to;
+	size_t n = 0;
+
+	if (offset >= s->fail_from)
+		return -EIO;
+	if (end > offset)
+		n = end - offset < sizeof(s->buf) ? (size_t)(end - offset) :
+		    sizeof(s->buf);
+	/* What lies past the stretch is garbage. */
+	memset(s->buf, 0xa5, sizeof(s->buf));
+	memcpy(s->buf, s->data + offset, n);
+	*data = s->buf;
+	return (ssize_t)n;
+}
+
+static void stretches_init(struct stretches *s, const void *data, size_t size)
+{
+	s->data = data;
+	s->size = size;
+	s->fail_from = UINT64_MAX;
+	s->shrunk_to = UINT64_MAX;
+}
+
+/*
+ * A source's stretches read as the recording in memory does, with records
+ * of every size across them; a failed fetch and a stretch cut short are
+ * the reader's read failure and shrunk file.
+ */
+START_TEST(test_source)
+{
+	struct gpm_recording_info info;
+	struct membuf m;
+	static unsigned char payload[65527];
+	unsigned char report[REPORT_SIZE];
+	struct stretches *st = malloc(sizeof(*st));
+	struct gpm_recording_source source = { 0, stretch_fetch, st };
+	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
+	struct gpm_recording_reader *r = malloc(sizeof(*r));
+	struct gpm_recording_record rec;
+	struct gpm_recording_error err;
+	uint32_t seed = 777;
+
+	memset(payload, 0x3c, sizeof(payload));
+	skl_info(&info);
+	membuf_open(&m, 0);
+	ck_assert_int_eq(gpm_recording_write_header(&m.w, &info, NULL), 0);
+	for (uint32_t i = 0; i < 2000; i++) {
+		seed = seed * 1103515245 + 12345;
+		if (i % 50 == 0)
+			ck_assert_int_eq(gpm_recording_write_record(
+				&m.w, 0x20000, payload,
+				(seed >> 8) % sizeof(payload), NULL), 0);
+		skl_report(report, i, 0x200 + i * 256, 0x42);
+		ck_assert_int_eq(gpm_recording_write_sample(&m.w, report,
+							    sizeof(report),
+							    NULL), 0);
+	}
+	membuf_close(&m);
+
+	for (int truncated = 0; truncated < 2; truncated++) {
+		size_t size = m.size - (size_t)truncated * 100;
+		static const size_t maxes[] = { 1, SIZE_MAX };
+
+		for (size_t i = 0; i < 2; i++) {
+			stretches_init(st, m.data, size);
+			source.size = size;
+			ck_assert_int_eq(gpm_recording_reader_open_memory(
+				ref, m.data, size, NULL), 0);
+			ck_assert_int_eq(gpm_recording_reader_open_source(
+				r, &source, NULL), 0);
+			assert_samples_match(ref, r, maxes[i]);
+		}
+	}
+
+	uint64_t middle = m.size / 2;
+	stretches_init(st, m.data, m.size);
+	source.size = m.size;
+	st->fail_from = middle;
+	ck_assert_int_eq(gpm_recording_reader_open_source(r, &source, NULL), 0);
+	int rc;
+	while ((rc = gpm_recording_reader_next(r, &rec, &err)) == 0)
+		ck_assert_int_ne(rec.kind, GPM_RECORDING_END);
+	ck_assert_int_eq(rc, -EIO);
+	ck_assert_int_eq(err.code, GPM_RECORDING_ERR_IO);
+	ck_assert_uint_ge(err.offset, middle);
+	ck_assert_uint_lt(err.offset, middle + GPM_RECORDING_READER_BUFFER_SIZE);
+	ck_assert_ptr_nonnull(strstr(err.message, "read failed"));
+
+	stretches_init(st, m.data, m.size);
+	st->shrunk_to = middle;
+	ck_assert_int_eq(gpm_recording_reader_open_source(r, &source, NULL), 0);
+	while ((rc = gpm_recording_reader_next(r, &rec, &err)) == 0)
+		ck_assert_int_ne(rec.kind, GPM_RECORDING_END);
+	ck_assert_int_eq(rc, -EIO);
+	ck_assert_uint_eq(err.offset, middle);
+	ck_assert_ptr_nonnull(strstr(err.message, "the file shrank"));
+
+	source.fetch = NULL;
+	ck_assert_int_eq(gpm_recording_reader_open_source(r, &source, &err),
+			 -EINVAL);
+	ck_assert_int_eq(err.code, GPM_RECORDING_ERR_ARGUMENT);
+	free(st);
+	free(ref);
+	free(r);
+	free(m.data);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* IGT's i915-perf-reader                                               */
 
@@ -1624,6 +1749,7 @@ static Suite *recording_suite(void)
 	tcase_add_test(big, test_window_refills);
 	tcase_add_test(big, test_next_samples);
 	tcase_add_test(big, test_open_fd_not_regular);
+	tcase_add_test(big, test_source);
 	suite_add_tcase(s, big);
 
 	TCase *igt = tcase_create("igt");
