@@ -9,16 +9,20 @@
  * intervals, or runs of one context (the default, like IGT's timelines).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/commands.h"
 #include "client/output.h"
+#include "client/recording_readahead.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metrics_db.h"
 #include "metrics/oa_format.h"
@@ -110,6 +114,8 @@ struct replay {
 	struct options opt;
 	const char *file;
 	struct gpm_recording_reader *reader;
+	int fd;                         /* the recording, -1 until open */
+	struct gpuperf_readahead *readahead;    /* NULL: the reader reads */
 	struct gpm_metrics_db db;
 	const struct gpm_platform *platform;
 	const struct gpm_metric_set *set;
@@ -693,6 +699,11 @@ static void replay_fini(struct replay *r)
 	if (r->reader)
 		gpm_recording_reader_close(r->reader);
 	free(r->reader);
+	if (r->readahead)
+		gpuperf_readahead_stop(r->readahead);
+	free(r->readahead);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r->windower);
 	free(r->columns);
 	free(r->cells);
@@ -703,6 +714,37 @@ static void replay_fini(struct replay *r)
 	free(r->opt.dirs);
 }
 
+/* Whether the process may run on more than one CPU: on one, a helper
+ * thread would only take turns with the reader. */
+static bool several_cpus(void)
+{
+	cpu_set_t cpus;
+
+	return sched_getaffinity(0, sizeof(cpus), &cpus) < 0 ||
+	       CPU_COUNT(&cpus) > 1;
+}
+
+/*
+ * Reads a regular file on a helper thread ahead of the reader, so that
+ * copying it out of the page cache and decoding it take a core each.
+ * Anything else, one CPU, or any failure to start the helper is left to
+ * the reader's own reads, which also word the errors. The file is opened
+ * once only: a FIFO's bytes go to one opening.
+ */
+static int open_recording(struct replay *r, struct gpm_recording_error *err)
+{
+	r->fd = open(r->file, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return gpm_recording_reader_open(r->reader, r->file, err);
+	r->readahead = several_cpus() ? malloc(sizeof(*r->readahead)) : NULL;
+	if (r->readahead && gpuperf_readahead_start(r->readahead, r->fd) == 0)
+		return gpm_recording_reader_open_source(
+			r->reader, &r->readahead->source, err);
+	free(r->readahead);
+	r->readahead = NULL;
+	return gpm_recording_reader_open_fd(r->reader, r->fd, err);
+}
+
 static int replay_run(struct replay *r)
 {
 	struct gpm_recording_error err;
@@ -711,7 +753,7 @@ static int replay_run(struct replay *r)
 	r->reader = malloc(sizeof(*r->reader));
 	if (!r->reader)
 		return failure("out of memory");
-	if (gpm_recording_reader_open(r->reader, r->file, &err) < 0) {
+	if (open_recording(r, &err) < 0) {
 		free(r->reader);
 		r->reader = NULL;
 		return input_error(r, "%s", err.message);
@@ -728,6 +770,7 @@ int gpuperf_cmd_replay(int argc, char **argv)
 	struct replay r;
 
 	memset(&r, 0, sizeof(r));
+	r.fd = -1;
 	gpm_metrics_db_init(&r.db);
 	r.opt.dirs = calloc((size_t)argc, sizeof(*r.opt.dirs));
 	if (!r.opt.dirs)

@@ -6,8 +6,13 @@
  *
  * The recording comes from the simulated OA unit, so it has the workload's
  * context switches and idle stretches like a real capture.
+ *
+ * The replay reads the file on a second core where it has one; the 10M
+ * reports/s target is for one core, so that rate is taken with the
+ * process held to one CPU.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +111,23 @@ static int write_recording(const char *path, const char *metrics_dir)
 	return 0;
 }
 
+/* One replay of the recording, in seconds; negative when it fails. */
+static double time_replay(char *path, char *dir)
+{
+	char *args[] = { "replay", path, "--metrics-dir", dir,
+			 "--interval", "1ms", "--format", "csv",
+			 "-c", "all", "-o", "/dev/null", NULL };
+	double t0 = now_s();
+	int status = gpuperf_cmd_replay(12, args);
+	double t = now_s() - t0;
+
+	if (status) {
+		fprintf(stderr, "bench_replay: gpuperf replay failed (%d)\n", status);
+		return -1;
+	}
+	return t;
+}
+
 /* With an argument, the recording is also kept there for profiling. */
 int main(int argc, char **argv)
 {
@@ -121,14 +143,8 @@ int main(int argc, char **argv)
 	/* Best of three for each, to shed the noise of a shared machine. */
 	double ours = 1e9, igt = 1e9;
 	for (int round = 0; round < 3; round++) {
-		char *args[] = { "replay", path, "--metrics-dir", dir,
-				 "--interval", "1ms", "--format", "csv",
-				 "-c", "all", "-o", "/dev/null", NULL };
-		double t0 = now_s();
-		int status = gpuperf_cmd_replay(12, args);
-		double t = now_s() - t0;
-		if (status) {
-			fprintf(stderr, "bench_replay: gpuperf replay failed (%d)\n", status);
+		double t = time_replay(path, dir);
+		if (t < 0) {
 			unlink(path);
 			return 1;
 		}
@@ -138,9 +154,24 @@ int main(int argc, char **argv)
 			char cmd[2048];
 			snprintf(cmd, sizeof(cmd), "%s -c all %s >/dev/null 2>&1",
 				 IGT_READER, path);
-			t0 = now_s();
+			double t0 = now_s();
 			if (system(cmd) == 0 && now_s() - t0 < igt)
 				igt = now_s() - t0;
+		}
+	}
+	double one_core = 1e9;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+		for (int round = 0; round < 3; round++) {
+			double t = time_replay(path, dir);
+			if (t < 0) {
+				unlink(path);
+				return 1;
+			}
+			if (t < one_core)
+				one_core = t;
 		}
 	}
 	printf("replay, %d tglgt2 RenderBasic reports, every counter per 1 ms window:\n",
@@ -153,8 +184,14 @@ int main(int argc, char **argv)
 	} else {
 		printf("  i915-perf-reader not installed: no reference this run\n");
 	}
-	printf("  target 10M reports/s: %s\n",
-	       N_REPORTS / ours >= 1e7 ? "met" : "not met");
+	if (one_core < 1e9) {
+		printf("  gpuperf, one CPU    %8.3f s  %12.0f reports/s\n", one_core,
+		       N_REPORTS / one_core);
+		printf("  target 10M reports/s on one core: %s\n",
+		       N_REPORTS / one_core >= 1e7 ? "met" : "not met");
+	} else {
+		printf("  cannot hold the process to one CPU: no one-core rate this run\n");
+	}
 	if (argc > 1 && rename(path, argv[1]) == 0)
 		printf("  recording kept in %s\n", argv[1]);
 	unlink(path);

@@ -6,14 +6,17 @@
  * GT2, Kaby Lake GT2, Tiger Lake GT2, Alder Lake). Also the output formats, the window modes and the errors.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -792,6 +795,78 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/*
+ * A recording several times the size of the replay's read-ahead ring,
+ * read whole and cut short in the middle of a record: the rows of the cut
+ * one are the first rows of the whole one, then the error.
+ */
+START_TEST(test_long_recording)
+{
+	char path[64], cut[] = "/tmp/gpm-test-replay-cut-XXXXXX";
+
+	render_basic(path, sizeof(path), 20000, false);
+	char *whole = replay_to_string(path, "--per-report", "--raw",
+				       "--format", "csv", NULL);
+	size_t lines = 0;
+	for (char *p = whole; *p; p++)
+		lines += *p == '\n';
+	ck_assert_uint_eq(lines, 1 + 19999);
+
+	char *data = read_file(path);
+	close(mkstemp(cut));
+	FILE *f = fopen(cut, "w");
+	size_t size = (7u << 19) + 101;
+	ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+	fclose(f);
+	char out[] = "/tmp/gpm-test-replay-out-XXXXXX";
+	close(mkstemp(out));
+	ck_assert_int_eq(replay(cut, "--metrics-dir", intel_metrics_dir(),
+				"--per-report", "--raw", "--format", "csv",
+				"-o", out, NULL), GPUPERF_EXIT_INPUT);
+	char *part = read_file(out);
+	size_t part_len = strlen(part);
+	ck_assert_uint_gt(part_len, 1000);
+	ck_assert_uint_lt(part_len, strlen(whole));
+	ck_assert_int_eq(memcmp(part, whole, part_len), 0);
+	ck_assert_int_eq(part[part_len - 1], '\n');
+	free(part);
+	free(data);
+	free(whole);
+	unlink(out);
+	unlink(cut);
+	unlink(path);
+}
+END_TEST
+
+/* A named pipe is refused as before, opened once only: a second opening
+ * would wait for a writer that has come and gone. */
+START_TEST(test_fifo)
+{
+	char path[64], dir[] = "/tmp/gpm-test-replay-XXXXXX", fifo[64];
+
+	render_basic(path, sizeof(path), 20, false);
+	char *data = read_file(path);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	pid_t writer = fork();
+	ck_assert_int_ge(writer, 0);
+	if (writer == 0) {
+		int fd = open(fifo, O_WRONLY);
+		signal(SIGPIPE, SIG_IGN);
+		_exit(fd >= 0 && write(fd, data, 4096) == 4096 ? 0 : 1);
+	}
+	ck_assert_int_eq(replay(fifo, "--metrics-dir", intel_metrics_dir(),
+				"-o", "/dev/null", NULL), GPUPERF_EXIT_INPUT);
+	int status;
+	ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+	free(data);
+	unlink(fifo);
+	rmdir(dir);
+	unlink(path);
+}
+END_TEST
+
 static Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
@@ -810,6 +885,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(cmd, test_ndjson);
 	tcase_add_test(cmd, test_table);
 	tcase_add_test(cmd, test_errors);
+	tcase_add_test(cmd, test_long_recording);
+	tcase_add_test(cmd, test_fifo);
 	suite_add_tcase(s, cmd);
 	return s;
 }
