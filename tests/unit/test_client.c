@@ -8,22 +8,20 @@
  * the whole suite on a Unix socket.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client/include/gpuperf.h"
+#include "tests/unit/test_daemon_process.h"
 #include "tests/unit/test_util.h"
 
-static char socket_path[128];
+static struct test_daemon daemon_proc;
 
 static struct gpc_client *connect_as(enum gpc_role role)
 {
-	struct gpc_connect_options o = { .unix_path = socket_path,
+	struct gpc_connect_options o = { .unix_path = daemon_proc.socket_path,
 					 .role = role };
 	struct gpc_client *c = NULL;
 	struct gpc_error err;
@@ -319,7 +317,7 @@ START_TEST(test_caller_loop)
 	struct on_loop l = { 0 };
 
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	struct gpc_connect_options o = { .unix_path = socket_path,
+	struct gpc_connect_options o = { .unix_path = daemon_proc.socket_path,
 					 .loop = &loop };
 	ck_assert_int_eq(gpc_connect(&o, loop_connected, &l, &l.client), 0);
 	ck_assert_ptr_eq(gpc_loop(l.client), &loop);
@@ -347,56 +345,4 @@ static Suite *client_suite(void)
 }
 
 /* gpuperfd on a Unix socket of its own, until the suite is done. */
-static pid_t start_daemon(const char *dir)
-{
-	const char *build = getenv("GPM_BUILD_DIR");
-	char daemon[512], log[256];
-
-	snprintf(daemon, sizeof(daemon), "%s/gpuperfd",
-		 build && *build ? build : "build");
-	snprintf(socket_path, sizeof(socket_path), "%s/sock", dir);
-	snprintf(log, sizeof(log), "%s/daemon.log", dir);
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (!freopen(log, "w", stderr))
-			_exit(127);
-		execl(daemon, daemon, "-d", "sim", "-l", "none", "--unix",
-		      socket_path, "--linger", "0", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		struct stat st;
-		if (stat(socket_path, &st) == 0)
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			break;
-		usleep(50000);
-	}
-	fprintf(stderr, "test_client: %s did not start; see %s\n", daemon, log);
-	return -1;
-}
-
-int main(void)
-{
-	char dir[] = "/tmp/gpuperf-test-client-XXXXXX";
-	char path[256];
-
-	if (!mkdtemp(dir))
-		return EXIT_FAILURE;
-	gpc_set_transport_log(NULL);
-	pid_t daemon = start_daemon(dir);
-	SRunner *runner = srunner_create(client_suite());
-	int failed = 1;
-	if (daemon > 0) {
-		srunner_run_all(runner, CK_ENV);
-		failed = srunner_ntests_failed(runner);
-		kill(daemon, SIGTERM);
-		waitpid(daemon, NULL, 0);
-	}
-	srunner_free(runner);
-	snprintf(path, sizeof(path), "%s/daemon.log", dir);
-	unlink(path);
-	unlink(socket_path);
-	rmdir(dir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+GPM_TEST_DAEMON_MAIN(client_suite, daemon_proc, "-d", "sim")

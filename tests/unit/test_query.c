@@ -10,22 +10,20 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client/include/gpuperf.h"
+#include "tests/unit/test_daemon_process.h"
 #include "tests/unit/test_util.h"
 
-static char socket_path[128];
+static struct test_daemon daemon_proc;
 
 static struct gpc_client *connect_daemon(void)
 {
-	struct gpc_connect_options o = { .unix_path = socket_path };
+	struct gpc_connect_options o = { .unix_path = daemon_proc.socket_path };
 	struct gpc_client *c = NULL;
 	struct gpc_error err;
 
@@ -310,59 +308,12 @@ static Suite *query_suite(void)
 	return s;
 }
 
+static const char *intel_metrics_dir(void)
+{
+	static char dir[512];
+	return test_shared_path(dir, sizeof(dir), "intel-metrics/i915");
+}
+
 /* gpuperfd on a Unix socket of its own, until the suite is done. */
-static pid_t start_daemon(const char *dir)
-{
-	const char *build = getenv("GPM_BUILD_DIR");
-	char daemon[512], metrics[512], log[256];
-
-	snprintf(daemon, sizeof(daemon), "%s/gpuperfd",
-		 build && *build ? build : "build");
-	test_shared_path(metrics, sizeof(metrics), "intel-metrics/i915");
-	snprintf(socket_path, sizeof(socket_path), "%s/sock", dir);
-	snprintf(log, sizeof(log), "%s/daemon.log", dir);
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (!freopen(log, "w", stderr))
-			_exit(127);
-		execl(daemon, daemon, "-d", "sim", "-d", "sim:tglgt2", "-m",
-		      metrics, "-l", "none", "--unix", socket_path,
-		      "--linger", "0", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		struct stat st;
-		if (stat(socket_path, &st) == 0)
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			break;
-		usleep(50000);
-	}
-	fprintf(stderr, "test_query: %s did not start; see %s\n", daemon, log);
-	return -1;
-}
-
-int main(void)
-{
-	char dir[] = "/tmp/gpuperf-test-query-XXXXXX";
-	char path[256];
-
-	if (!mkdtemp(dir))
-		return EXIT_FAILURE;
-	gpc_set_transport_log(NULL);
-	pid_t daemon = start_daemon(dir);
-	SRunner *runner = srunner_create(query_suite());
-	int failed = 1;
-	if (daemon > 0) {
-		srunner_run_all(runner, CK_ENV);
-		failed = srunner_ntests_failed(runner);
-		kill(daemon, SIGTERM);
-		waitpid(daemon, NULL, 0);
-	}
-	srunner_free(runner);
-	snprintf(path, sizeof(path), "%s/daemon.log", dir);
-	unlink(path);
-	unlink(socket_path);
-	rmdir(dir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+GPM_TEST_DAEMON_MAIN(query_suite, daemon_proc, "-d", "sim", "-d", "sim:tglgt2",
+		     "-m", intel_metrics_dir())
