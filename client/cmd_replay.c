@@ -335,8 +335,9 @@ static int load_metrics(struct replay *r)
 	if (!opt->n_dirs)
 		ret = gpm_metrics_db_add_builtin(&r->db);
 	for (size_t i = 0; i < opt->n_dirs && ret >= 0; i++) {
-		ret = gpm_metrics_db_add_platform_file(&r->db, opt->dirs[i],
-						       r->platform->name);
+		ret = gpm_metrics_db_add_platform_set(
+			&r->db, opt->dirs[i], r->platform->name,
+			r->reader->info.metric_set, r->reader->info.uuid);
 		if (ret < 0 && ret != -ENOMEM)
 			return failure("cannot read metrics directory %s: %s",
 				       opt->dirs[i], strerror(-ret));

@@ -43,7 +43,8 @@ struct parser {
 	struct gpm_metrics_file *file;
 	struct gpm__arena *arena;
 	int err;                        /* -ENOMEM stops everything */
-	bool stopped;                   /* we stopped expat, and said why */
+	bool stopped;                   /* we stopped expat (saying why, if
+					 * for a problem) */
 	enum element at;
 	unsigned long depth;
 	unsigned long skip_depth;       /* nonzero: inside an ignored subtree */
@@ -56,7 +57,14 @@ struct parser {
 	struct vec registers;           /* struct gpm_register */
 	struct vec raw_counters;        /* struct gpm_raw_counter */
 	struct vec sets;                /* finished sets */
+
+	/* When only_set is set, just the sets named so or configured with
+	 * only_uuid are kept, and reading ends after the first set named
+	 * only_set. */
+	const char *only_set;
+	const char *only_uuid;
 };
+
 
 static void *vec_push(struct vec *v, size_t size)
 {
@@ -106,6 +114,19 @@ static const char *attr(const XML_Char **atts, const char *name)
 }
 
 /* An arena copy of the attribute, "" when absent; NULL only on ENOMEM. */
+/* Whether the <set> with these attributes is one the caller wants. */
+static bool wanted_set(const struct parser *p, const XML_Char **atts)
+{
+	const char *symbol = attr(atts, "symbol_name");
+	const char *uuid = attr(atts, "hw_config_guid");
+
+	if (!p->only_set)
+		return true;
+	return (symbol && !strcmp(symbol, p->only_set)) ||
+	       (uuid && p->only_uuid && *p->only_uuid &&
+		!strcmp(uuid, p->only_uuid));
+}
+
 static const char *copy_attr(struct parser *p, const XML_Char **atts,
 			     const char *name)
 {
@@ -523,7 +544,7 @@ static void XMLCALL on_start(void *data, const XML_Char *name,
 		return;
 	case EL_METRICS:
 		if (!strcmp(name, "set")) {
-			if (begin_set(p, atts, line)) {
+			if (wanted_set(p, atts) && begin_set(p, atts, line)) {
 				p->at = EL_SET;
 				return;
 			}
@@ -583,6 +604,11 @@ static void XMLCALL on_end(void *data, const XML_Char *name)
 	case EL_SET:
 		end_set(p);
 		p->at = EL_METRICS;
+		/* The rest of the file is of no interest. */
+		if (p->only_set && !strcmp(p->set.symbol_name, p->only_set)) {
+			p->stopped = true;
+			XML_StopParser(p->xp, XML_FALSE);
+		}
 		break;
 	case EL_METRICS:
 		p->at = EL_DOCUMENT;
@@ -788,8 +814,8 @@ int gpm_metrics_file_parse(const char *path, const void *data, size_t size,
 	return parser_finish(&p, out);
 }
 
-int gpm_metrics_file_load(const char *path, struct gpm_diagnostics *diag,
-			  struct gpm_metrics_file **out)
+static int load(const char *path, const char *only_set, const char *only_uuid,
+		struct gpm_diagnostics *diag, struct gpm_metrics_file **out)
 {
 	enum { CHUNK = 64 * 1024 };
 	struct parser p;
@@ -803,6 +829,8 @@ int gpm_metrics_file_load(const char *path, struct gpm_diagnostics *diag,
 		close(fd);
 		return ret;
 	}
+	p.only_set = only_set;
+	p.only_uuid = only_uuid;
 
 	for (;;) {
 		void *buf = XML_GetBuffer(p.xp, CHUNK);
@@ -827,4 +855,17 @@ int gpm_metrics_file_load(const char *path, struct gpm_diagnostics *diag,
 	}
 	close(fd);
 	return parser_finish(&p, out);
+}
+
+int gpm_metrics_file_load(const char *path, struct gpm_diagnostics *diag,
+			  struct gpm_metrics_file **out)
+{
+	return load(path, NULL, NULL, diag, out);
+}
+
+int gpm_metrics_file_load_set(const char *path, const char *set,
+			      const char *uuid, struct gpm_diagnostics *diag,
+			      struct gpm_metrics_file **out)
+{
+	return load(path, set, uuid, diag, out);
 }

@@ -30,4 +30,14 @@ int gpm_metrics_file_parse(const char *path, const void *data, size_t size,
 int gpm_metrics_file_load(const char *path, struct gpm_diagnostics *diag,
 			  struct gpm_metrics_file **out);
 
+/*
+ * The same for a tool that needs one set: keeps only the sets whose
+ * symbol_name is set or whose hw_config_guid is uuid (NULL or "" matches
+ * none), and stops reading after the first set named set. Problems further
+ * on in the file go unreported: 'gpuperf metrics check' is for those.
+ */
+int gpm_metrics_file_load_set(const char *path, const char *set,
+			      const char *uuid, struct gpm_diagnostics *diag,
+			      struct gpm_metrics_file **out);
+
 #endif

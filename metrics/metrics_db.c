@@ -51,8 +51,10 @@ static int is_metric_file(const struct dirent *e)
 	       !strcmp(e->d_name + len - 4, ".xml");
 }
 
-int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
-				     const char *platform)
+/* dir/oa-<platform>.xml, all of it or only set (with uuid, see
+ * gpm_metrics_file_load_set()) when set is not NULL. */
+static int add_platform(struct gpm_metrics_db *db, const char *dir,
+			const char *platform, const char *set, const char *uuid)
 {
 	struct stat st;
 	if (stat(dir, &st))
@@ -67,7 +69,9 @@ int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
 		return 0;
 	}
 	struct gpm_metrics_file *file;
-	int ret = gpm_metrics_file_load(path, &db->diagnostics, &file);
+	int ret = set ? gpm_metrics_file_load_set(path, set, uuid,
+						  &db->diagnostics, &file)
+		      : gpm_metrics_file_load(path, &db->diagnostics, &file);
 	if (ret == -ENOMEM) {
 		free(path);
 		return ret;
@@ -79,6 +83,19 @@ int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
 		ret = 1;
 	free(path);
 	return ret;
+}
+
+int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
+				     const char *platform)
+{
+	return add_platform(db, dir, platform, NULL, NULL);
+}
+
+int gpm_metrics_db_add_platform_set(struct gpm_metrics_db *db, const char *dir,
+				    const char *platform, const char *set,
+				    const char *uuid)
+{
+	return add_platform(db, dir, platform, set, uuid);
 }
 
 int gpm_metrics_db_add_dir(struct gpm_metrics_db *db, const char *dir)

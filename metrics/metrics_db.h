@@ -40,6 +40,11 @@ int gpm_metrics_db_add_dir(struct gpm_metrics_db *db, const char *dir);
  */
 int gpm_metrics_db_add_platform_file(struct gpm_metrics_db *db, const char *dir,
 				     const char *platform);
+/* The same, keeping only the set named set or configured with uuid (see
+ * gpm_metrics_file_load_set()): what replaying one recording needs. */
+int gpm_metrics_db_add_platform_set(struct gpm_metrics_db *db, const char *dir,
+				    const char *platform, const char *set,
+				    const char *uuid);
 /* Parses one file from memory; name stands for it in diagnostics. 0 or
  * -ENOMEM. */
 int gpm_metrics_db_add_buffer(struct gpm_metrics_db *db, const char *name,

@@ -125,6 +125,89 @@ START_TEST(bad_files_become_diagnostics)
 }
 END_TEST
 
+/* One set, as replay loads it: the same set as from the whole file, by
+ * name or by configuration, and the file is not read past it. */
+START_TEST(one_set_of_a_platform)
+{
+	char i915[4096];
+	struct gpm_metrics_db all, one;
+
+	test_shared_path(i915, sizeof(i915), "intel-metrics/i915");
+	gpm_metrics_db_init(&all);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_file(&all, i915, "tglgt2"), 1);
+	static const char *const names[] = { "RenderBasic", "ComputeBasic" };
+	for (size_t i = 0; i < 2; i++) {
+		const struct gpm_metric_set *want =
+			gpm_metrics_db_find_set(&all, "tglgt2", names[i]);
+		ck_assert_ptr_nonnull(want);
+
+		gpm_metrics_db_init(&one);
+		ck_assert_int_eq(gpm_metrics_db_add_platform_set(
+					 &one, i915, "tglgt2", names[i], NULL), 1);
+		ck_assert_uint_eq(gpm_metrics_db_count_sets(&one), 1);
+		const struct gpm_metric_set *got =
+			gpm_metrics_db_find_set(&one, "tglgt2", names[i]);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_str_eq(got->hw_config_guid, want->hw_config_guid);
+		ck_assert_uint_eq(got->n_counters, want->n_counters);
+		for (size_t c = 0; c < got->n_counters; c++)
+			ck_assert_str_eq(got->counters[c].symbol_name,
+					 want->counters[c].symbol_name);
+		ck_assert_ptr_nonnull(gpm_metrics_db_find_platform(&one, "tglgt2"));
+		gpm_metrics_db_fini(&one);
+
+		/* A renamed set is found by its configuration. */
+		gpm_metrics_db_init(&one);
+		ck_assert_int_eq(gpm_metrics_db_add_platform_set(
+					 &one, i915, "tglgt2", "Renamed",
+					 want->hw_config_guid), 1);
+		ck_assert_uint_eq(gpm_metrics_db_count_sets(&one), 1);
+		ck_assert_ptr_nonnull(gpm_metrics_db_find_set(
+					      &one, "tglgt2", want->hw_config_guid));
+		gpm_metrics_db_fini(&one);
+	}
+	gpm_metrics_db_fini(&all);
+
+	/* Missing set: the file is still there, with no sets. */
+	gpm_metrics_db_init(&one);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_set(&one, i915, "tglgt2",
+							 "Nope", ""), 1);
+	ck_assert_uint_eq(gpm_metrics_db_count_sets(&one), 0);
+	ck_assert_ptr_nonnull(gpm_metrics_db_find_platform(&one, "tglgt2"));
+	ck_assert_uint_eq(one.diagnostics.count, 0);
+	gpm_metrics_db_fini(&one);
+
+	/* Reading stops after the set: what is broken further on is not
+	 * met, what is broken before it is. */
+	char dir[] = "/tmp/gpm-metrics-db-XXXXXX", path[4096];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file(dir, "oa-some.xml",
+		   "<metrics>\n<set name=\"x\" chipset=\"SOME\"/>\n"
+		   "<set name=\"g\" chipset=\"SOME\" symbol_name=\"G\" "
+		   "hw_config_guid=\"01234567-89ab-cdef-0123-456789abcdef\">"
+		   "<counter name=\"a\" symbol_name=\"A\" units=\"events\" "
+		   "semantic_type=\"event\" data_type=\"uint64\" "
+		   "equation=\"A 0 READ\"/></set>\n<set\n");
+	gpm_metrics_db_init(&one);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_set(&one, dir, "some", "G",
+							 NULL), 1);
+	ck_assert_uint_eq(gpm_metrics_db_count_sets(&one), 1);
+	ck_assert_uint_eq(gpm_metrics_db_count_counters(&one), 1);
+	ck_assert_uint_eq(one.diagnostics.count, 0);
+	gpm_metrics_db_fini(&one);
+	gpm_metrics_db_init(&one);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_file(&one, dir, "some"), 1);
+	ck_assert_uint_eq(gpm_metrics_db_count_sets(&one), 1);
+	ck_assert_uint_ge(one.diagnostics.count, 1);
+	gpm_metrics_db_fini(&one);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_set(&one, "/nonexistent", "some",
+							 "G", NULL), -ENOENT);
+	snprintf(path, sizeof(path), "%s/oa-some.xml", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(builtin_definitions)
 {
 	struct gpm_metrics_db db;
@@ -167,6 +250,7 @@ static Suite *metrics_db_suite(void)
 	tcase_add_test(tc, loads_the_shared_directories);
 	tcase_add_test(tc, unreadable_directory);
 	tcase_add_test(tc, bad_files_become_diagnostics);
+	tcase_add_test(tc, one_set_of_a_platform);
 	tcase_add_test(tc, builtin_definitions);
 	tcase_add_test(tc, buffers);
 	suite_add_tcase(s, tc);
