@@ -2,11 +2,12 @@
  * Reading a recording file on a helper thread, a bounded distance ahead of
  * the recording reader, for gpuperf replay.
  *
- * Copying a cached file out of the page cache costs about as much as
- * decoding it. The helper does the copying on another core, into a small
- * ring that the reader then decodes in place: the ring is small enough to
- * still be in the cache when the reader gets to it, and memory stays flat
- * however long the recording.
+ * Copying a cached file out of the page cache costs a little more than
+ * decoding it. The helper copies on another core, and the reader shares
+ * the copying when the helper falls behind, into a small ring that the
+ * reader then decodes in place: the ring is small enough to still be in
+ * the cache when the reader gets to it, and memory stays flat however long
+ * the recording.
  */
 #ifndef GPUPERF_RECORDING_READAHEAD_H
 #define GPUPERF_RECORDING_READAHEAD_H
@@ -18,6 +19,10 @@
 
 #include "metrics/recording.h"
 
+/* The ring: SLOTS chunks of CHUNK bytes. */
+#define GPUPERF_READAHEAD_CHUNK (64u << 10)
+#define GPUPERF_READAHEAD_SLOTS 16
+
 struct gpuperf_readahead {
 	/* For gpm_recording_reader_open_source(). */
 	struct gpm_recording_source source;
@@ -25,17 +30,21 @@ struct gpuperf_readahead {
 	int fd;
 	unsigned char *ring;            /* then its mirror, then own */
 	unsigned char *own;             /* what the reader reads itself */
-	uint64_t stalled_at;            /* reader only: where the helper was
-					 * when last waited for in vain */
+	uint64_t stalled_chunk;         /* reader only: the chunk last waited
+					 * for in vain */
 	pthread_t helper;
 	pthread_mutex_t lock;
 	pthread_cond_t stopping;        /* stop was set */
 	bool stop;                      /* under lock */
 	/* Between the threads: */
-	_Atomic uint64_t filled;        /* the ring holds the bytes up to here */
+	_Atomic uint64_t next;          /* the first chunk nobody has taken */
+	_Atomic uint64_t ready[GPUPERF_READAHEAD_SLOTS];
+					/* 1 + the chunk whose bytes each slot
+					 * holds, 0 for none */
 	_Atomic uint64_t released;      /* the reader is past every byte
 					 * before this */
-	_Atomic bool done;              /* the helper has stopped reading */
+	_Atomic bool failed;            /* a read failed or came up short:
+					 * the reader reads the rest itself */
 };
 
 /*

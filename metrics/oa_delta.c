@@ -125,10 +125,109 @@ void gpm_oa_delta_clear(const struct gpm_oa_decoder *dec,
 /*
  * Runs. Counters are taken a block at a time, and each block goes through
  * every report of the run with its previous values and wrap counts held
- * in registers; blocks are whole vector registers wide, as the inlined
- * constant lanes of the helpers below let the compiler see.
+ * in registers; blocks are whole vector registers wide.
  */
 #define RUN_LANES 16
+
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * Four u32 fields a vector. The compiler's vectors spell the loops out
+ * for any target: the compare of a lane yields -1 where true, and with
+ * the sign bit flipped on load an unsigned compare is a signed one, which
+ * every vector unit has.
+ */
+typedef int32_t gpm__v4 __attribute__((vector_size(16)));
+#define V4_GROUPS (RUN_LANES / 4)
+
+static inline gpm__v4 load_flipped(const unsigned char *p)
+{
+	gpm__v4 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v ^ (gpm__v4){ INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
+}
+
+static inline void add_counts(uint32_t *wraps, const gpm__v4 *w, unsigned groups)
+{
+	for (unsigned g = 0; g < groups; g++)
+		for (unsigned l = 0; l < 4; l++)
+			wraps[4 * g + l] = (uint32_t)-w[g][l];
+}
+
+/* Adds, to wraps, the pairs where each of 4 * groups u32 fields at p is
+ * below its value in the report before: where it wrapped. */
+static inline void count_u32_wraps_v4(const unsigned char *p, size_t stride,
+				      size_t n, unsigned groups, uint32_t *wraps)
+{
+	gpm__v4 prev[V4_GROUPS], w[V4_GROUPS];
+
+	for (unsigned g = 0; g < groups; g++) {
+		prev[g] = load_flipped(p + 16 * g);
+		w[g] = (gpm__v4){ 0, 0, 0, 0 };
+	}
+	for (size_t k = 1; k < n; k++) {
+		const unsigned char *q = p + k * stride;
+
+		for (unsigned g = 0; g < groups; g++) {
+			gpm__v4 v = load_flipped(q + 16 * g);
+
+			w[g] += v < prev[g];
+			prev[g] = v;
+		}
+	}
+	add_counts(wraps, w, groups);
+}
+
+/*
+ * The same for 40-bit fields, low dwords at p and high bytes at high. The
+ * high bytes move once every 2^32 counts: while none of the block's does,
+ * a pair wraps just where its low dword does. A pair where one does is
+ * taken lane by lane: it wraps when its high bytes' difference, less the
+ * borrow out of the low dwords', goes negative.
+ */
+static inline void count_u40_wraps_v4(const unsigned char *p,
+				      const unsigned char *high, size_t stride,
+				      size_t n, unsigned groups, uint32_t *wraps)
+{
+	gpm__v4 prev[V4_GROUPS], w[V4_GROUPS];
+	uint32_t slow[RUN_LANES] = { 0 };
+
+	for (unsigned g = 0; g < groups; g++) {
+		prev[g] = load_flipped(p + 16 * g);
+		w[g] = (gpm__v4){ 0, 0, 0, 0 };
+	}
+	for (size_t k = 1; k < n; k++) {
+		const unsigned char *q = p + k * stride;
+		const unsigned char *q_high = high + k * stride;
+		const unsigned char *p_high = q_high - stride;
+
+		if (__builtin_expect(memcmp(q_high, p_high, 4 * groups) != 0, 0)) {
+			for (unsigned j = 0; j < 4 * groups; j++) {
+				uint32_t v = gpm__le32_load(q + 4 * j);
+				uint32_t before = (uint32_t)prev[j / 4][j % 4] ^
+						  0x80000000u;
+				int32_t high_delta = (int32_t)q_high[j] -
+						     (int32_t)p_high[j] -
+						     (int32_t)(v < before);
+
+				slow[j] += (uint32_t)high_delta >> 31;
+			}
+			for (unsigned g = 0; g < groups; g++)
+				prev[g] = load_flipped(q + 16 * g);
+			continue;
+		}
+		for (unsigned g = 0; g < groups; g++) {
+			gpm__v4 v = load_flipped(q + 16 * g);
+
+			w[g] += v < prev[g];
+			prev[g] = v;
+		}
+	}
+	add_counts(wraps, w, groups);
+	for (unsigned j = 0; j < 4 * groups; j++)
+		wraps[j] += slow[j];
+}
+#endif
 
 /* Reports after the first where each of `lanes` u32 fields at p is below
  * its value in the report before: the pairs where it wrapped. */
@@ -137,6 +236,12 @@ static inline void count_u32_wraps(const unsigned char *p, size_t stride, size_t
 {
 	uint32_t prev[RUN_LANES], w[RUN_LANES];
 
+#ifdef V4_GROUPS
+	if (lanes % 4 == 0) {
+		count_u32_wraps_v4(p, stride, n, lanes / 4, wraps);
+		return;
+	}
+#endif
 	for (unsigned j = 0; j < lanes; j++) {
 		prev[j] = gpm__le32_load(p + 4 * j);
 		w[j] = 0;
@@ -163,6 +268,12 @@ static inline void count_u40_wraps(const unsigned char *p, const unsigned char *
 {
 	uint32_t prev[RUN_LANES], prev_high[RUN_LANES], w[RUN_LANES];
 
+#ifdef V4_GROUPS
+	if (lanes % 4 == 0) {
+		count_u40_wraps_v4(p, high, stride, n, lanes / 4, wraps);
+		return;
+	}
+#endif
 	for (unsigned j = 0; j < lanes; j++) {
 		prev[j] = gpm__le32_load(p + 4 * j);
 		prev_high[j] = high[j];

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "metrics/accumulator.h"
+#include "metrics/little_endian.h"
 #include "metrics/oa_format.h"
 
 /* Why the OA unit wrote a report: dword0 bits 19 and up, Gen8 and later. */
@@ -85,6 +86,20 @@ struct gpm_oa_report {
  */
 int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
 			 size_t size, struct gpm_oa_report *report);
+
+/*
+ * The timestamp ticks of the report at bytes, which must hold a whole
+ * report: all that INTERVAL windows need of most reports, read inline.
+ */
+static inline uint64_t gpm_oa_report_timestamp(const struct gpm_oa_decoder *dec,
+					       const void *bytes)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+	const unsigned char *p = (const unsigned char *)bytes + fmt->ts_offset;
+	uint64_t ts = fmt->header_bits == 32 ? gpm__le32_load(p) : gpm__le64_load(p);
+
+	return (ts >> dec->ts_shift) & dec->ts_mask;
+}
 
 /*
  * Decodes only the header of the report at bytes: report_id, reason,

@@ -30,6 +30,23 @@ void gpm_oa_ts_extender_init(struct gpm_oa_ts_extender *ext, uint64_t mask);
  * 2^64 - 1 rather than wrap). Gaps longer than one wrap, as after a lost
  * buffer, cannot be told apart and count once.
  */
-uint64_t gpm_oa_ts_extend(struct gpm_oa_ts_extender *ext, uint64_t ts);
+static inline uint64_t gpm_oa_ts_extend(struct gpm_oa_ts_extender *ext,
+					uint64_t ts)
+{
+	ts &= ext->mask;
+	if (!ext->started) {
+		ext->started = true;
+		ext->extended = ts;
+	} else {
+		uint64_t step = (ts - ext->last) & ext->mask;
+
+		/* Only full 64-bit timestamps can get here, from garbage:
+		 * staying at the end keeps the time line monotonic. */
+		ext->extended = step > UINT64_MAX - ext->extended ? UINT64_MAX
+								   : ext->extended + step;
+	}
+	ext->last = ts;
+	return ext->extended;
+}
 
 #endif

@@ -195,7 +195,21 @@ int gpm_oa_windower_feed_run(struct gpm_oa_windower *w, const void *first,
 
 	w->run = first;
 	w->run_stride = stride;
-	for (size_t k = 0; k < n; k++) {
+	if (w->mode == GPM_OA_WINDOW_INTERVAL) {
+		/* The timestamps alone decide: INTERVAL windows have no
+		 * context, and neither has the previous report then. */
+		for (size_t k = 0; k < n; k++) {
+			uint64_t ts = gpm_oa_ts_extend(
+				&w->ts, gpm_oa_report_timestamp(&w->dec,
+								run_report(w, k)));
+
+			step_interval(w, k, ts);
+			w->have_prev = true;
+			w->prev_ts = ts;
+		}
+		w->seen_report = true;
+	}
+	for (size_t k = 0; k < n && w->mode != GPM_OA_WINDOW_INTERVAL; k++) {
 		struct gpm_oa_report *r = &w->report;
 
 		gpm_oa_report_decode_header(&w->dec, run_report(w, k), size, r);
@@ -206,14 +220,13 @@ int gpm_oa_windower_feed_run(struct gpm_oa_windower *w, const void *first,
 		case GPM_OA_WINDOW_PAIR:
 			step_pair(w, k, ts);
 			break;
-		case GPM_OA_WINDOW_INTERVAL:
-			step_interval(w, k, ts);
-			break;
 		case GPM_OA_WINDOW_CONTEXT:
 			step_context(w, k, ts, ctx);
 			break;
 		case GPM_OA_WINDOW_MARKS:
 			step_marks(w, k, ts);
+			break;
+		case GPM_OA_WINDOW_INTERVAL:
 			break;
 		}
 
