@@ -185,7 +185,11 @@ static void *help(void *arg)
 			continue;
 		}
 		nap_ns = NAP_MIN_NS;
-		if (claim(ra, k) && !read_chunk(ra, k))
+		if (!claim(ra, k))
+			continue;
+		if (ra->hooks.helper_reads)
+			ra->hooks.helper_reads(ra->hooks.data, k);
+		if (!read_chunk(ra, k))
 			break;
 	}
 	return NULL;
@@ -300,10 +304,18 @@ static int start_helper(struct gpuperf_readahead *ra)
 
 int gpuperf_readahead_start(struct gpuperf_readahead *ra, int fd)
 {
+	return gpuperf_readahead_start_hooked(ra, fd, NULL);
+}
+
+int gpuperf_readahead_start_hooked(struct gpuperf_readahead *ra, int fd,
+				   const struct gpuperf_readahead_hooks *hooks)
+{
 	struct stat st;
 	pthread_condattr_t attr;
 
 	memset(ra, 0, sizeof(*ra));
+	if (hooks)
+		ra->hooks = *hooks;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))

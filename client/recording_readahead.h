@@ -19,6 +19,13 @@
 
 #include "metrics/recording.h"
 
+/* For tests: called on the helper thread before each chunk it reads, with
+ * the chunk's number (its offset / GPUPERF_READAHEAD_CHUNK). */
+struct gpuperf_readahead_hooks {
+	void (*helper_reads)(void *data, uint64_t chunk);
+	void *data;
+};
+
 /* The ring: SLOTS chunks of CHUNK bytes. */
 #define GPUPERF_READAHEAD_CHUNK (64u << 10)
 #define GPUPERF_READAHEAD_SLOTS 16
@@ -28,6 +35,7 @@ struct gpuperf_readahead {
 	struct gpm_recording_source source;
 	/* private */
 	int fd;
+	struct gpuperf_readahead_hooks hooks;
 	unsigned char *ring;            /* then its mirror, then own */
 	unsigned char *own;             /* what the reader reads itself */
 	uint64_t stalled_chunk;         /* reader only: the chunk last waited
@@ -54,6 +62,9 @@ struct gpuperf_readahead {
  * then.
  */
 int gpuperf_readahead_start(struct gpuperf_readahead *ra, int fd);
+/* The same, with hooks (tests). */
+int gpuperf_readahead_start_hooked(struct gpuperf_readahead *ra, int fd,
+				   const struct gpuperf_readahead_hooks *hooks);
 
 /* Stops the helper. */
 void gpuperf_readahead_stop(struct gpuperf_readahead *ra);

@@ -2,17 +2,20 @@
  * gpuperf replay's read-ahead: a recording read through the helper's ring
  * gives the records the reader gives reading the file itself, byte for
  * byte, with the same error at the same offset, across many turns of the
- * ring, records of every size, a truncated tail, starting over and a file
- * that shrinks while being read; anything but a regular file is left to
- * the reader.
+ * ring, records of every size, a truncated tail, a helper held up (by the
+ * scheduler, or mid-chunk on purpose), starting over and a file that
+ * shrinks while being read; anything but a regular file is left to the
+ * reader.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client/recording_readahead.h"
@@ -188,6 +191,88 @@ START_TEST(test_same_records)
 }
 END_TEST
 
+/*
+ * Helper and reader on one CPU: the helper, which only runs when nothing
+ * else wants the CPU, is held up for long stretches, often in the middle
+ * of a chunk; the reader reads what nobody has taken, waits out or goes
+ * around a held-up helper, and a chunk the helper finishes late never
+ * lands on a slot the reader has moved on to.
+ */
+START_TEST(test_held_up_helper)
+{
+	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
+	struct gpm_recording_reader *r = malloc(sizeof(*r));
+	struct gpuperf_readahead *ra = malloc(sizeof(*ra));
+	int fd = big_recording();
+	cpu_set_t all, one;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	for (int round = 0; round < 4; round++) {
+		ck_assert_int_eq(gpm_recording_reader_open_fd(ref, fd, NULL), 0);
+		ck_assert_int_eq(gpuperf_readahead_start(ra, fd), 0);
+		ck_assert_int_eq(gpm_recording_reader_open_source(
+			r, &ra->source, NULL), 0);
+		assert_same(ref, r);
+		gpuperf_readahead_stop(ra);
+	}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+	close(fd);
+	free(ra);
+	free(r);
+	free(ref);
+}
+END_TEST
+
+/*
+ * Holds the helper at chunk HELD until the reader comes to the end of the
+ * chunk before the one that next takes HELD's slot, then lets it finish:
+ * late, just as the reader may go on into that slot.
+ */
+#define HELD 3
+static void hold_helper(void *data, uint64_t chunk)
+{
+	struct gpuperf_readahead *ra = data;
+	uint64_t until = (HELD + GPUPERF_READAHEAD_SLOTS) *
+			 (uint64_t)GPUPERF_READAHEAD_CHUNK - 4096;
+	struct timespec t0, t;
+
+	if (chunk != HELD)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (atomic_load(&ra->released) >= until)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 2);
+}
+
+/* The same, the helper held up in the middle of a chunk on purpose. */
+START_TEST(test_helper_finishes_late)
+{
+	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
+	struct gpm_recording_reader *r = malloc(sizeof(*r));
+	struct gpuperf_readahead *ra = malloc(sizeof(*ra));
+	struct gpuperf_readahead_hooks hooks = { hold_helper, ra };
+	int fd = big_recording();
+
+	for (int round = 0; round < 3; round++) {
+		ck_assert_int_eq(gpm_recording_reader_open_fd(ref, fd, NULL), 0);
+		ck_assert_int_eq(gpuperf_readahead_start_hooked(ra, fd, &hooks), 0);
+		ck_assert_int_eq(gpm_recording_reader_open_source(
+			r, &ra->source, NULL), 0);
+		assert_same(ref, r);
+		gpuperf_readahead_stop(ra);
+	}
+	close(fd);
+	free(ra);
+	free(r);
+	free(ref);
+}
+END_TEST
+
 /* Starting over after several turns of the ring reads the bytes the ring
  * has let go of. */
 START_TEST(test_rewind)
@@ -304,6 +389,8 @@ static Suite *readahead_suite(void)
 	TCase *tc = tcase_create("readahead");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_same_records);
+	tcase_add_test(tc, test_held_up_helper);
+	tcase_add_test(tc, test_helper_finishes_late);
 	tcase_add_test(tc, test_rewind);
 	tcase_add_test(tc, test_file_shrinks);
 	tcase_add_test(tc, test_stop_unread);
