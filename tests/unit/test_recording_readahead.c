@@ -165,44 +165,55 @@ static void assert_same(struct gpm_recording_reader *ref,
 	ck_assert_mem_eq(&r->stats, &ref->stats, sizeof(ref->stats));
 }
 
-/* Whole, then with its tail cut in the middle of a record. */
-START_TEST(test_same_records)
+/* Reads the recording in fd through the helper's ring, hooked with hooks
+ * when not NULL, rounds times, each against the reader reading fd itself. */
+static void assert_same_rounds(int fd, int rounds,
+			       const struct gpuperf_readahead_hooks *hooks)
 {
 	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
 	struct gpm_recording_reader *r = malloc(sizeof(*r));
 	struct gpuperf_readahead *ra = malloc(sizeof(*ra));
-	int fd = big_recording();
+	struct gpuperf_readahead_hooks with_ra;
 
-	ck_assert_uint_gt(file_size(fd), 8u << 20);
-	for (int cut = 0; cut < 2; cut++) {
-		if (cut)
-			ck_assert_int_eq(ftruncate(fd, (off_t)(file_size(fd) - 100)), 0);
+	if (hooks) {
+		with_ra = *hooks;
+		with_ra.data = ra;
+	}
+	for (int round = 0; round < rounds; round++) {
 		ck_assert_int_eq(gpm_recording_reader_open_fd(ref, fd, NULL), 0);
-		ck_assert_int_eq(gpuperf_readahead_start(ra, fd), 0);
+		ck_assert_int_eq(gpuperf_readahead_start_hooked(
+			ra, fd, hooks ? &with_ra : NULL), 0);
 		ck_assert_int_eq(gpm_recording_reader_open_source(
 			r, &ra->source, NULL), 0);
 		assert_same(ref, r);
 		gpuperf_readahead_stop(ra);
 	}
-	close(fd);
 	free(ra);
 	free(r);
 	free(ref);
+}
+
+/* Whole, then with its tail cut in the middle of a record. */
+START_TEST(test_same_records)
+{
+	int fd = big_recording();
+
+	ck_assert_uint_gt(file_size(fd), 8u << 20);
+	assert_same_rounds(fd, 1, NULL);
+	ck_assert_int_eq(ftruncate(fd, (off_t)(file_size(fd) - 100)), 0);
+	assert_same_rounds(fd, 1, NULL);
+	close(fd);
 }
 END_TEST
 
 /*
  * Helper and reader on one CPU: the helper, which only runs when nothing
  * else wants the CPU, is held up for long stretches, often in the middle
- * of a chunk; the reader reads what nobody has taken, waits out or goes
- * around a held-up helper, and a chunk the helper finishes late never
- * lands on a slot the reader has moved on to.
+ * of a chunk; the reader reads what nobody has taken, and waits out or
+ * goes around a held-up helper.
  */
 START_TEST(test_held_up_helper)
 {
-	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
-	struct gpm_recording_reader *r = malloc(sizeof(*r));
-	struct gpuperf_readahead *ra = malloc(sizeof(*ra));
 	int fd = big_recording();
 	cpu_set_t all, one;
 
@@ -210,26 +221,16 @@ START_TEST(test_held_up_helper)
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
-	for (int round = 0; round < 4; round++) {
-		ck_assert_int_eq(gpm_recording_reader_open_fd(ref, fd, NULL), 0);
-		ck_assert_int_eq(gpuperf_readahead_start(ra, fd), 0);
-		ck_assert_int_eq(gpm_recording_reader_open_source(
-			r, &ra->source, NULL), 0);
-		assert_same(ref, r);
-		gpuperf_readahead_stop(ra);
-	}
+	assert_same_rounds(fd, 4, NULL);
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
 	close(fd);
-	free(ra);
-	free(r);
-	free(ref);
 }
 END_TEST
 
 /*
- * Holds the helper at chunk HELD until the reader comes to the end of the
- * chunk before the one that next takes HELD's slot, then lets it finish:
- * late, just as the reader may go on into that slot.
+ * Holds the helper (data) at chunk HELD until the reader comes to the end
+ * of the chunk before the one that next takes HELD's slot, then lets it
+ * finish: late, just as the reader may go on into that slot.
  */
 #define HELD 3
 static void hold_helper(void *data, uint64_t chunk)
@@ -249,27 +250,15 @@ static void hold_helper(void *data, uint64_t chunk)
 	} while (t.tv_sec - t0.tv_sec < 2);
 }
 
-/* The same, the helper held up in the middle of a chunk on purpose. */
+/* A chunk the helper finishes late never lands on a slot the reader has
+ * gone on to use for a later one. */
 START_TEST(test_helper_finishes_late)
 {
-	struct gpm_recording_reader *ref = malloc(sizeof(*ref));
-	struct gpm_recording_reader *r = malloc(sizeof(*r));
-	struct gpuperf_readahead *ra = malloc(sizeof(*ra));
-	struct gpuperf_readahead_hooks hooks = { hold_helper, ra };
+	struct gpuperf_readahead_hooks hooks = { hold_helper, NULL };
 	int fd = big_recording();
 
-	for (int round = 0; round < 3; round++) {
-		ck_assert_int_eq(gpm_recording_reader_open_fd(ref, fd, NULL), 0);
-		ck_assert_int_eq(gpuperf_readahead_start_hooked(ra, fd, &hooks), 0);
-		ck_assert_int_eq(gpm_recording_reader_open_source(
-			r, &ra->source, NULL), 0);
-		assert_same(ref, r);
-		gpuperf_readahead_stop(ra);
-	}
+	assert_same_rounds(fd, 3, &hooks);
 	close(fd);
-	free(ra);
-	free(r);
-	free(ref);
 }
 END_TEST
 
