@@ -21,7 +21,10 @@ const char gpuperf_connection_help[] =
 	"  --tls              connect with TLS, checking the daemon's\n"
 	"                     certificate against the system's authorities\n"
 	"  --tls-ca FILE      ... or against the PEM certificates in FILE\n"
-	"                     (implies --tls)\n";
+	"                     (implies --tls)\n"
+	"  --viewer           only watch: take the viewer role even when the\n"
+	"                     token grants more, so this command can never\n"
+	"                     change the metric set or period others see\n";
 
 static const struct {
 	const char *name;
@@ -29,6 +32,7 @@ static const struct {
 } global_options[] = {
 	{ "--host", true }, { "--port", true }, { "--unix", true },
 	{ "--token-file", true }, { "--tls", false }, { "--tls-ca", true },
+	{ "--viewer", false },
 };
 
 int gpuperf_connection_option(const char *cmd, const char *usage, int argc,
@@ -40,6 +44,10 @@ int gpuperf_connection_option(const char *cmd, const char *usage, int argc,
 
 	if (gpuperf_arg_flag(argv[*i], "--tls", NULL)) {
 		conn->tls = true;
+		return 1;
+	}
+	if (gpuperf_arg_flag(argv[*i], "--viewer", NULL)) {
+		conn->viewer = true;
 		return 1;
 	}
 	if ((m = gpuperf_arg_value(argc, argv, i, "--host", NULL, &value))) {
@@ -182,6 +190,7 @@ int gpuperf_connect(const char *cmd, struct gpuperf_connection *conn,
 		.token = conn->token[0] ? conn->token : NULL,
 		.tls = conn->tls,
 		.tls_ca_file = conn->tls_ca,
+		.role = conn->viewer ? GPC_ROLE_VIEWER : GPC_ROLE_ANY,
 		.loop = loop,
 	};
 	/* Failures reach the user once, in words, through the error. */

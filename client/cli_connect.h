@@ -17,6 +17,7 @@ struct gpuperf_connection {
 	const char *token_file;
 	bool tls;
 	const char *tls_ca;
+	bool viewer;                    /* ask for the viewer role only */
 	char token[512];                /* read from token_file */
 };
 

@@ -197,10 +197,13 @@ int gpuperf_cmd_run(int argc, char **argv)
 	};
 	ret = gpuperf_streaming_start(&r.s, cmd, &o, o.interval_ns, true, false,
 				      &hooks, &r);
-	if (!ret && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
+	/* A stream that ended as it started (its output closed) measures
+	 * nothing: the command is not run. */
+	bool started = !ret && !r.s.stopping;
+	if (started && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
 		ret = gpuperf_report(cmd, "the daemon did not open the measured "
 				     "window", &err);
-	if (!ret)
+	if (started && !ret)
 		ret = start_child(&r, argv + command_index);
 	if (!ret)
 		ret = gpuperf_streaming_run(&r.s);

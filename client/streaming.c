@@ -137,6 +137,10 @@ void gpuperf_streaming_stop(struct gpuperf_streaming *s, int exit_code)
 		return;
 	s->stopping = true;
 	s->exit_code = exit_code;
+	/* Not from under gpc_subscribe_sync(): gpuperf_streaming_start()
+	 * stops once it is back. */
+	if (s->starting)
+		return;
 	if (s->handles_ready) {
 		uv_close((uv_handle_t *)&s->sigint, NULL);
 		uv_close((uv_handle_t *)&s->sigterm, NULL);
@@ -151,14 +155,21 @@ void gpuperf_streaming_stop(struct gpuperf_streaming *s, int exit_code)
 	}
 }
 
+static int start_view(struct gpuperf_streaming *s);
+
 static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 		     void *user)
 {
 	struct gpuperf_streaming *s = user;
+	int ret;
 
 	if (s->stopping)
 		return;
-	int ret = gpuperf_stream_view_frame(&s->view, f);
+	if (!s->view_ready && (ret = start_view(s))) {
+		gpuperf_streaming_stop(s, ret);
+		return;
+	}
+	ret = gpuperf_stream_view_frame(&s->view, f);
 	if (ret == -EPIPE) {
 		/* Whoever read the output has had enough. */
 		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
@@ -184,6 +195,9 @@ static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
 		return;
 	switch (e->kind) {
 	case GPC_EVENT_CONFIG_CHANGED:
+		/* Before the view is made: it is made for what runs then. */
+		if (!s->view_ready)
+			break;
 		if (!gpuperf_stream_view_matches(&s->view,
 						 gpc_subscription_info(sub))) {
 			gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "another "
@@ -194,8 +208,9 @@ static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
 			gpuperf_streaming_stop(s, GPUPERF_EXIT_FAILURE);
 			return;
 		}
-		fprintf(stderr, "gpuperf %s: device %s now samples every %.4g "
-			"ms\n", s->cmd, e->device,
+		fprintf(stderr, "gpuperf %s: device %s now runs %s sampled "
+			"every %.4g ms\n", s->cmd, e->device,
+			e->configuration.metric_set,
 			(double)e->configuration.sampling_period_ns / 1e6);
 		break;
 	case GPC_EVENT_ENDED:
@@ -316,18 +331,20 @@ static int subscribe(struct gpuperf_streaming *s,
 	if (ret)
 		return gpuperf_report(s->cmd, "the daemon refused the "
 				      "subscription", &err);
-	const struct gpc_subscription_info *info = gpc_subscription_info(s->sub);
-	const struct gpc_device *d = gpc_find_device(s->client, info->device);
-	s->set = d ? gpc_find_metric_set(d, info->metric_set) : NULL;
 	return 0;
 }
 
-static int start_view(struct gpuperf_streaming *s,
-		      const struct gpuperf_stream_options *o, bool mark_column,
-		      bool live_allowed)
+/* Makes the view of the subscription as it is now. */
+static int start_view(struct gpuperf_streaming *s)
 {
+	const struct gpuperf_stream_options *o = s->view_options;
+	bool mark_column = s->view_mark_column;
+	bool live_allowed = s->view_live_allowed;
 	const struct gpc_subscription_info *info = gpc_subscription_info(s->sub);
+	const struct gpc_device *d = gpc_find_device(s->client, info->device);
 	char title[256];
+
+	s->set = d ? gpc_find_metric_set(d, info->metric_set) : NULL;
 
 	s->out = stdout;
 	if (o->output) {
@@ -387,9 +404,23 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 	if (ret)
 		return ret;
 	gpc_set_disconnect_cb(s->client, on_disconnect, s);
-	if ((ret = subscribe(s, o, window_ns)) ||
-	    (ret = start_view(s, o, mark_column, live_allowed)))
+	s->view_options = o;
+	s->view_mark_column = mark_column;
+	s->view_live_allowed = live_allowed;
+	s->starting = true;
+	ret = subscribe(s, o, window_ns);
+	if (!ret && !s->view_ready && !s->stopping)
+		ret = start_view(s);
+	s->starting = false;
+	s->view_options = NULL;
+	if (ret)
 		return ret;
+	if (s->stopping) {
+		/* A frame or the connection's end asked while starting. */
+		s->stopping = false;
+		gpuperf_streaming_stop(s, s->exit_code);
+		return s->exit_code;
+	}
 	uv_signal_init(&s->loop, &s->sigint);
 	uv_signal_init(&s->loop, &s->sigterm);
 	uv_timer_init(&s->loop, &s->duration);

@@ -61,12 +61,17 @@ struct gpuperf_streaming {
 	const struct gpc_metric_set *set;
 	struct gpuperf_stream_view view;
 	bool view_ready;
+	/* What the view is made with, until it is: a frame can come in on
+	 * the heels of the subscription's acknowledgement. */
+	const struct gpuperf_stream_options *view_options;
+	bool view_mark_column, view_live_allowed;
 	FILE *out;
 	uv_signal_t sigint, sigterm;
 	uv_timer_t duration;
 	bool handles_ready;
 	struct gpuperf_streaming_hooks hooks;
 	void *user;
+	bool starting;                  /* a stop waits for the start to end */
 	bool stopping;
 	int exit_code;
 };

@@ -2,7 +2,7 @@
 # gpuperf stream, record, run and compare against gpuperfd on a simulated
 # Tiger Lake GT2: every stream format (and NDJSON whole after a kill),
 # recordings IGT's i915-perf-reader accepts (after --duration and after
-# Ctrl-C), run's exit status and totals, compare on a synthetic
+# Ctrl-C), run's exit status and totals, --viewer, compare on a synthetic
 # regression and on identical inputs.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
@@ -208,6 +208,26 @@ run 4 run --unix "$tmp/no.sock" -m RenderBasic -- touch "$tmp/ran"
 check "$([ ! -e "$tmp/ran" ]; echo $?)" "run started the command without a daemon"
 run 2 run $S -m RenderBasic
 expect err "name the command to run"
+
+# ---- --viewer: joins what runs, and cannot change it even where the
+# connection could (the Unix socket grants a controller)
+"$gpuperf" stream $S -m RenderBasic -c GpuTime -i 100ms --duration 5s --format csv \
+	-o "$tmp/holder.csv" 2>"$tmp/holder.err" &
+holder=$!
+pids="$pids $holder"
+i=0
+while [ "$(cat "$tmp/holder.csv" 2>/dev/null | wc -l)" -lt 2 ] && [ $i -lt 50 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+run 5 --viewer stream $S -m ComputeBasic -c GpuTime --duration 0.3s
+expect err "a viewer cannot change it"
+run 0 stream $S --viewer -m RenderBasic -c GpuTime -i 100ms --duration 0.3s --format csv
+check "$([ "$(wc -l <"$tmp/out")" -ge 2 ]; echo $?)" "the viewer got no rows of what runs"
+run 0 stream $S -m ComputeBasic -c GpuTime -i 100ms --duration 0.3s --format csv
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+expect holder.err "ComputeBasic"
 
 # ---- compare: identical inputs pass, a synthetic regression fails
 run 0 compare "$tmp/run.ndjson" "$tmp/run.ndjson"
