@@ -257,8 +257,19 @@ int gpc__transport_start(struct gpc_client *c, struct gpc_error *err)
 		snprintf(c->address, sizeof(c->address), "+%s", c->unix_path);
 		snprintf(c->host_header, sizeof(c->host_header), "localhost");
 	} else {
-		snprintf(c->address, sizeof(c->address), "%s", c->host);
-		snprintf(c->host_header, sizeof(c->host_header), "%s", c->host);
+		/* An IPv6 address comes bare or in brackets, as in a URL; the
+		 * socket wants it bare, the Host header in brackets. */
+		const char *host = c->host;
+		size_t len = strlen(host);
+		bool bracketed = len > 2 && host[0] == '[' && host[len - 1] == ']';
+
+		if (bracketed)
+			snprintf(c->address, sizeof(c->address), "%.*s",
+				 (int)(len - 2), host + 1);
+		else
+			snprintf(c->address, sizeof(c->address), "%s", host);
+		snprintf(c->host_header, sizeof(c->host_header),
+			 !bracketed && strchr(host, ':') ? "[%s]" : "%s", host);
 		ci.port = (int)c->options.port;
 	}
 	if (c->token)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/integration/ws_client.h"
@@ -781,9 +782,44 @@ static void section(const char *name)
 	section_start = now;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A connection to a listener that needs a token, left silent, gets the
+ * daemon's words and a close 10 s on; it was opened at opened_ms. */
+static void check_silent_closed(struct wsc *silent, uint64_t opened_ms)
+{
+	uint64_t waited = now_ms() - opened_ms;
+	unsigned left = waited < 13000 ? (unsigned)(13000 - waited) : 0;
+	int code = wsc_wait_closed(silent, left);
+	uint64_t closed_after = now_ms() - opened_ms;
+
+	CHECK(code == 1008, "a silent remote connection is closed within 13 s "
+	      "(close code %d)", code);
+	/* Not before its 10 s: it was still open when the wait began. */
+	CHECK(code != 1008 || waited < 9500 || closed_after >= 9500,
+	      "the silent connection was closed before its 10 s");
+	Gpuperf__Envelope *m = wsc_next_kind(silent, K(ERROR), 100);
+	CHECK(m && m->error->code == GPUPERF__ERROR_CODE__UNAUTHENTICATED &&
+	      strstr(m->error->message, "no token within 10 s"),
+	      "the silent connection is told why: %s", error_text(m));
+	wsc_free_message(m);
+	wsc_close(silent);
+}
+
 static void run_plain(char **argv)
 {
 	const char *local = argv[0], *remote = argv[1], *unix_url = argv[2];
+	/* Opened first and left silent while the rest runs. */
+	struct wsc *silent = connect_to(remote, NULL, NULL, NULL);
+	uint64_t silent_opened = now_ms();
+	CHECK(wsc_wait_open(silent, 3000), "connect to the remote listener");
+	CHECK(!wsc_is_closed(silent), "a remote connection may take its time");
 	section("frames");
 	check_frames(local);
 	section("reconfigure");
@@ -814,6 +850,8 @@ static void run_plain(char **argv)
 	page = remote_hostport ? http_get(remote_hostport + 3, "/metrics") : NULL;
 	CHECK(!page, "/metrics of a listener that needs a token is refused without one");
 	free(page);
+	section("unauthenticated timeout");
+	check_silent_closed(silent, silent_opened);
 	section(NULL);
 }
 

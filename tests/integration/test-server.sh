@@ -1,7 +1,8 @@
 #!/bin/sh
 # The network server end to end: gpuperfd on sim, driven by real WebSocket
 # clients (server-checks), /metrics through promtool, a recording through
-# IGT's i915-perf-reader, TLS with a certificate made here, and a clean
+# IGT's i915-perf-reader, TLS with a certificate made here, an IPv6
+# listener, a silent unauthenticated connection timed out, and a clean
 # shutdown (under ASan, one without leaks).
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
@@ -122,6 +123,25 @@ echo '<!DOCTYPE html><title>test UI</title><p>served from the web root</p>' >"$t
 if start web --device sim --listen 127.0.0.1:0 --web-root "$tmp/www" --max-connections 2; then
 	run_checks web "127.0.0.1:$(port web 127.0.0.1)" "served from the web root"
 	stop web
+fi
+
+# IPv6: a listener on [::1], reached with its address bare and in brackets.
+if grep -q "^00000000000000000000000000000001 " /proc/net/if_inet6 2>/dev/null; then
+	if start v6 --device sim --linger 0 --listen '[::1]:0'; then
+		v6_port=$(sed -n 's|.*listening on http://\[::1\]:\([0-9]*\)/.*|\1|p' "$tmp/v6.log" | head -1)
+		for host in ::1 '[::1]'; do
+			if "$build/gpuperf" devices --host "$host" --port "$v6_port" \
+				>"$tmp/v6.out" 2>&1 && grep -q "^sim0 " "$tmp/v6.out"; then
+				ok
+			else
+				fail "gpuperf devices --host $host over IPv6"
+				sed 's/^/  | /' "$tmp/v6.out" | head -5
+			fi
+		done
+		stop v6
+	fi
+else
+	echo "note: this machine has no IPv6 loopback; the IPv6 listener is not tested"
 fi
 
 if command -v openssl >/dev/null && [ -d "$shared/intel-metrics/i915" ]; then
