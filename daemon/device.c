@@ -41,32 +41,21 @@ uint64_t gpd_device_ns_to_ticks(const struct gpd_device *dev, uint64_t ns)
 bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
 			 uint64_t *cpu_ns)
 {
-	if (!dev->anchored)
-		return false;
-	if (ts >= dev->ts_anchor)
-		*cpu_ns = dev->cpu_anchor_ns +
-			  gpd_device_ticks_to_ns(dev, ts - dev->ts_anchor);
-	else
-		*cpu_ns = dev->cpu_anchor_ns -
-			  gpd_device_ticks_to_ns(dev, dev->ts_anchor - ts);
-	return true;
+	return gpd_clock_map_cpu_time(&dev->clock, ts, cpu_ns);
 }
 
 bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts)
 {
-	if (!dev->anchored)
-		return false;
-	uint64_t now = gpd_monotonic_ns();
-	uint64_t since = now > dev->cpu_anchor_ns ? now - dev->cpu_anchor_ns : 0;
-	*ts = dev->ts_anchor + gpd_device_ns_to_ticks(dev, since);
-	return true;
+	return gpd_clock_map_ticks(&dev->clock, gpd_monotonic_ns(), ts);
 }
 
 static void reset_decoding(struct gpd_device *dev)
 {
 	dev->have_prev = false;
 	dev->running_ctx = GPM_OA_CTX_NONE;
-	dev->anchored = false;
+	gpd_clock_map_reset(&dev->clock, dev->source->info.timestamp_frequency);
+	/* What was read before is of the stream that ended. */
+	dev->read_has_sample = false;
 	dev->partial_len = 0;
 	gpm_oa_ts_extender_init(&dev->ts, dev->decoder.ts_mask);
 }
@@ -82,11 +71,8 @@ static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
 	}
 	dev->stats.reports++;
 	uint64_t ts = gpm_oa_ts_extend(&dev->ts, report->timestamp);
-	if (!dev->anchored) {
-		dev->anchored = true;
-		dev->ts_anchor = ts;
-		dev->cpu_anchor_ns = gpd_monotonic_ns();
-	}
+	dev->read_has_sample = true;
+	dev->read_newest_ts = ts;
 	uint32_t ctx = gpm_oa_report_context(&dev->decoder, report,
 					     dev->running_ctx);
 	if (dev->have_prev) {
@@ -116,11 +102,43 @@ static void handle_loss(struct gpd_device *dev, bool buffer_lost)
 		gpd_subscription_loss(s, buffer_lost);
 }
 
+/*
+ * The newest report among the records at data, its timestamp extended from
+ * where decoding is. A stream's first read gives the clock map its first
+ * observation from it, before any of the read's frames needs a CPU time:
+ * its oldest report may be a poll older than the read.
+ */
+static bool newest_report(const struct gpd_device *dev, const unsigned char *data,
+			  size_t len, uint64_t *newest)
+{
+	struct gpm_oa_record_reader rd;
+	struct gpm_oa_record rec;
+	struct gpm_oa_ts_extender ts = dev->ts;
+	struct gpm_oa_report r;
+	bool any = false;
+
+	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
+				  dev->source->format->size, data, len);
+	while (gpm_oa_record_next(&rd, &rec) > 0) {
+		if (rec.type != GPM_OA_RECORD_SAMPLE ||
+		    gpm_oa_report_decode_header(&dev->decoder, rec.payload,
+						rec.payload_size, &r))
+			continue;
+		*newest = gpm_oa_ts_extend(&ts, r.timestamp);
+		any = true;
+	}
+	return any;
+}
+
 static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 			      size_t len)
 {
 	struct gpm_oa_record_reader rd;
 	struct gpm_oa_record rec;
+	uint64_t newest;
+
+	if (!dev->clock.anchored && newest_report(dev, data, len, &newest))
+		gpd_clock_map_observe(&dev->clock, newest, dev->read_ns);
 	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
 				  dev->source->format->size, data, len);
 	for (;;) {
@@ -201,7 +219,12 @@ static void on_records(void *user, const void *data, size_t len)
 {
 	struct gpd_device *dev = user;
 	gpd_device_dispatch_begin(dev);
+	dev->read_ns = gpd_monotonic_ns();
+	dev->read_has_sample = false;
 	deliver_records(dev, data, len);
+	/* The newest report was taken by the time it was read. */
+	if (dev->open && dev->read_has_sample)
+		gpd_clock_map_observe(&dev->clock, dev->read_newest_ts, dev->read_ns);
 	gpd_device_dispatch_end(dev);
 }
 

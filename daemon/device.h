@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include "daemon/clock_map.h"
 #include "daemon/source.h"
 #include "daemon/subscription.h"
 #include "metrics/metric_binding.h"
@@ -78,9 +79,10 @@ struct gpd_device {
 	uint32_t running_ctx;
 	uint64_t prev_ts;               /* extended ticks */
 	struct gpm_oa_ts_extender ts;
-	bool anchored;                  /* cpu_anchor_ns <-> ts_anchor */
-	uint64_t cpu_anchor_ns;
-	uint64_t ts_anchor;
+	struct gpd_clock_map clock;     /* report timestamps <-> CPU time */
+	uint64_t read_ns;               /* when the records at hand came */
+	bool read_has_sample;           /* ... and the newest report's */
+	uint64_t read_newest_ts;        /* extended timestamp among them */
 	unsigned char *partial;         /* a record split across deliveries */
 	size_t partial_len;
 

@@ -16,6 +16,9 @@
 #include "metrics/metric_binding.h"
 #include "tests/unit/test_util.h"
 
+/* The sim's OA unit starts its timestamps here (daemon/sim/sim_source.c). */
+#define SIM_FIRST_TIMESTAMP 0x80000000u
+
 struct collector {
 	struct gpd_daemon *daemon;
 	struct gpd_subscription *sub;
@@ -33,6 +36,10 @@ struct collector {
 	unsigned stall_at_frame;        /* block the loop once, at this frame */
 	unsigned stall_ms;
 	unsigned stop_after;            /* frames, then stop the loop */
+	/* Each frame's end in CPU time, less its GPU time since the sim's
+	 * first timestamp: the CPU time the stream opened at, were the
+	 * frame's CPU time right. */
+	int64_t opened_min, opened_max;
 };
 
 static void note_context(struct collector *c, uint32_t ctx)
@@ -80,6 +87,16 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	}
 	c->reports += f->reports;
 	c->buffers_lost += f->buffer_lost;
+	if (f->reports) {
+		const struct gpd_device *dev = c->sub->device;
+		int64_t opened = (int64_t)f->cpu_end_ns -
+				 (int64_t)(f->gpu_end_ns -
+					   gpd_device_ticks_to_ns(dev, SIM_FIRST_TIMESTAMP));
+		if (!c->opened_min || opened < c->opened_min)
+			c->opened_min = opened;
+		if (opened > c->opened_max)
+			c->opened_max = opened;
+	}
 	for (size_t i = 0; i < f->n_contexts; i++)
 		note_context(c, f->contexts[i].ctx_id);
 	if (f->raw && f->reports)
@@ -351,6 +368,41 @@ START_TEST(marks_bound_a_window)
 }
 END_TEST
 
+/*
+ * Frames' CPU times map the GPU's clock onto CLOCK_MONOTONIC as the
+ * simulated unit runs it: a report is read a poll (5 ms) after the oldest
+ * of its batch was taken, yet every frame lands within a sampling period
+ * and some scheduling of where it belongs.
+ */
+START_TEST(frame_cpu_times_follow_the_gpu_clock)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 2000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	int64_t before = (int64_t)gpd_monotonic_ns();
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	int64_t after = (int64_t)gpd_monotonic_ns();
+	c.stop_after = 100;
+	fixture_run(&fx, 2000);
+	ck_assert_uint_ge(c.frames, 50);
+	ck_assert_msg(c.opened_min >= before - 1000000 &&
+		      c.opened_max <= after + 1000000,
+		      "frames place the stream's opening %.3f to %.3f ms after "
+		      "the subscription began; it opened within %.3f ms of it",
+		      (double)(c.opened_min - before) / 1e6,
+		      (double)(c.opened_max - before) / 1e6,
+		      (double)(after - before) / 1e6);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
 /* Subscribers that leave from their own frame callback, or stop the whole
  * daemon from it, must not pull memory from under the device's loops. */
 struct leaver {
@@ -420,6 +472,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, viewer_with_another_set_is_refused);
 	tcase_add_test(tc, stalled_consumer_loses_the_buffer_and_says_so);
 	tcase_add_test(tc, marks_bound_a_window);
+	tcase_add_test(tc, frame_cpu_times_follow_the_gpu_clock);
 	tcase_add_test(tc, leaving_from_a_callback_is_safe);
 	suite_add_tcase(s, tc);
 	return s;
