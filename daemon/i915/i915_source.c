@@ -14,8 +14,6 @@
  * in between are gone.
  */
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -24,10 +22,7 @@
 #include <xf86drm.h>
 
 #include "daemon/error.h"
-#include "daemon/drm/oa_configs.h"
-#include "daemon/drm/oa_pump.h"
-#include "daemon/drm/oa_refusal.h"
-#include "daemon/drm/oa_reopen.h"
+#include "daemon/drm/oa_source.h"
 #include "daemon/i915/i915_describe.h"
 #include "daemon/i915/i915_source.h"
 #include "daemon/i915/i915_uapi.h"
@@ -38,36 +33,19 @@
 #define POLL_PERIOD_MAX_NS 100000000ull
 
 struct i915_source {
-	struct gpd_source base;
-	int card_fd;
-	char node[PATH_MAX];
-	char card_dir[PATH_MAX];
+	struct gpd_drm_oa_source oa;    /* first: the source is one */
 	int perf_revision;
-	struct gpd_oa_configs configs;
-	struct gpd_oa_pump *pump;
-	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
-	uint64_t set_id;
-	struct gpd_oa_reopen reopen;
 };
 
 static void describe_request(const struct i915_source *s,
 			     const struct gpd_stream_config *cfg, uint64_t set_id,
 			     struct gpd_oa_request *req)
 {
-	*req = (struct gpd_oa_request){
-		.kind = GPD_SOURCE_I915,
-		.card = s->base.name,
-		.node = s->node,
-		.card_dir = s->card_dir,
-		.info = &s->base.info,
-		.set = cfg->set,
-		.set_id = set_id,
-		.format = s->base.format,
-		.format_property = s->base.platform->i915_oa_format,
-		.exponent = cfg->exponent,
-		.ctx_filter = cfg->ctx_filter,
-		.ctx_handle = cfg->ctx_id,
-	};
+	gpd_drm_oa_source_request(&s->oa, GPD_SOURCE_I915,
+				  s->oa.base.platform->i915_oa_format, cfg, set_id,
+				  req);
+	req->ctx_filter = cfg->ctx_filter;
+	req->ctx_handle = cfg->ctx_id;
 }
 
 static int add_config(void *user, const struct gpm_binding *b, uint64_t *id)
@@ -86,7 +64,7 @@ static int add_config(void *user, const struct gpm_binding *b, uint64_t *id)
 	if (strlen(b->set->hw_config_guid) != sizeof(config.uuid))
 		return -EINVAL;
 	memcpy(config.uuid, b->set->hw_config_guid, sizeof(config.uuid));
-	int ret = drmIoctl(s->card_fd, DRM_IOCTL_I915_PERF_ADD_CONFIG, &config);
+	int ret = drmIoctl(s->oa.card_fd, DRM_IOCTL_I915_PERF_ADD_CONFIG, &config);
 	if (ret < 0)
 		return -errno;
 	*id = (uint64_t)ret;
@@ -106,7 +84,7 @@ static int refused_config(void *user, const struct gpm_binding *b, int code,
 static int remove_config(void *user, uint64_t id)
 {
 	struct i915_source *s = user;
-	return drmIoctl(s->card_fd, DRM_IOCTL_I915_PERF_REMOVE_CONFIG, &id) ?
+	return drmIoctl(s->oa.card_fd, DRM_IOCTL_I915_PERF_REMOVE_CONFIG, &id) ?
 	       -errno : 0;
 }
 
@@ -120,7 +98,7 @@ static const struct gpd_oa_config_ops config_ops = {
  * that frames never lag far behind. */
 static uint64_t poll_period_ns(const struct i915_source *s, unsigned exponent)
 {
-	uint64_t period = gpd_exponent_to_ns(&s->base.info, exponent);
+	uint64_t period = gpd_exponent_to_ns(&s->oa.base.info, exponent);
 	if (period < POLL_PERIOD_MIN_NS)
 		return POLL_PERIOD_MIN_NS;
 	return period > POLL_PERIOD_MAX_NS ? POLL_PERIOD_MAX_NS : period;
@@ -129,7 +107,7 @@ static uint64_t poll_period_ns(const struct i915_source *s, unsigned exponent)
 static void on_data(void *user, const unsigned char *buf, size_t len)
 {
 	struct i915_source *s = user;
-	s->base.listener.records(s->base.listener.user, buf, len);
+	s->oa.base.listener.records(s->oa.base.listener.user, buf, len);
 }
 
 static bool on_read_error(void *user, int code);
@@ -143,7 +121,7 @@ static int open_stream(struct i915_source *s, const struct gpd_stream_config *cf
 		       struct gpd_error *err)
 {
 	uint64_t set_id;
-	int ret = gpd_oa_configs_id(&s->configs, cfg->binding, &set_id, err);
+	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
 		return ret;
 	uint64_t props[2 * 6];
@@ -151,7 +129,7 @@ static int open_stream(struct i915_source *s, const struct gpd_stream_config *cf
 #define PROP(id, value) (props[2 * n] = (id), props[2 * n + 1] = (value), n++)
 	PROP(DRM_I915_PERF_PROP_SAMPLE_OA, 1);
 	PROP(DRM_I915_PERF_PROP_OA_METRICS_SET, set_id);
-	PROP(DRM_I915_PERF_PROP_OA_FORMAT, s->base.platform->i915_oa_format);
+	PROP(DRM_I915_PERF_PROP_OA_FORMAT, s->oa.base.platform->i915_oa_format);
 	PROP(DRM_I915_PERF_PROP_OA_EXPONENT, cfg->exponent);
 	if (cfg->ctx_filter)
 		PROP(DRM_I915_PERF_PROP_CTX_HANDLE, cfg->ctx_id);
@@ -164,36 +142,26 @@ static int open_stream(struct i915_source *s, const struct gpd_stream_config *cf
 		.num_properties = n,
 		.properties_ptr = (uintptr_t)props,
 	};
-	int fd = drmIoctl(s->card_fd, DRM_IOCTL_I915_PERF_OPEN, &param);
+	int fd = drmIoctl(s->oa.card_fd, DRM_IOCTL_I915_PERF_OPEN, &param);
 	if (fd < 0) {
 		struct gpd_oa_request req;
 		describe_request(s, cfg, set_id, &req);
 		return gpd_oa_refusal_open(&req, -errno, err);
 	}
-	ret = gpd_oa_pump_start(s->base.loop, fd, &pump_ops, s, &s->pump);
-	if (ret) {
-		close(fd);
-		return gpd_fail(err, ret, "%s: cannot watch the OA stream: %s",
-				    s->base.name, uv_strerror(ret));
-	}
-	s->cfg = *cfg;
-	s->set_id = set_id;
-	return 0;
+	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id, err);
 }
 
 static bool on_read_error(void *user, int code)
 {
 	struct i915_source *s = user;
-	gpd_oa_pump_stop(s->pump);
-	s->pump = NULL;
-	gpd_oa_reopen_start(&s->reopen, code);
+	gpd_drm_oa_source_lost(&s->oa, code);
 	return false;
 }
 
 static int reopen(struct gpd_source *src, struct gpd_error *err)
 {
 	struct i915_source *s = (struct i915_source *)src;
-	return open_stream(s, &s->cfg, err);
+	return open_stream(s, &s->oa.cfg, err);
 }
 
 static int i915_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
@@ -202,14 +170,14 @@ static int i915_open(struct gpd_source *src, const struct gpd_stream_config *cfg
 	struct i915_source *s = (struct i915_source *)src;
 	int ret = open_stream(s, cfg, err);
 	if (ret)
-		gpd_oa_configs_remove_added(&s->configs);
+		gpd_oa_configs_remove_added(&s->oa.configs);
 	return ret;
 }
 
 static int stream_ioctl(struct i915_source *s, unsigned long request,
 			unsigned long arg)
 {
-	int ret = ioctl(gpd_oa_pump_fd(s->pump), request, arg);
+	int ret = ioctl(gpd_oa_pump_fd(s->oa.pump), request, arg);
 	return ret < 0 ? -errno : ret;
 }
 
@@ -220,12 +188,12 @@ static int i915_reconfigure(struct gpd_source *src,
 	struct i915_source *s = (struct i915_source *)src;
 	/* I915_PERF_IOCTL_CONFIG switches the set; anything else needs a
 	 * new stream. */
-	if (!s->pump || s->perf_revision < GPD_I915_PERF_REVISION_CONFIG ||
-	    cfg->exponent != s->cfg.exponent || cfg->ctx_filter != s->cfg.ctx_filter ||
-	    (cfg->ctx_filter && cfg->ctx_id != s->cfg.ctx_id))
+	if (!s->oa.pump || s->perf_revision < GPD_I915_PERF_REVISION_CONFIG ||
+	    cfg->exponent != s->oa.cfg.exponent || cfg->ctx_filter != s->oa.cfg.ctx_filter ||
+	    (cfg->ctx_filter && cfg->ctx_id != s->oa.cfg.ctx_id))
 		return -EOPNOTSUPP;
 	uint64_t set_id;
-	int ret = gpd_oa_configs_id(&s->configs, cfg->binding, &set_id, err);
+	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
 		return ret;
 	/* Disabled around the switch, and ENABLE empties the buffer: no
@@ -239,20 +207,14 @@ static int i915_reconfigure(struct gpd_source *src,
 		describe_request(s, cfg, set_id, &req);
 		return gpd_oa_refusal_open(&req, ret < 0 ? ret : enabled, err);
 	}
-	s->cfg = *cfg;
-	s->set_id = set_id;
+	s->oa.cfg = *cfg;
+	s->oa.set_id = set_id;
 	return 0;
 }
 
 static void i915_close(struct gpd_source *src)
 {
-	struct i915_source *s = (struct i915_source *)src;
-	gpd_oa_reopen_cancel(&s->reopen);
-	if (s->pump) {
-		gpd_oa_pump_stop(s->pump);
-		s->pump = NULL;
-	}
-	gpd_oa_configs_remove_added(&s->configs);
+	gpd_drm_oa_source_close((struct gpd_drm_oa_source *)src);
 }
 
 static void free_source(struct gpd_source *src)
@@ -262,11 +224,7 @@ static void free_source(struct gpd_source *src)
 
 static void i915_destroy(struct gpd_source *src)
 {
-	struct i915_source *s = (struct i915_source *)src;
-	i915_close(src);
-	gpd_oa_configs_fini(&s->configs);
-	close(s->card_fd);
-	gpd_oa_reopen_fini(&s->reopen, free_source);
+	gpd_drm_oa_source_destroy((struct gpd_drm_oa_source *)src, free_source);
 }
 
 static const struct gpd_source_ops i915_ops = {
@@ -283,51 +241,33 @@ int gpd_i915_source_create(uv_loop_t *loop, const char *node,
 	struct i915_source *s = calloc(1, sizeof(*s));
 	if (!s)
 		return gpd_fail(err, -ENOMEM, "out of memory");
-	const char *name = gpd_drm_card_name(node);
-	snprintf(s->base.name, sizeof(s->base.name), "%s", name);
-	snprintf(s->node, sizeof(s->node), "%s", node);
-	int ret = gpd_drm_card_open(node, &s->card_fd);
+	int ret = gpd_drm_oa_source_open_card(&s->oa, node, "i915", roots, err);
 	if (ret) {
 		free(s);
-		return gpd_fail(err, ret, "cannot open %s: %s%s", node,
-				    strerror(-ret), ret == -EACCES ?
-				    "; gpuperfd needs read-write access to the "
-				    "card (the 'render' or 'video' group)" : "");
+		return ret;
 	}
-	char driver[32];
-	ret = gpd_drm_card_driver(s->card_fd, driver, sizeof(driver));
-	if (!ret && strcmp(driver, "i915"))
-		ret = gpd_fail(err, -ENODEV, "%s is driven by %s, not i915; "
-				   "use --device %s:%s", node, driver, driver, node);
-	else if (ret)
-		ret = gpd_fail(err, ret, "%s is not a DRM device (%s)", node,
-				   strerror(-ret));
-	if (!ret && (ret = gpd_drm_card_sysfs_dir(s->card_fd, roots->sysfs,
-						  s->card_dir, sizeof(s->card_dir))))
-		gpd_fail(err, ret, "%s: no sysfs directory under %s: %s",
-			     node, roots->sysfs, strerror(-ret));
 	struct gpd_i915_description desc;
-	if (!ret)
-		ret = gpd_i915_describe(s->card_fd, s->base.name, s->card_dir,
-					&desc, err);
+	ret = gpd_i915_describe(s->oa.card_fd, s->oa.base.name, s->oa.card_dir,
+				&desc, err);
 	if (!ret && gpm_oa_format_from_i915(desc.platform->i915_oa_format,
-					    &s->base.format))
+					    &s->oa.base.format))
 		ret = gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd cannot decode "
 				   "the OA reports of %s", node,
 				   desc.platform->description);
 	if (ret) {
-		close(s->card_fd);
+		close(s->oa.card_fd);
 		free(s);
 		return ret;
 	}
-	s->base.ops = &i915_ops;
-	s->base.kind = GPD_SOURCE_I915;
-	s->base.info = desc.info;
-	s->base.platform = desc.platform;
-	s->base.loop = loop;
+	s->oa.base.ops = &i915_ops;
+	s->oa.base.kind = GPD_SOURCE_I915;
+	s->oa.base.info = desc.info;
+	s->oa.base.platform = desc.platform;
+	s->oa.base.loop = loop;
 	s->perf_revision = desc.perf_revision;
-	gpd_oa_configs_init(&s->configs, s->card_dir, s->base.name, &config_ops, s);
-	gpd_oa_reopen_init(&s->reopen, &s->base, reopen);
-	*out = &s->base;
+	gpd_oa_configs_init(&s->oa.configs, s->oa.card_dir, s->oa.base.name,
+			    &config_ops, s);
+	gpd_oa_reopen_init(&s->oa.reopen, &s->oa.base, reopen);
+	*out = &s->oa.base;
 	return 0;
 }

@@ -11,8 +11,6 @@
  * the loss was.
  */
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -21,10 +19,7 @@
 #include <xf86drm.h>
 
 #include "daemon/error.h"
-#include "daemon/drm/oa_configs.h"
-#include "daemon/drm/oa_pump.h"
-#include "daemon/drm/oa_refusal.h"
-#include "daemon/drm/oa_reopen.h"
+#include "daemon/drm/oa_source.h"
 #include "daemon/log.h"
 #include "daemon/xe/xe_describe.h"
 #include "daemon/xe/xe_source.h"
@@ -33,16 +28,8 @@
 #include "metrics/oa_record.h"
 
 struct xe_source {
-	struct gpd_source base;
-	int card_fd;
-	char node[PATH_MAX];
-	char card_dir[PATH_MAX];
+	struct gpd_drm_oa_source oa;    /* first: the source is one */
 	uint32_t oa_unit_id;
-	struct gpd_oa_configs configs;
-	struct gpd_oa_pump *pump;
-	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
-	uint64_t set_id;
-	struct gpd_oa_reopen reopen;
 	bool told_counter_overflow;
 	/* Reports framed as i915 records. */
 	unsigned char *framed;
@@ -53,18 +40,9 @@ static void describe_request(const struct xe_source *s,
 			     const struct gpd_stream_config *cfg, uint64_t set_id,
 			     struct gpd_oa_request *req)
 {
-	*req = (struct gpd_oa_request){
-		.kind = GPD_SOURCE_XE,
-		.card = s->base.name,
-		.node = s->node,
-		.card_dir = s->card_dir,
-		.info = &s->base.info,
-		.set = cfg->set,
-		.set_id = set_id,
-		.format = s->base.format,
-		.format_property = s->base.platform->xe_oa_format,
-		.exponent = cfg->exponent,
-	};
+	gpd_drm_oa_source_request(&s->oa, GPD_SOURCE_XE,
+				  s->oa.base.platform->xe_oa_format, cfg, set_id,
+				  req);
 }
 
 static int observation(const struct xe_source *s, uint64_t op, void *param)
@@ -74,7 +52,7 @@ static int observation(const struct xe_source *s, uint64_t op, void *param)
 		.observation_op = op,
 		.param = (uintptr_t)param,
 	};
-	int ret = drmIoctl(s->card_fd, DRM_IOCTL_XE_OBSERVATION, &p);
+	int ret = drmIoctl(s->oa.card_fd, DRM_IOCTL_XE_OBSERVATION, &p);
 	return ret < 0 ? -errno : ret;
 }
 
@@ -153,20 +131,20 @@ static void deliver_loss(struct xe_source *s, unsigned loss)
 		len += GPM_OA_RECORD_HEADER_SIZE;
 	}
 	if (len)
-		s->base.listener.records(s->base.listener.user, rec, len);
+		s->oa.base.listener.records(s->oa.base.listener.user, rec, len);
 }
 
 static void on_data(void *user, const unsigned char *buf, size_t len)
 {
 	struct xe_source *s = user;
-	size_t report = s->base.format->size;
+	size_t report = s->oa.base.format->size;
 	size_t n = len / report;
 	size_t need = n * (GPM_OA_RECORD_HEADER_SIZE + report);
 	if (need > s->framed_size) {
 		unsigned char *framed = realloc(s->framed, need);
 		if (!framed) {
 			gpd_warn("%s: out of memory framing %zu OA reports; they "
-				 "are lost", s->base.name, n);
+				 "are lost", s->oa.base.name, n);
 			deliver_loss(s, GPM_OA_LOSS_BUFFER);
 			return;
 		}
@@ -181,14 +159,14 @@ static void on_data(void *user, const unsigned char *buf, size_t len)
 		memcpy(p + GPM_OA_RECORD_HEADER_SIZE, buf + i * report, report);
 		p += GPM_OA_RECORD_HEADER_SIZE + report;
 	}
-	s->base.listener.records(s->base.listener.user, s->framed, need);
+	s->oa.base.listener.records(s->oa.base.listener.user, s->framed, need);
 }
 
 /* EIO: the OA status has bits set; the status ioctl says which. */
 static int read_status(struct xe_source *s, uint64_t *status)
 {
 	struct drm_xe_oa_stream_status st = { 0 };
-	if (ioctl(gpd_oa_pump_fd(s->pump), DRM_XE_OBSERVATION_IOCTL_STATUS, &st) < 0)
+	if (ioctl(gpd_oa_pump_fd(s->oa.pump), DRM_XE_OBSERVATION_IOCTL_STATUS, &st) < 0)
 		return -errno;
 	*status = st.oa_status;
 	return 0;
@@ -203,15 +181,13 @@ static bool on_read_error(void *user, int code)
 		    !s->told_counter_overflow) {
 			s->told_counter_overflow = true;
 			gpd_warn("%s: the OA unit reports a counter overflow; "
-				 "counter values around it may be wrong", s->base.name);
+				 "counter values around it may be wrong", s->oa.base.name);
 		}
 		deliver_loss(s, gpm_oa_xe_status_loss(status));
 		/* The listener may have closed the stream. */
-		return s->pump != NULL;
+		return s->oa.pump != NULL;
 	}
-	gpd_oa_pump_stop(s->pump);
-	s->pump = NULL;
-	gpd_oa_reopen_start(&s->reopen, code);
+	gpd_drm_oa_source_lost(&s->oa, code);
 	return false;
 }
 
@@ -224,7 +200,7 @@ static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
 		       struct gpd_error *err)
 {
 	uint64_t set_id;
-	int ret = gpd_oa_configs_id(&s->configs, cfg->binding, &set_id, err);
+	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
 		return ret;
 	/* xe has no context filter of its own (§5): a context filter is the
@@ -236,7 +212,7 @@ static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
 		{ DRM_XE_OA_PROPERTY_OA_UNIT_ID, s->oa_unit_id },
 		{ DRM_XE_OA_PROPERTY_SAMPLE_OA, 1 },
 		{ DRM_XE_OA_PROPERTY_OA_METRIC_SET, set_id },
-		{ DRM_XE_OA_PROPERTY_OA_FORMAT, s->base.platform->xe_oa_format },
+		{ DRM_XE_OA_PROPERTY_OA_FORMAT, s->oa.base.platform->xe_oa_format },
 		{ DRM_XE_OA_PROPERTY_OA_PERIOD_EXPONENT, cfg->exponent },
 	};
 	enum { N = sizeof(want) / sizeof(want[0]) };
@@ -256,21 +232,13 @@ static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
 	}
 	/* xe's stream fds start blocking; uv_poll_init makes them
 	 * non-blocking, as the loop needs. */
-	ret = gpd_oa_pump_start(s->base.loop, fd, &pump_ops, s, &s->pump);
-	if (ret) {
-		close(fd);
-		return gpd_fail(err, ret, "%s: cannot watch the OA stream: %s",
-				    s->base.name, uv_strerror(ret));
-	}
-	s->cfg = *cfg;
-	s->set_id = set_id;
-	return 0;
+	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id, err);
 }
 
 static int reopen(struct gpd_source *src, struct gpd_error *err)
 {
 	struct xe_source *s = (struct xe_source *)src;
-	return open_stream(s, &s->cfg, err);
+	return open_stream(s, &s->oa.cfg, err);
 }
 
 static int xe_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
@@ -279,19 +247,13 @@ static int xe_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
 	struct xe_source *s = (struct xe_source *)src;
 	int ret = open_stream(s, cfg, err);
 	if (ret)
-		gpd_oa_configs_remove_added(&s->configs);
+		gpd_oa_configs_remove_added(&s->oa.configs);
 	return ret;
 }
 
 static void xe_close(struct gpd_source *src)
 {
-	struct xe_source *s = (struct xe_source *)src;
-	gpd_oa_reopen_cancel(&s->reopen);
-	if (s->pump) {
-		gpd_oa_pump_stop(s->pump);
-		s->pump = NULL;
-	}
-	gpd_oa_configs_remove_added(&s->configs);
+	gpd_drm_oa_source_close((struct gpd_drm_oa_source *)src);
 }
 
 static void free_source(struct gpd_source *src)
@@ -303,11 +265,7 @@ static void free_source(struct gpd_source *src)
 
 static void xe_destroy(struct gpd_source *src)
 {
-	struct xe_source *s = (struct xe_source *)src;
-	xe_close(src);
-	gpd_oa_configs_fini(&s->configs);
-	close(s->card_fd);
-	gpd_oa_reopen_fini(&s->reopen, free_source);
+	gpd_drm_oa_source_destroy((struct gpd_drm_oa_source *)src, free_source);
 }
 
 /* Switching sets (DRM_XE_OBSERVATION_IOCTL_CONFIG) is left to a new
@@ -326,49 +284,32 @@ int gpd_xe_source_create(uv_loop_t *loop, const char *node,
 	struct xe_source *s = calloc(1, sizeof(*s));
 	if (!s)
 		return gpd_fail(err, -ENOMEM, "out of memory");
-	snprintf(s->base.name, sizeof(s->base.name), "%s", gpd_drm_card_name(node));
-	snprintf(s->node, sizeof(s->node), "%s", node);
-	int ret = gpd_drm_card_open(node, &s->card_fd);
+	int ret = gpd_drm_oa_source_open_card(&s->oa, node, "xe", roots, err);
 	if (ret) {
 		free(s);
-		return gpd_fail(err, ret, "cannot open %s: %s%s", node,
-				    strerror(-ret), ret == -EACCES ?
-				    "; gpuperfd needs read-write access to the "
-				    "card (the 'render' or 'video' group)" : "");
+		return ret;
 	}
-	char driver[32];
-	ret = gpd_drm_card_driver(s->card_fd, driver, sizeof(driver));
-	if (!ret && strcmp(driver, "xe"))
-		ret = gpd_fail(err, -ENODEV, "%s is driven by %s, not xe; "
-				   "use --device %s:%s", node, driver, driver, node);
-	else if (ret)
-		ret = gpd_fail(err, ret, "%s is not a DRM device (%s)", node,
-				   strerror(-ret));
-	if (!ret && (ret = gpd_drm_card_sysfs_dir(s->card_fd, roots->sysfs,
-						  s->card_dir, sizeof(s->card_dir))))
-		gpd_fail(err, ret, "%s: no sysfs directory under %s: %s",
-			     node, roots->sysfs, strerror(-ret));
 	struct gpd_xe_description desc;
-	if (!ret)
-		ret = gpd_xe_describe(s->card_fd, s->base.name, s->card_dir, &desc, err);
+	ret = gpd_xe_describe(s->oa.card_fd, s->oa.base.name, s->oa.card_dir, &desc, err);
 	if (!ret && gpm_oa_format_for_set(desc.info.graphics_version, NULL,
-					  &s->base.format))
+					  &s->oa.base.format))
 		ret = gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd cannot decode "
 				   "the OA reports of %s", node,
 				   desc.platform->description);
 	if (ret) {
-		close(s->card_fd);
+		close(s->oa.card_fd);
 		free(s);
 		return ret;
 	}
-	s->base.ops = &xe_ops;
-	s->base.kind = GPD_SOURCE_XE;
-	s->base.info = desc.info;
-	s->base.platform = desc.platform;
-	s->base.loop = loop;
+	s->oa.base.ops = &xe_ops;
+	s->oa.base.kind = GPD_SOURCE_XE;
+	s->oa.base.info = desc.info;
+	s->oa.base.platform = desc.platform;
+	s->oa.base.loop = loop;
 	s->oa_unit_id = desc.oa_unit_id;
-	gpd_oa_configs_init(&s->configs, s->card_dir, s->base.name, &config_ops, s);
-	gpd_oa_reopen_init(&s->reopen, &s->base, reopen);
-	*out = &s->base;
+	gpd_oa_configs_init(&s->oa.configs, s->oa.card_dir, s->oa.base.name,
+			    &config_ops, s);
+	gpd_oa_reopen_init(&s->oa.reopen, &s->oa.base, reopen);
+	*out = &s->oa.base;
 	return 0;
 }

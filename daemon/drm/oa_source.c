@@ -1,0 +1,102 @@
+/*
+ * The shared part of the DRM OA sources (see oa_source.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/drm/oa_source.h"
+
+int gpd_drm_oa_source_open_card(struct gpd_drm_oa_source *s, const char *node,
+				const char *driver,
+				const struct gpd_drm_roots *roots,
+				struct gpd_error *err)
+{
+	snprintf(s->base.name, sizeof(s->base.name), "%s", gpd_drm_card_name(node));
+	snprintf(s->node, sizeof(s->node), "%s", node);
+	int ret = gpd_drm_card_open(node, &s->card_fd);
+	if (ret)
+		return gpd_fail(err, ret, "cannot open %s: %s%s", node,
+				strerror(-ret), ret == -EACCES ?
+				"; gpuperfd needs read-write access to the "
+				"card (the 'render' or 'video' group)" : "");
+	char driven_by[32];
+	ret = gpd_drm_card_driver(s->card_fd, driven_by, sizeof(driven_by));
+	if (!ret && strcmp(driven_by, driver))
+		ret = gpd_fail(err, -ENODEV, "%s is driven by %s, not %s; "
+			       "use --device %s:%s", node, driven_by, driver,
+			       driven_by, node);
+	else if (ret)
+		ret = gpd_fail(err, ret, "%s is not a DRM device (%s)", node,
+			       strerror(-ret));
+	if (!ret && (ret = gpd_drm_card_sysfs_dir(s->card_fd, roots->sysfs,
+						  s->card_dir, sizeof(s->card_dir))))
+		gpd_fail(err, ret, "%s: no sysfs directory under %s: %s",
+			 node, roots->sysfs, strerror(-ret));
+	if (ret)
+		close(s->card_fd);
+	return ret;
+}
+
+void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
+			       enum gpd_source_kind kind,
+			       uint64_t format_property,
+			       const struct gpd_stream_config *cfg,
+			       uint64_t set_id, struct gpd_oa_request *req)
+{
+	*req = (struct gpd_oa_request){
+		.kind = kind,
+		.card = s->base.name,
+		.node = s->node,
+		.card_dir = s->card_dir,
+		.info = &s->base.info,
+		.set = cfg->set,
+		.set_id = set_id,
+		.format = s->base.format,
+		.format_property = format_property,
+		.exponent = cfg->exponent,
+	};
+}
+
+int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
+			    const struct gpd_oa_pump_ops *ops,
+			    const struct gpd_stream_config *cfg,
+			    uint64_t set_id, struct gpd_error *err)
+{
+	int ret = gpd_oa_pump_start(s->base.loop, fd, ops, s, &s->pump);
+	if (ret) {
+		close(fd);
+		return gpd_fail(err, ret, "%s: cannot watch the OA stream: %s",
+				s->base.name, uv_strerror(ret));
+	}
+	s->cfg = *cfg;
+	s->set_id = set_id;
+	return 0;
+}
+
+void gpd_drm_oa_source_lost(struct gpd_drm_oa_source *s, int code)
+{
+	gpd_oa_pump_stop(s->pump);
+	s->pump = NULL;
+	gpd_oa_reopen_start(&s->reopen, code);
+}
+
+void gpd_drm_oa_source_close(struct gpd_drm_oa_source *s)
+{
+	gpd_oa_reopen_cancel(&s->reopen);
+	if (s->pump) {
+		gpd_oa_pump_stop(s->pump);
+		s->pump = NULL;
+	}
+	gpd_oa_configs_remove_added(&s->configs);
+}
+
+void gpd_drm_oa_source_destroy(struct gpd_drm_oa_source *s,
+			       void (*free_source)(struct gpd_source *))
+{
+	gpd_drm_oa_source_close(s);
+	gpd_oa_configs_fini(&s->configs);
+	close(s->card_fd);
+	gpd_oa_reopen_fini(&s->reopen, free_source);
+}

@@ -1,0 +1,71 @@
+/*
+ * What the i915 and xe sources share: the card they opened and checked,
+ * the metric set ids they added, the stream's pump, and the reopening
+ * after the kernel stops a stream. Each driver's source embeds this first
+ * and adds what its uAPI needs.
+ */
+#ifndef GPD_DRM_OA_SOURCE_H
+#define GPD_DRM_OA_SOURCE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "daemon/drm/card.h"
+#include "daemon/drm/oa_configs.h"
+#include "daemon/drm/oa_pump.h"
+#include "daemon/drm/oa_refusal.h"
+#include "daemon/drm/oa_reopen.h"
+#include "daemon/error.h"
+#include "daemon/source.h"
+
+struct gpd_drm_oa_source {
+	struct gpd_source base;
+	int card_fd;
+	char node[PATH_MAX];
+	char card_dir[PATH_MAX];
+	struct gpd_oa_configs configs;
+	struct gpd_oa_pump *pump;
+	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
+	uint64_t set_id;
+	struct gpd_oa_reopen reopen;
+};
+
+/*
+ * Opens node, checks that driver drives it and finds its sysfs directory;
+ * names the source after the card. 0, or the error in words with nothing
+ * left open.
+ */
+int gpd_drm_oa_source_open_card(struct gpd_drm_oa_source *s, const char *node,
+				const char *driver,
+				const struct gpd_drm_roots *roots,
+				struct gpd_error *err);
+
+/* The request as the refusal messages describe it: kind and the format
+ * property as the driver's uAPI spells them, no context filter. */
+void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
+			       enum gpd_source_kind kind,
+			       uint64_t format_property,
+			       const struct gpd_stream_config *cfg,
+			       uint64_t set_id, struct gpd_oa_request *req);
+
+/* Starts reading the stream fd (non-blocking from here on) and keeps cfg
+ * and set_id as what runs. 0, or the error in words (fd closed). */
+int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
+			    const struct gpd_oa_pump_ops *ops,
+			    const struct gpd_stream_config *cfg,
+			    uint64_t set_id, struct gpd_error *err);
+
+/* The kernel stopped the stream (read() failed with code): stop reading
+ * and reopen with backoff. */
+void gpd_drm_oa_source_lost(struct gpd_drm_oa_source *s, int code);
+
+/* Closes the stream: no reopening, no reading, the configs it added
+ * removed. */
+void gpd_drm_oa_source_close(struct gpd_drm_oa_source *s);
+
+/* Closes, then lets go of the card; free_source frees the source's memory
+ * once nothing (a reopen timer) refers to it any more. */
+void gpd_drm_oa_source_destroy(struct gpd_drm_oa_source *s,
+			       void (*free_source)(struct gpd_source *));
+
+#endif
