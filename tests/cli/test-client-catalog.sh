@@ -185,6 +185,12 @@ if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
 	run 4 devices --port "$T" --tls
 	expect err "cannot connect to https://127.0.0.1:$T: the TLS handshake failed"
 	expect err "--tls-ca FILE trusts"
+	# ... and once they do (OpenSSL reads them from SSL_CERT_FILE), plain
+	# --tls trusts it, by address and by name.
+	SSL_CERT_FILE="$tmp/cert.pem" run 0 devices --port "$T" --tls
+	expect out "sim0"
+	SSL_CERT_FILE="$tmp/cert.pem" run 0 devices --host localhost --port "$T" --tls
+	expect out "sim0"
 else
 	fail "openssl could not make a certificate"
 fi
