@@ -1,10 +1,12 @@
 // The browser UI in chromium against gpuperfd --device sim: it loads
 // without console errors, streams what a picked metric set measures,
-// plots clicked counters, follows another client's reconfiguration, locks
-// a viewer's controls, records a file i915-perf-reader accepts, exports
-// CSV, asks for a token where one is needed, works over TLS, narrow and
-// dark, and keeps its per-frame work under 16 ms at 100 frames/s with 20
-// plotted counters. Screenshots go to $GPM_BUILD_DIR/browser/.
+// plots clicked counters, exports CSV, marks a window by hand (listed
+// apart, never plotted), narrows the stream to one clicked context and
+// widens it again, follows another client's reconfiguration, locks a
+// viewer's controls, records a file i915-perf-reader accepts, asks for a
+// token where one is needed, works over TLS, narrow and dark, and keeps
+// its per-frame work under 16 ms at 100 frames/s with 20 plotted
+// counters. Screenshots go to $GPM_BUILD_DIR/browser/.
 //
 // Prints "checks: N passed, F failed".
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -153,6 +155,123 @@ async function exportCsv(page) {
 	const lines = readFileSync(path, 'utf8').trim().split('\n');
 	checks.check(lines[0].startsWith('time,reports,') && lines.length > 10,
 		'Export CSV saves the shown span', `${lines.length} lines, header ${lines[0]}`);
+}
+
+// Mark, ~700 ms, End mark: one frame covering the two clicks lands in the
+// list of marked windows and nowhere in the time series.
+async function markWindow(page) {
+	const MARKED_MS = 700;
+	const button = () => page.textContent('#mark-toggle');
+	checks.check(await button() === 'Mark', 'the mark button reads Mark', await button());
+	// Every regular frame of the subscription goes into the store; count
+	// them, so that a store that grew by more has taken the marked one.
+	await page.evaluate(() => {
+		const ui = window.gpuperfUi;
+		const watch = { counting: true, frames: 0, from: ui.store.length,
+			subscription: ui.stream.subscriptionId };
+		ui.stream.on('frame', () => {
+			if (watch.counting)
+				watch.frames++;
+		});
+		window.markWatch = watch;
+	});
+	await page.click('#mark-toggle');
+	const open = await page.waitForFunction(() =>
+		/^End mark · \d+\.\d s$/.test(document.querySelector('#mark-toggle').textContent),
+	null, { timeout: 3000 }).then(() => true, () => false);
+	checks.check(open, 'an open mark\'s button reads End mark with the seconds elapsed',
+		await button());
+	await page.waitForTimeout(MARKED_MS);
+	await page.click('#mark-toggle');
+	const listed = await page.waitForSelector('#mark-list li.mark', { timeout: 5000 })
+		.then(() => true, () => false);
+	checks.check(listed, 'the marked window appears in the list');
+	if (!listed)
+		return;
+	const seen = await page.evaluate(() => {
+		const ui = window.gpuperfUi, watch = window.markWatch;
+		watch.counting = false;
+		const marked = ui.marks.windows[0];
+		const item = document.querySelector('#mark-list li.mark');
+		return {
+			mark: marked.frame.mark,
+			durationS: marked.durationNs / 1e9,
+			reports: marked.reports,
+			largestWindow: Math.max(...ui.store.reports.slice(watch.from)),
+			facts: item.querySelector('.facts').textContent,
+			values: [...item.querySelectorAll('.mark-values dd')].map((e) => e.textContent),
+			valueSymbols: [...item.querySelectorAll('.mark-values [data-symbol]')]
+				.map((e) => e.dataset.symbol),
+			plotted: [...ui.plots.selected.keys()],
+			grew: ui.store.length - watch.from,
+			frames: watch.frames,
+			sameSubscription: ui.stream.subscriptionId === watch.subscription,
+			monotonic: ui.store.x.every((x, i, xs) => i === 0 || x >= xs[i - 1]),
+			button: document.querySelector('#mark-toggle').textContent,
+		};
+	});
+	checks.check(seen.mark, 'the listed frame is the daemon\'s marked frame');
+	checks.check(seen.durationS > MARKED_MS / 1000 * 0.7 && seen.durationS < MARKED_MS / 1000 + 1.5,
+		`the marked window lasts about the ${MARKED_MS} ms between the clicks`, `${seen.durationS} s`);
+	const [, amount, unit] = seen.facts.match(/^([\d.]+) (ms|s) · /) ?? [];
+	const shownS = Number(amount) * (unit === 'ms' ? 1e-3 : 1);
+	checks.check(Math.abs(shownS - seen.durationS) < 0.01 &&
+		seen.facts.includes(` · ${seen.reports} reports`),
+		'the list shows the mark\'s GPU time and reports', seen.facts);
+	checks.check(seen.reports > seen.largestWindow,
+		'the marked frame sums more reports than any one window',
+		`${seen.reports} against ${seen.largestWindow}`);
+	checks.check(seen.valueSymbols.join() === seen.plotted.join() &&
+		seen.values.every((v) => v !== '–' && v !== ''),
+		'the list shows the plotted counters\' values in the marked window',
+		`${seen.valueSymbols.join()} = ${seen.values.join(' | ')}; plotted ${seen.plotted.join()}`);
+	checks.check(seen.sameSubscription && seen.grew === seen.frames && seen.monotonic,
+		'the marked frame stays out of the time series',
+		`store grew by ${seen.grew} for ${seen.frames} frames, monotonic ${seen.monotonic}`);
+	checks.check(seen.button === 'Mark', 'the mark button reads Mark again', seen.button);
+}
+
+// The distinct contexts the stored frames name (ids, or 'idle').
+function storedContexts(page) {
+	return page.evaluate(() => [...new Set(window.gpuperfUi.store.contexts.flat()
+		.map(([ctx]) => ctx))]);
+}
+
+// A click on a context streams its reports alone; "Show all contexts"
+// streams every context's again.
+async function contextFilter(page) {
+	const row = await page.waitForSelector('#context-list li.context[role="button"]',
+		{ timeout: 5000 });
+	const ctx = Number(await row.getAttribute('data-ctx'));
+	await row.click();
+	const narrowed = await page.waitForFunction((id) => {
+		const ui = window.gpuperfUi;
+		return ui.stream.contextId === id && ui.store.length >= 5;
+	}, ctx, { timeout: 8000 }).then(() => true, () => false);
+	checks.check(narrowed, 'clicking a context subscribes to its reports alone',
+		`context ${ctx}`);
+	const named = await storedContexts(page);
+	checks.check(named.length > 0 && named.every((c) => c === ctx || c === 'idle'),
+		'the narrowed stream\'s frames name only the chosen context', named.join());
+	// The context list refreshes a few times a second.
+	await page.waitForTimeout(400);
+	const line = await page.isVisible('#context-filter') ?
+		await page.textContent('#context-filter') : '';
+	checks.check(line.startsWith(`Only context 0x${ctx.toString(16)}`),
+		'a line says the stream shows one context', line);
+	const rows = await page.$$eval('#context-list li.context', (els) => els.map((e) => e.dataset.ctx));
+	checks.check(rows.length > 0 && rows.every((c) => c === String(ctx) || c === 'idle'),
+		'the context list shows only the chosen context', rows.join());
+	await page.screenshot({ path: join(out, 'ui-context-filter.png') });
+	await page.click('#context-filter-clear');
+	const widened = await page.waitForFunction(() => {
+		const ui = window.gpuperfUi;
+		return ui.stream.contextId === null &&
+			new Set(ui.store.contexts.flat().map(([c]) => c)).size > 1;
+	}, null, { timeout: 8000 }).then(() => true, () => false);
+	checks.check(widened, 'Show all contexts streams every context again',
+		(await storedContexts(page)).join());
+	checks.check(!await page.isVisible('#context-filter'), 'the filter line goes with the filter');
 }
 
 async function secondClient(context, url, page) {
@@ -395,6 +514,8 @@ async function main() {
 	});
 	await checks.step('pause, zoom, pan', () => pauseAndResume(page));
 	await checks.step('export CSV', () => exportCsv(page));
+	await checks.step('marks', () => markWindow(page));
+	await checks.step('the context filter', () => contextFilter(page));
 	await checks.step('a second client', () => secondClient(light, local, page));
 	await checks.step('loss', () => lossShown(page, daemon));
 	await checks.step('recording', () => recordOnTigerLake(page));

@@ -11,6 +11,7 @@ import { csvButton, saveCsv, visibleCsv } from './csv_export.js';
 import { DevicePanel } from './device_panel.js';
 import { FrameMeter } from './frame_meter.js';
 import { HeaderBar } from './header_bar.js';
+import { MarkControl } from './mark_control.js';
 import { MetricSetPicker } from './metric_set_picker.js';
 import { Notices } from './notices.js';
 import { PlotPanel } from './plot_panel.js';
@@ -44,11 +45,13 @@ const roleNote = h('p', { class: 'role-note', id: 'role-note', hidden: true });
 byId('config-panel').append(roleNote, setPicker.element, sampling.element);
 const plots = new PlotPanel(byId('plots-panel'), store, view, () => store.lastTime());
 const counterList = new CounterList(byId('counters-panel'), (symbol) => plots.toggle(symbol));
-const contexts = new ContextUsage(byId('plots-panel'));
+const marks = new MarkControl(byId('plots-panel'), connection, stream, notices,
+	() => [...plots.selected.keys()]);
+const contexts = new ContextUsage(byId('plots-panel'), (ctxId) => stream.selectContext(ctxId));
 const recording = new RecordingControl(connection, stream, notices);
 const meter = new FrameMeter(byId('frame-meter'));
 const streamRate = byId('stream-rate');
-plots.toolbar.append(csvButton(exportCsv), recording.element);
+plots.toolbar.append(csvButton(exportCsv), recording.element, marks.element);
 plots.onSelection = (selected) => counterList.showPlotted(selected);
 new ThemeToggle(byId('theme-toggle'), () => plots.themeChanged());
 
@@ -137,7 +140,10 @@ connection.on('hello', (hello) => {
 connection.on('serverError', (error) => notices.add('error', error.message));
 
 stream.on('hello', showConfiguration);
-stream.on('subscribed', newCounters);
+stream.on('subscribed', () => {
+	newCounters();
+	contexts.showFilter(stream.contextId);
+});
 stream.on('refused', showConfiguration);
 stream.on('problem', (message) => notices.add('error', message));
 stream.on('streamEvent', streamEvent);
@@ -193,7 +199,7 @@ function animate(now) {
 }
 
 // For the browser tests and anyone poking at the page from the console.
-window.gpuperfUi = { connection, stream, store, view, plots, meter };
+window.gpuperfUi = { connection, stream, store, view, plots, meter, marks };
 
 connection.open();
 requestAnimationFrame(animate);

@@ -1,7 +1,9 @@
 // This page's one subscription: which device, metric set, sampling period
 // and window it streams, and every change to them, whether this page asked
-// for it or another client did. Frames of the current subscription are
-// passed on; those of one being replaced are not.
+// for it or another client did, and the one hardware context it may be
+// narrowed to. Frames of the current subscription are passed on; those of
+// one being replaced are not. A Mark's frame covers BEGIN..END, across the
+// regular windows, so it goes to its own listeners, never into the series.
 import { Role, StreamEvent, num } from './protocol.js';
 
 const DEFAULT_WINDOW_NS = 50e6;
@@ -17,6 +19,7 @@ export class Stream {
 		this.counters = [];             // Counter objects, in frame order
 		this.periodNs = 0;
 		this.windowNs = DEFAULT_WINDOW_NS;
+		this.contextId = null;          // the hardware context streamed; null: all
 		this.subscribers = 0;
 		// Set while this page's own Reconfigure is on its way, so the
 		// CONFIG_CHANGED it causes is not taken for another client's.
@@ -24,7 +27,7 @@ export class Stream {
 		this.announced = false;
 		connection.on('frame', (frame) => {
 			if (frame.subscriptionId === this.subscriptionId)
-				this.emit('frame', frame);
+				this.emit(frame.mark ? 'markFrame' : 'frame', frame);
 		});
 		connection.on('event', (event) => this.streamEvent(event));
 	}
@@ -54,6 +57,8 @@ export class Stream {
 		const previous = this.device?.name;
 		this.device = hello.devices.find((d) => d.name === previous) ??
 			hello.devices[0] ?? null;
+		if (this.device?.name !== previous)
+			this.contextId = null;
 		this.subscriptionId = 0;
 		this.emit('hello', hello);
 		if (this.device)
@@ -63,26 +68,30 @@ export class Stream {
 	}
 
 	// Subscribes anew, then lets the old subscription go, so the device's
-	// stream stays open in between.
-	async subscribe(device, metricSet, periodNs) {
+	// stream stays open in between. contextId: the one hardware context
+	// to stream, or null for all; it holds once the server agreed.
+	async subscribe(device, metricSet, periodNs, contextId = this.contextId) {
 		const old = this.subscriptionId;
+		const request = {
+			device: device.name,
+			metricSet,
+			samplingPeriodNs: periodNs,
+			windowNs: this.windowNs,
+			perContext: true,
+		};
+		// ctx_id sits in a oneof: set, even to 0, it filters.
+		if (contextId !== null)
+			request.ctxId = contextId;
 		let reply;
 		try {
-			reply = await this.connection.request({
-				subscribe: {
-					device: device.name,
-					metricSet,
-					samplingPeriodNs: periodNs,
-					windowNs: this.windowNs,
-					perContext: true,
-				},
-			});
+			reply = await this.connection.request({ subscribe: request });
 		} catch (error) {
 			this.emit('problem', `subscribing to ${device.name}: ${error.message}`);
 			this.emit('refused');
 			return;
 		}
 		this.device = device;
+		this.contextId = contextId;
 		this.subscriptionId = reply.subscriptionId;
 		this.apply(reply.metricSet, num(reply.samplingPeriodNs), reply.counters);
 		this.emit('subscribed');
@@ -104,8 +113,16 @@ export class Stream {
 
 	selectDevice(name) {
 		const device = this.devices.find((d) => d.name === name);
+		// Context ids belong to the device they ran on.
 		if (device && device !== this.device)
-			this.subscribe(device, '', 0);
+			this.subscribe(device, '', 0, null);
+	}
+
+	// Streams only the reports of one hardware context (ctxId), or of all
+	// of them again (null).
+	selectContext(ctxId) {
+		if (this.device && ctxId !== this.contextId)
+			this.subscribe(this.device, this.metricSet?.symbol ?? '', 0, ctxId);
 	}
 
 	selectWindow(windowNs) {
