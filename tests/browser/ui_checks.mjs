@@ -3,8 +3,9 @@
 // plots clicked counters, exports CSV, marks a window by hand (listed
 // apart, never plotted), narrows the stream to one clicked context and
 // widens it again, follows another client's reconfiguration, locks a
-// viewer's controls, records a file i915-perf-reader accepts, asks for a
-// token where one is needed, works over TLS, narrow and dark, and keeps
+// viewer's controls, records a file i915-perf-reader accepts, comes back
+// by itself after the daemon restarts, asks for a token where one is
+// needed, works over TLS, narrow and dark, and keeps
 // its per-frame work under 16 ms at 100 frames/s with 20 plotted
 // counters. Screenshots go to $GPM_BUILD_DIR/browser/.
 //
@@ -12,6 +13,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
 	CHROMIUM, Checks, launchBrowser, outputDir, startDaemon, watchConsole,
@@ -459,6 +461,58 @@ async function darkAndNarrow(context, url) {
 	await page.close();
 }
 
+// A port nobody listens on now, for a daemon that has to come back on it.
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address();
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+// The daemon restarts under an open page: the page says it lost the
+// daemon, keeps trying, and streams again on its own once it is back.
+async function daemonRestart(context) {
+	const port = await freePort();
+	const args = ['--device', 'sim', '--linger', '0', '--listen', `127.0.0.1:${port}`,
+		'--web-root', WEB_ROOT];
+	let daemon = await startDaemon('restart', args, out);
+	daemons.push(daemon);
+	const page = await context.newPage();
+	const errors = [];
+	watchConsole(page, 'restart', errors);
+	await page.goto(daemon.urls['127.0.0.1']);
+	await connected(page);
+	await page.waitForFunction(() => window.gpuperfUi.store.length > 2, null, { timeout: 5000 });
+	const status = await daemon.stop();
+	daemons.splice(daemons.indexOf(daemon), 1);
+	checks.check(status === 0, 'the first daemon stops cleanly', `status ${status}`);
+	const lost = await page.waitForSelector('#connection[data-state="closed"]', { timeout: 5000 })
+		.then(() => true, () => false);
+	checks.check(lost, 'the page notices the daemon is gone');
+	const notice = await page.textContent('#notices');
+	checks.check(notice.includes('Not connected to gpuperfd'),
+		'a notice says the page is not connected and retries', notice);
+	const before = await page.evaluate(() => window.gpuperfUi.store.length);
+	daemon = await startDaemon('restart-again', args, out);
+	daemons.push(daemon);
+	const back = await page.waitForFunction((n) => {
+		const ui = window.gpuperfUi;
+		return ui.connection.state === 'open' && ui.store.length > 2 && ui.store.length !== n;
+	}, before, { timeout: 15000 }).then(() => true, () => false);
+	checks.check(back, 'the page reconnects and streams again by itself');
+	checks.check(!(await page.textContent('#notices')).includes('Not connected'),
+		'the connection notice goes once it is back');
+	// Chromium logs each refused WebSocket connection; anything else counts.
+	const unexpected = errors.filter((e) => !/WebSocket connection to .* failed/.test(e));
+	checks.check(unexpected.length === 0, 'the restart logs no other console error',
+		unexpected.join('\n  | '));
+	await page.close();
+}
+
 async function overTls(context) {
 	execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
 		'-nodes', '-keyout', join(tmp, 'key.pem'), '-out', join(tmp, 'cert.pem'), '-days', '2',
@@ -524,6 +578,7 @@ async function main() {
 	await page.close();
 
 	await checks.step('the viewer role', () => viewer(light, local));
+	await checks.step('a daemon restart', () => daemonRestart(light));
 	await checks.step('the token prompt', () => tokenPrompt(light, `http://127.0.0.1:${remotePort}/`, local));
 	const dark = await browser.newContext({ viewport: { width: 420, height: 900 }, colorScheme: 'dark' });
 	await checks.step('dark and narrow', () => darkAndNarrow(dark, local));
