@@ -154,8 +154,9 @@ static inline void add_counts(uint32_t *wraps, const gpm__v4 *w, unsigned groups
 			wraps[4 * g + l] = (uint32_t)-w[g][l];
 }
 
-/* Adds, to wraps, the pairs where each of 4 * groups u32 fields at p is
- * below its value in the report before: where it wrapped. */
+/* Into wraps, for each of 4 * groups u32 fields at p, the reports after
+ * the first where it is below its value in the report before: the pairs
+ * where it wrapped. */
 static inline void count_u32_wraps_v4(const unsigned char *p, size_t stride,
 				      size_t n, unsigned groups, uint32_t *wraps)
 {
