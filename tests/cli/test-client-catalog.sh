@@ -6,87 +6,13 @@
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-shared=${GPM_SHARED_DIR:-../shared}
-gpuperf="$build/gpuperf"
-gpuperfd="$build/gpuperfd"
-passed=0
-failed=0
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-# start NAME ARGS...: gpuperfd in the background, logging to
-# $tmp/NAME.log, once it says it is ready.
-start() {
-	name=$1
-	shift
-	"$gpuperfd" "$@" 2>"$tmp/$name.log" &
-	pids="$pids $!"
-	i=0
-	while ! grep -q "ready with" "$tmp/$name.log" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 100 ]; then
-			fail "gpuperfd $* did not start"
-			sed 's/^/  | /' "$tmp/$name.log"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# port NAME: the TCP port gpuperfd NAME listens on.
-port() {
-	sed -n 's|.*listening on https\{0,1\}://127.0.0.1:\([0-9]*\)/.*|\1|p' \
-		"$tmp/$1.log" | head -1
-}
-
-# run STATUS ARGS...: gpuperf ARGS must exit STATUS; keeps out and err.
-run() {
-	want=$1
-	shift
-	"$gpuperf" "$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-	if [ "$status" = "$want" ]; then
-		ok
-	else
-		fail "gpuperf $* exited $status, expected $want"
-		sed 's/^/  | /' "$tmp/err" | head -5
-	fi
-}
-
-# expect out|err TEXT
-expect() {
-	if grep -qF -- "$2" "$tmp/$1"; then
-		ok
-	else
-		fail "std$1 lacks '$2'"
-		sed 's/^/  | /' "$tmp/$1" | head -5
-	fi
-}
+. "$(dirname "$0")/../checks.sh"
 
 # A port nothing listens on: one the kernel just handed out and took back.
 free_port() {
 	"$gpuperfd" -d sim -l 127.0.0.1:0 2>"$tmp/probe.log" &
 	probe=$!
-	i=0
-	while ! grep -q "listening on" "$tmp/probe.log" && [ $i -lt 50 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	wait_for probe.log "listening on"
 	port probe
 	kill "$probe"
 	wait "$probe" 2>/dev/null
@@ -195,5 +121,4 @@ else
 	fail "openssl could not make a certificate"
 fi
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -7,35 +7,7 @@
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (unused).
 # Prints "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-gpuperfd="$build/gpuperfd"
-passed=0
-failed=0
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-expect() {
-	if grep -qF -- "$2" "$tmp/$1"; then
-		ok
-	else
-		fail "$1 lacks '$2'"
-		sed 's/^/  | /' "$tmp/$1" | head -5
-	fi
-}
+. "$(dirname "$0")/../checks.sh"
 
 # The exported symbols: gpc_ functions and the version node, nothing else.
 nm -D --defined-only "$build/libgpuperf.so" >"$tmp/symbols"
@@ -67,13 +39,7 @@ else
 	sed 's/^/  | /' "$tmp/cc" | head -10
 fi
 
-"$gpuperfd" -d sim -l none --unix "$tmp/sock" --linger 0 2>"$tmp/daemon.log" &
-pids="$pids $!"
-i=0
-while ! grep -q "ready with" "$tmp/daemon.log" 2>/dev/null && [ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+start daemon -d sim -l none --unix "$tmp/sock" --linger 0
 
 LD_LIBRARY_PATH="$tmp/lib" "$tmp/example" "$tmp/sock" RenderBasic 3 \
 	>"$tmp/out" 2>"$tmp/err"
@@ -89,5 +55,4 @@ LD_LIBRARY_PATH="$tmp/lib" "$tmp/example" "$tmp/nothing.sock" RenderBasic 3 \
 [ $? = 1 ] && ok || fail "the example connected to nothing"
 expect err "connect: cannot connect to unix:$tmp/nothing.sock: No such file or directory (cannot connect to the daemon)"
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -7,58 +7,8 @@
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-shared=${GPM_SHARED_DIR:-../shared}
-gpuperf="$build/gpuperf"
-gpuperfd="$build/gpuperfd"
+. "$(dirname "$0")/../checks.sh"
 reader=/usr/bin/i915-perf-reader
-passed=0
-failed=0
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-# check CONDITION-EXIT-STATUS MESSAGE: a shell test, counted.
-check() {
-	if [ "$1" = 0 ]; then ok; else fail "$2"; fi
-}
-
-# run STATUS ARGS...: gpuperf ARGS must exit STATUS; keeps out and err.
-run() {
-	want=$1
-	shift
-	"$gpuperf" "$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-	if [ "$status" = "$want" ]; then
-		ok
-	else
-		fail "gpuperf $* exited $status, expected $want"
-		sed 's/^/  | /' "$tmp/err" | head -5
-	fi
-}
-
-# expect FILE TEXT: $tmp/FILE contains TEXT.
-expect() {
-	if grep -qF -- "$2" "$tmp/$1"; then
-		ok
-	else
-		fail "$1 lacks '$2'"
-		sed 's/^/  | /' "$tmp/$1" | head -5
-	fi
-}
 
 # json_lines FILE: every line of FILE is a whole JSON object.
 json_lines() {
@@ -72,42 +22,41 @@ json_lines() {
 	fi
 }
 
+# ends_with_newline FILE: the last byte of FILE is a newline.
+ends_with_newline() {
+	tail -c 1 "$1" | od -An -c | grep -q '\\n'
+}
+
 # column FILE NAME: the values of CSV column NAME, data rows only.
 column() {
 	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
 		$1 ~ /^[0-9]/ { print $c }' "$1"
 }
 
-"$gpuperfd" -d sim:tglgt2 -m "$shared/intel-metrics/i915" -l none \
-	--unix "$tmp/sock" --linger 0 2>"$tmp/daemon.log" &
-pids="$pids $!"
-i=0
-while ! grep -q "ready with" "$tmp/daemon.log" 2>/dev/null && [ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+start daemon -d sim:tglgt2 -m "$shared/intel-metrics/i915" -l none \
+	--unix "$tmp/sock" --linger 0
 S="--unix $tmp/sock"
 
 # ---- stream: csv with a units row, to a file
 run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --duration 1s \
 	--format csv --units -o "$tmp/s.csv"
-check "$([ "$(sed -n 1p "$tmp/s.csv")" = \
-	"timestamp_ns,duration_ns,reports,lost,buffers_lost,dropped,GpuTime,GpuBusy" ]; echo $?)" \
-	"csv header: $(sed -n 1p "$tmp/s.csv")"
-check "$([ "$(sed -n 2p "$tmp/s.csv")" = "ns,ns,,,,,ns,percent" ]; echo $?)" \
-	"csv units row: $(sed -n 2p "$tmp/s.csv")"
+header=$(sed -n 1p "$tmp/s.csv")
+check "csv header: $header" [ "$header" = \
+	"timestamp_ns,duration_ns,reports,lost,buffers_lost,dropped,GpuTime,GpuBusy" ]
+units=$(sed -n 2p "$tmp/s.csv")
+check "csv units row: $units" [ "$units" = "ns,ns,,,,,ns,percent" ]
 rows=$(($(wc -l <"$tmp/s.csv") - 2))
-check "$([ "$rows" -ge 6 ] && [ "$rows" -le 11 ]; echo $?)" "1 s of 100 ms windows gave $rows rows"
-check "$(tail -n +3 "$tmp/s.csv" | grep -qv '^[0-9][0-9,.e+-]*$'; [ $? = 1 ]; echo $?)" \
-	"csv rows hold numbers only"
+check "1 s of 100 ms windows gave $rows rows" eval '[ "$rows" -ge 6 ] && [ "$rows" -le 11 ]'
+check "csv rows hold numbers only" \
+	[ -z "$(tail -n +3 "$tmp/s.csv" | grep -v '^[0-9][0-9,.e+-]*$')" ]
 busy=$(column "$tmp/s.csv" GpuBusy | awk '$1 < 0 || $1 > 100 { bad = 1 } END { print bad + 0 }')
-check "$busy" "GpuBusy outside 0..100"
+check "GpuBusy outside 0..100" [ "$busy" = 0 ]
 
 # ---- stream: ndjson on standard output, every line whole
 run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --duration 600ms --format ndjson
-check "$(json_lines "$tmp/out"; echo $?)" "ndjson lines are not all JSON objects"
+check "ndjson lines are not all JSON objects" json_lines "$tmp/out"
 expect out '"lost":0,"buffers_lost":0,"dropped":0,"GpuTime":'
-check "$([ "$(wc -l <"$tmp/out")" -ge 3 ]; echo $?)" "too few ndjson rows"
+check "too few ndjson rows" [ "$(wc -l <"$tmp/out")" -ge 3 ]
 
 # ---- stream: ndjson killed mid-stream still holds whole lines
 "$gpuperf" stream $S -m RenderBasic -i 5ms --format ndjson -o "$tmp/k.ndjson" 2>/dev/null &
@@ -115,10 +64,11 @@ killme=$!
 sleep 1
 kill -KILL "$killme"
 wait "$killme" 2>/dev/null
-check "$([ "$(wc -l <"$tmp/k.ndjson")" -ge 20 ]; echo $?)" "the killed stream wrote $(wc -l <"$tmp/k.ndjson") rows"
-check "$(json_lines "$tmp/k.ndjson"; echo $?)" "a killed ndjson stream left a partial line"
-check "$(tail -c 1 "$tmp/k.ndjson" | od -An -c | grep -q '\\n'; echo $?)" \
-	"a killed ndjson stream does not end with a newline"
+killed_rows=$(wc -l <"$tmp/k.ndjson")
+check "the killed stream wrote $killed_rows rows" [ "$killed_rows" -ge 20 ]
+check "a killed ndjson stream left a partial line" json_lines "$tmp/k.ndjson"
+check "a killed ndjson stream does not end with a newline" \
+	ends_with_newline "$tmp/k.ndjson"
 
 # ---- stream: table, plain rows when not on a terminal
 run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 200ms --duration 700ms
@@ -130,8 +80,8 @@ expect out " %"
 if command -v script >/dev/null; then
 	script -qec "$gpuperf stream $S -m RenderBasic -c GpuTime,GpuBusy,EuActive -i 200ms --duration 900ms" \
 		/dev/null >"$tmp/tty" 2>&1
-	check "$([ "$(grep -c "$(printf '\033\\[H\033\\[2J')" "$tmp/tty")" -ge 3 ]; echo $?)" \
-		"the terminal view did not redraw in place"
+	check "the terminal view did not redraw in place" \
+		[ "$(grep -c "$(printf '\033\\[H\033\\[2J')" "$tmp/tty")" -ge 3 ]
 	expect tty "COUNTER"
 	expect tty "frames dropped"
 	expect tty "EuActive"
@@ -145,15 +95,17 @@ run 0 stream $S -m RenderBasic -c GpuTime -i 200ms --duration 700ms --per-contex
 expect out "timestamp_ns,duration_ns,context_id,reports,lost,buffers_lost,dropped,GpuTime,raw_gpu_time,raw_gpu_clock,raw_a0"
 whole=$(awk -F, 'NR > 1 && $3 == ""' "$tmp/out" | wc -l)
 contexts=$(awk -F, 'NR > 1 && $3 != ""' "$tmp/out" | wc -l)
-check "$([ "$whole" -ge 2 ] && [ "$contexts" -gt "$whole" ]; echo $?)" \
-	"per-context: $whole window rows, $contexts context rows"
+check "per-context: $whole window rows, $contexts context rows" \
+	eval '[ "$whole" -ge 2 ] && [ "$contexts" -gt "$whole" ]'
 
 # ---- record: --duration, then IGT's reader
 run 0 record $S -m RenderBasic -o "$tmp/a.i915perf" --duration 1s
 expect err "recording RenderBasic of sim0"
 expect err "reports in $tmp/a.i915perf"
 "$reader" -c GpuTime "$tmp/a.i915perf" >"$tmp/reader" 2>&1
-check $? "i915-perf-reader refused the recording: $(head -3 "$tmp/reader")"
+reader_status=$?
+check "i915-perf-reader refused the recording: $(head -3 "$tmp/reader")" \
+	[ "$reader_status" = 0 ]
 expect reader "Metric used : RenderBasic"
 expect reader "Timestamp correlation points:"
 
@@ -163,40 +115,43 @@ recpid=$!
 sleep 1
 kill -INT "$recpid"
 wait "$recpid"
-check $? "record exited $? after SIGINT"
+record_status=$?
+check "record exited $record_status after SIGINT" [ "$record_status" = 0 ]
 "$reader" "$tmp/b.i915perf" >"$tmp/reader" 2>&1
-check $? "i915-perf-reader refused the interrupted recording: $(head -3 "$tmp/reader")"
+reader_status=$?
+check "i915-perf-reader refused the interrupted recording: $(head -3 "$tmp/reader")" \
+	[ "$reader_status" = 0 ]
 reports=$(sed -n 's/^Reports: //p' "$tmp/reader")
-check "$([ "${reports:-0}" -gt 500 ]; echo $?)" "the interrupted recording has ${reports:-no} reports"
+check "the interrupted recording has ${reports:-no} reports" [ "${reports:-0}" -gt 500 ]
 run 0 replay "$tmp/b.i915perf" --metrics-dir "$shared/intel-metrics/i915" \
 	--interval 100ms -c GpuTime --format csv
-check "$([ "$(wc -l <"$tmp/out")" -ge 5 ]; echo $?)" "gpuperf replay read too little of the recording"
+check "gpuperf replay read too little of the recording" [ "$(wc -l <"$tmp/out")" -ge 5 ]
 run 2 record $S -o "$tmp/c.i915perf"
 expect err "name the metric set with -m"
 
 # ---- run: the command's exit status, the totals of its window
 run 7 run $S -m RenderBasic -c GpuTime,GpuBusy --format ndjson -o "$tmp/run.ndjson" \
 	-- sh -c 'sleep 0.5; exit 7'
-check "$([ "$(wc -l <"$tmp/run.ndjson")" = 1 ]; echo $?)" "run without -i writes one totals row"
-check "$(json_lines "$tmp/run.ndjson"; echo $?)" "run's ndjson is not JSON"
+check "run without -i writes one totals row" [ "$(wc -l <"$tmp/run.ndjson")" = 1 ]
+check "run's ndjson is not JSON" json_lines "$tmp/run.ndjson"
 expect run.ndjson '"mark":1'
 duration=$(sed 's/.*"duration_ns":\([0-9]*\).*/\1/' "$tmp/run.ndjson")
 gputime=$(sed 's/.*"GpuTime":\([0-9]*\).*/\1/' "$tmp/run.ndjson")
-check "$([ "$duration" -gt 450000000 ] && [ "$duration" -lt 1500000000 ]; echo $?)" \
-	"the window of a 0.5 s command lasted $duration ns"
-check "$(awk -v a="$duration" -v b="$gputime" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= a / 100) }'; echo $?)" \
-	"GpuTime $gputime is not the window's $duration ns"
+check "the window of a 0.5 s command lasted $duration ns" \
+	eval '[ "$duration" -gt 450000000 ] && [ "$duration" -lt 1500000000 ]'
+check "GpuTime $gputime is not the window's $duration ns" awk -v a="$duration" \
+	-v b="$gputime" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= a / 100) }'
 
 run 0 run $S -m RenderBasic -c GpuTime -i 100ms --format csv -o "$tmp/run.csv" -- sleep 0.6
 intervals=$(awk -F, 'NR > 1 && $3 == 0' "$tmp/run.csv" | wc -l)
 totals=$(awk -F, 'NR > 1 && $3 == 1' "$tmp/run.csv" | wc -l)
-check "$([ "$intervals" -ge 4 ] && [ "$totals" = 1 ]; echo $?)" \
-	"run -i: $intervals interval rows, $totals totals rows"
-check "$([ "$(tail -1 "$tmp/run.csv" | cut -d, -f3)" = 1 ]; echo $?)" "the totals row is not last"
+check "run -i: $intervals interval rows, $totals totals rows" \
+	eval '[ "$intervals" -ge 4 ] && [ "$totals" = 1 ]'
+check "the totals row is not last" [ "$(tail -1 "$tmp/run.csv" | cut -d, -f3)" = 1 ]
 # The intervals span the window: their reports add up to about the totals'.
-check "$(awk -F, 'NR > 1 && $3 == 0 { sum += $4 } NR > 1 && $3 == 1 { total = $4 }
-	END { exit !(sum > total * 0.8 && sum < total * 1.5) }' "$tmp/run.csv"; echo $?)" \
-	"the interval rows' reports do not match the totals'"
+check "the interval rows' reports do not match the totals'" \
+	awk -F, 'NR > 1 && $3 == 0 { sum += $4 } NR > 1 && $3 == 1 { total = $4 }
+	END { exit !(sum > total * 0.8 && sum < total * 1.5) }' "$tmp/run.csv"
 
 run 0 run $S -m RenderBasic -c GpuTime -- true
 expect out "mark"
@@ -205,7 +160,7 @@ expect err "signal 15"
 run 127 run $S -m RenderBasic -- "$tmp/no-such-command"
 expect err "cannot run $tmp/no-such-command"
 run 4 run --unix "$tmp/no.sock" -m RenderBasic -- touch "$tmp/ran"
-check "$([ ! -e "$tmp/ran" ]; echo $?)" "run started the command without a daemon"
+check "run started the command without a daemon" [ ! -e "$tmp/ran" ]
 run 2 run $S -m RenderBasic
 expect err "name the command to run"
 
@@ -223,7 +178,7 @@ done
 run 5 --viewer stream $S -m ComputeBasic -c GpuTime --duration 0.3s
 expect err "a viewer cannot change it"
 run 0 stream $S --viewer -m RenderBasic -c GpuTime -i 100ms --duration 0.3s --format csv
-check "$([ "$(wc -l <"$tmp/out")" -ge 2 ]; echo $?)" "the viewer got no rows of what runs"
+check "the viewer got no rows of what runs" [ "$(wc -l <"$tmp/out")" -ge 2 ]
 run 0 stream $S -m ComputeBasic -c GpuTime -i 100ms --duration 0.3s --format csv
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
@@ -265,5 +220,4 @@ run 3 compare "$tmp/base.ndjson" "$tmp/junk"
 run 3 compare "$tmp/base.ndjson" "$tmp/missing.ndjson"
 expect err "$tmp/missing.ndjson: No such file or directory"
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -4,48 +4,9 @@
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-shared=${GPM_SHARED_DIR:-../shared}
-gpuperf="$build/gpuperf"
+. "$(dirname "$0")/../checks.sh"
 i915="$shared/intel-metrics/i915"
 xe="$shared/intel-metrics/xe"
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-# run EXPECTED_STATUS ARGS...: runs gpuperf, keeping stdout and stderr.
-run() {
-	want=$1
-	shift
-	"$gpuperf" "$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-	if [ "$status" = "$want" ]; then
-		ok
-	else
-		fail "gpuperf $* exited $status, expected $want"
-		sed 's/^/  | /' "$tmp/err"
-	fi
-}
-
-# expect FILE TEXT: FILE (out or err) contains TEXT.
-expect() {
-	if grep -qF -- "$2" "$tmp/$1"; then
-		ok
-	else
-		fail "std$1 lacks '$2'"
-		sed 's/^/  | /' "$tmp/$1" | head -5
-	fi
-}
 
 count() {
 	cat "$@" | grep -o "$pattern" | wc -l | tr -d ' '
@@ -138,5 +99,4 @@ if grep -Eq '^GtiReadThroughput +bytes +throughput +uint64 +\$GpuCoreClocks 64 U
 run 0 metrics show --platform simgen12 RenderBasic
 expect out "GpuTime"
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -8,15 +8,9 @@
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-shared=${GPM_SHARED_DIR:-../shared}
+. "$(dirname "$0")/../checks.sh"
 i915_metrics="$shared/intel-metrics/i915"
 xe_metrics="$shared/intel-metrics/xe"
-passed=0
-failed=0
-tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # A daemon built with ASan needs its runtime first among preloaded
 # libraries.
@@ -24,25 +18,7 @@ preload="$(cd "$build/tests" && pwd)/libfake-kernel.so"
 asan=$(ldd "$build/gpuperfd" | awk '/libasan/ { print $3 }')
 [ -n "$asan" ] && preload="$asan $preload"
 
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-# expect FILE TEXT [WHAT]: FILE contains the fixed string TEXT.
-expect() {
-	if grep -qF -- "$2" "$1"; then
-		ok
-	else
-		fail "${3:-$(basename "$1")} lacks: $2"
-		sed 's/^/  | /' "$1" | tail -20
-	fi
-}
-
+# refuse FILE TEXT [WHAT]: FILE lacks the fixed string TEXT.
 refuse() {
 	if grep -qF -- "$2" "$1"; then
 		fail "${3:-$(basename "$1")} has: $2"
@@ -66,34 +42,18 @@ machine() {
 	: >"$tmp/control"
 }
 
-# start [ARGS...]: the daemon on the machine, serving a Unix socket.
-start() {
-	rm -f "$tmp/sock" "$tmp/daemon.log"
-	env LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=1 \
+# start_on_machine [ARGS...]: the daemon "daemon" on the machine, serving
+# a Unix socket, its log in $tmp/daemon.log.
+start_on_machine() {
+	rm -f "$tmp/sock"
+	start_command daemon env LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=1 \
 		GPD_FAKE_KERNEL_ROOT="$root" GPD_FAKE_KERNEL_CARDS="$cards" \
 		GPD_FAKE_KERNEL_METRICS="$metrics" GPD_FAKE_KERNEL_SETS="$boot_sets" \
 		GPD_FAKE_KERNEL_LOG="$root.requests" \
 		GPD_FAKE_KERNEL_CONTROL="$tmp/control" \
 		"$build/gpuperfd" --dev-root "$root/dev" --sysfs-root "$root/sys" \
 		-m "$metrics" -l none --unix "$tmp/sock" --metrics-window 50 \
-		--linger 0 --log-level debug "$@" >"$tmp/daemon.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q 'ready with' "$tmp/daemon.log" 2>/dev/null && [ -S "$tmp/sock" ] && return
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	fail "gpuperfd did not start"
-	sed 's/^/  | /' "$tmp/daemon.log"
-}
-
-# stop: SIGTERM; the daemon must exit 0.
-stop() {
-	kill -TERM "$pid"
-	wait "$pid"
-	status=$?
-	pid=
-	if [ "$status" = 0 ]; then ok; else fail "gpuperfd exited $status"; fi
+		--linger 0 --log-level debug "$@"
 }
 
 # scrape: /metrics into $tmp/scrape.
@@ -108,20 +68,11 @@ value() {
 		"$tmp/scrape"
 }
 
-# wait_for FILE TEXT: up to 5 s.
-wait_for() {
-	for _ in $(seq 100); do
-		grep -qF -- "$2" "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 render_basic=0fc397c0-4833-492c-9ccd-4929d574d5b8
 
 # --- Discovery: both drivers found by auto, described, shut down cleanly.
 machine discovery i915:tglgt2,xe:tglgt2 "$i915_metrics"
-start
+start_on_machine
 expect "$tmp/daemon.log" "card0: Tiger Lake GT2, PCI 0x9a49 rev 0, i915 perf revision 7, 96 EUs, OA timestamp 19200000 Hz, GPU 300-1350 MHz"
 expect "$tmp/daemon.log" "card1: Tiger Lake GT2, PCI 0x9a49 rev 0, xe with 1 OA unit(s), 96 EUs, OA timestamp 19200000 Hz, GPU 300-1350 MHz"
 expect "$tmp/daemon.log" "device card0: Tiger Lake GT2 (i915, PCI 0x9a49)"
@@ -129,16 +80,16 @@ expect "$tmp/daemon.log" "device card1: Tiger Lake GT2 (xe, PCI 0x9a49)"
 expect "$root.requests" "card0 GETPARAM param=57 -> 19200000"
 expect "$root.requests" "card0 QUERY id=1 -> length"
 expect "$root.requests" "card1 DEVICE_QUERY query=8"
-stop
+stop daemon
 refuse "$tmp/daemon.log" "still open"
 
 # An old kernel: no perf revision (1 then) and no OA timestamp frequency,
 # so the command streamer's clock stands in.
 machine old-kernel i915:tglgt2 "$i915_metrics"
-GPD_FAKE_KERNEL_PERF_REVISION=0 start
+GPD_FAKE_KERNEL_PERF_REVISION=0 start_on_machine
 expect "$tmp/daemon.log" "i915 perf revision 1, 96 EUs, OA timestamp 19200000 Hz"
 expect "$root.requests" "card0 GETPARAM param=51 -> 19200000"
-stop
+stop daemon
 
 # The wrong driver named on the command line.
 machine wrong-driver xe:tglgt2 "$xe_metrics"
@@ -150,7 +101,7 @@ expect "$tmp/wrong.log" "$root/dev/dri/card0 is driven by xe, not i915; use --de
 
 # --- i915: a stream on demand, the set registered for it and removed after.
 machine i915 i915:tglgt2 "$i915_metrics"
-start --device "i915:$root/dev/dri/card0"
+start_on_machine --device "i915:$root/dev/dri/card0"
 scrape
 scrape
 expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0",pci_id="0x9a49",metric_set="RenderBasic"}'
@@ -160,7 +111,7 @@ expect "$root.requests" "-> 2"
 expect "$root.requests" "card0 PERF_OPEN flags=0x3 SAMPLE_OA=1 OA_METRICS_SET=2 OA_FORMAT=10 OA_EXPONENT=13 POLL_OA_PERIOD=5000000 ->"
 [ "$(cat "$root/sys/dev/char/226:0/metrics/$render_basic/id")" = 2 ] && ok ||
 	fail "sysfs lacks the registered set"
-stop
+stop daemon
 expect "$root.requests" "card0 stream close"
 expect "$root.requests" "card0 REMOVE_CONFIG id=2 -> 0"
 [ ! -e "$root/sys/dev/char/226:0/metrics/$render_basic" ] && ok ||
@@ -168,18 +119,18 @@ expect "$root.requests" "card0 REMOVE_CONFIG id=2 -> 0"
 
 # A set the kernel already has is used, not registered, and stays.
 machine i915-boot i915:tglgt2 "$i915_metrics" RenderBasic
-start
+start_on_machine
 scrape
 refuse "$root.requests" "ADD_CONFIG"
 expect "$root.requests" "OA_METRICS_SET=2 OA_FORMAT=10"
-stop
+stop daemon
 refuse "$root.requests" "REMOVE_CONFIG"
 [ -e "$root/sys/dev/char/226:0/metrics/$render_basic/id" ] && ok ||
 	fail "the kernel's own set was removed"
 
 # --- i915 refusals, each in words at the client (a /metrics comment).
 machine refusals i915:tglgt2 "$i915_metrics" RenderBasic
-start
+start_on_machine
 control busy=1
 scrape
 expect "$tmp/scrape" "# card0: the OA unit of card0 is in use by another process (gputop, IGT's perf tools, Intel GPA, another gpuperfd); 'fuser -v $root/dev/dri/card0' shows who holds the card: stop it, then subscribe again"
@@ -221,12 +172,12 @@ scrape
 scrape
 [ "$(value gpuperf_buffers_lost_total)" -gt "$lost_before" ] && ok ||
 	fail "the gap after EIO was not counted"
-stop
+stop daemon
 refuse "$root.requests" "REMOVE_CONFIG"
 
 # --- xe: open, read, loss through EIO and the status ioctl, close.
 machine xe xe:tglgt2 "$xe_metrics"
-start --device "xe:$root/dev/dri/card0"
+start_on_machine --device "xe:$root/dev/dri/card0"
 scrape
 scrape
 expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0",pci_id="0x9a49",metric_set="RenderBasic"}'
@@ -240,18 +191,17 @@ scrape
 scrape
 [ "$(value gpuperf_buffers_lost_total)" -gt 0 ] && ok || fail "xe buffer overflow not counted"
 control busy=1
-stop
+stop daemon
 expect "$root.requests" "card0 OA_REMOVE_CONFIG id=1 -> 0"
 
 machine xe-busy xe:tglgt2 "$xe_metrics" RenderBasic
-start
+start_on_machine
 control busy=1
 scrape
 expect "$tmp/scrape" "# card0: the OA unit of card0 is in use by another process"
 control capable=0
 scrape
 expect "$tmp/scrape" "# card0: card0 refused a system-wide OA stream: dev.xe.observation_paranoid is 1 and gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON (systemd: AmbientCapabilities=CAP_PERFMON) or run 'sysctl dev.xe.observation_paranoid=0'"
-stop
+stop daemon
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -7,70 +7,11 @@
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-shared=${GPM_SHARED_DIR:-../shared}
-gpuperfd="$build/gpuperfd"
+. "$(dirname "$0")/../checks.sh"
 checks="$build/tests/server-checks"
 reader=/usr/bin/i915-perf-reader
-passed=0
-failed=0
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-# start NAME ARGS...: runs gpuperfd in the background, logging to
-# $tmp/NAME.log, and waits for it to say it is ready.
-start() {
-	name=$1
-	shift
-	"$gpuperfd" "$@" 2>"$tmp/$name.log" &
-	pid=$!
-	pids="$pids $pid"
-	eval "${name}_pid=$pid"
-	i=0
-	while ! grep -q "ready with" "$tmp/$name.log" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 "$pid" 2>/dev/null; then
-			fail "gpuperfd $* did not start"
-			sed 's/^/  | /' "$tmp/$name.log"
-			return 1
-		fi
-		sleep 0.1
-	done
-	ok
-}
-
-# port NAME HOST: the port gpuperfd NAME listens on at HOST.
-port() {
-	sed -n "s|.*listening on https\{0,1\}://$2:\([0-9]*\)/.*|\1|p" "$tmp/$1.log" | head -1
-}
-
-# stop NAME: SIGTERM, then the exit status must be 0.
-stop() {
-	eval "pid=\$${1}_pid"
-	kill -TERM "$pid"
-	wait "$pid"
-	status=$?
-	if [ "$status" = 0 ]; then
-		ok
-	else
-		fail "gpuperfd $1 exited $status after SIGTERM"
-		tail -20 "$tmp/$1.log" | sed 's/^/  | /'
-	fi
-}
+# Each daemon that starts is a check of its own.
+count_starts=yes
 
 # run_checks ARGS...: server-checks, its counts added to ours.
 run_checks() {
@@ -128,7 +69,7 @@ fi
 # IPv6: a listener on [::1], reached with its address bare and in brackets.
 if grep -q "^00000000000000000000000000000001 " /proc/net/if_inet6 2>/dev/null; then
 	if start v6 --device sim --linger 0 --listen '[::1]:0'; then
-		v6_port=$(sed -n 's|.*listening on http://\[::1\]:\([0-9]*\)/.*|\1|p' "$tmp/v6.log" | head -1)
+		v6_port=$(port v6 '[::1]')
 		for host in ::1 '[::1]'; do
 			if "$build/gpuperf" devices --host "$host" --port "$v6_port" \
 				>"$tmp/v6.out" 2>&1 && grep -q "^sim0 " "$tmp/v6.out"; then
@@ -170,5 +111,4 @@ else
 	echo "note: openssl or $shared/intel-metrics is absent; TLS and recording skipped"
 fi
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -9,77 +9,9 @@
 # Environment: GPM_BUILD_DIR (default build). Run by `make test`, which
 # passes its variables (SAN=1) on to the `make install` here. Prints
 # "checks: N passed, F failed".
-build=${GPM_BUILD_DIR:-build}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	passed=$((passed + 1))
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-
-check() {
-	what=$1
-	shift
-	if "$@"; then ok; else fail "$what"; fi
-}
-
-# start NAME BINARY ARGS...: runs a gpuperfd in the background, logging to
-# $tmp/NAME.log, and waits for it to say it is ready.
-start() {
-	name=$1
-	shift
-	"$@" 2>"$tmp/$name.log" &
-	pid=$!
-	pids="$pids $pid"
-	eval "${name}_pid=$pid"
-	i=0
-	while ! grep -q "ready with" "$tmp/$name.log" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 150 ] || ! kill -0 "$pid" 2>/dev/null; then
-			fail "$* did not start"
-			sed 's/^/  | /' "$tmp/$name.log"
-			return 1
-		fi
-		sleep 0.1
-	done
-	ok
-}
-
-# port NAME HOST: the port gpuperfd NAME listens on at HOST.
-port() {
-	sed -n "s|.*listening on http://$2:\([0-9]*\)/.*|\1|p" "$tmp/$1.log" | head -1
-}
-
-# stop NAME: SIGTERM, then the exit status must be 0.
-stop() {
-	eval "pid=\$${1}_pid"
-	kill -TERM "$pid"
-	wait "$pid"
-	status=$?
-	check "gpuperfd $1 exited $status after SIGTERM" [ "$status" = 0 ]
-}
-
-# wait_log NAME TEXT: up to 5 s for TEXT in NAME's log.
-wait_log() {
-	i=0
-	while ! grep -q -- "$2" "$tmp/$1.log"; do
-		i=$((i + 1))
-		[ $i -gt 50 ] && return 1
-		sleep 0.1
-	done
-}
+. "$(dirname "$0")/../checks.sh"
+# Each daemon that starts is a check of its own.
+count_starts=yes
 
 # --- make install into a DESTDIR ------------------------------------------
 dest=$tmp/dest
@@ -165,8 +97,8 @@ metrics-dir = $root/share/gpuperf/metrics
 listen = 127.0.0.1:0
 $web
 CONF
-if start installed "$root/bin/gpuperfd" --config "$tmp/installed.conf"; then
-	url=http://127.0.0.1:$(port installed 127.0.0.1)
+if start_command installed "$root/bin/gpuperfd" --config "$tmp/installed.conf"; then
+	url=http://127.0.0.1:$(port installed)
 	check "the installed gpuperfd's /healthz" \
 		[ "$(curl -s "$url/healthz")" = ok ]
 	check "the installed gpuperfd did not load its metric definitions" \
@@ -189,8 +121,7 @@ if [ "$(id -u)" = 0 ]; then
 	want=0000000000000000
 	bnd=$(sed -n 's/^CapBnd:\t//p' /proc/self/status)
 	[ $((0x$bnd >> 38 & 1)) = 1 ] && want=0000004000000000
-	if start dropped "$build/gpuperfd" --device sim --listen 127.0.0.1:0 \
-			--user nobody; then
+	if start dropped --device sim --listen 127.0.0.1:0 --user nobody; then
 		pid=$dropped_pid
 		status=/proc/$pid/status
 		check "Uid is not nobody's: $(grep ^Uid: "$status")" \
@@ -204,7 +135,7 @@ if [ "$(id -u)" = 0 ]; then
 		check "no_new_privs is not set" grep -q "^NoNewPrivs:	1$" "$status"
 		grep -E '^(Uid|Gid|CapPrm|CapEff|CapAmb):' "$status" |
 			sed 's/^/--user nobody: /'
-		url=http://127.0.0.1:$(port dropped 127.0.0.1)
+		url=http://127.0.0.1:$(port dropped)
 		check "/healthz after dropping privileges" \
 			[ "$(curl -s "$url/healthz")" = ok ]
 		stop dropped
@@ -233,9 +164,9 @@ listen = 0.0.0.0:0
 token-file = $tmp/tokens
 metrics-window = 200
 CONF
-if start reload "$build/gpuperfd" --config "$tmp/reload.conf"; then
+if start reload --config "$tmp/reload.conf"; then
 	pid=$reload_pid
-	local_url=http://127.0.0.1:$(port reload 127.0.0.1)/healthz
+	local_url=http://127.0.0.1:$(port reload)/healthz
 	remote_url=http://127.0.0.1:$(port reload 0.0.0.0)/metrics
 	code() {
 		curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
@@ -262,7 +193,7 @@ CONF
 	check "the client's connection did not outlive the reload" \
 		[ "$(grep -c '^200 0$' "$tmp/curl.out")" = 3 ]
 	check "the reload did not name --seed as needing a restart" \
-		wait_log reload "reload: --seed changed; it takes effect when gpuperfd restarts"
+		wait_for reload.log "reload: --seed changed; it takes effect when gpuperfd restarts"
 	check "the reload did not load metrics/sim" \
 		grep -q "metric definitions: 2 files" "$tmp/reload.log"
 	# /metrics subscribed the device: it moves to the new definitions
@@ -279,7 +210,7 @@ CONF
 	echo "seed = many" >>"$tmp/reload.conf"
 	kill -HUP "$pid"
 	check "no error for the broken file" \
-		wait_log reload "reload: $tmp/reload.conf:9: --seed takes a number"
+		wait_for reload.log "reload: $tmp/reload.conf:9: --seed takes a number"
 	check "/healthz after a failed reload" [ "$(curl -s "$local_url")" = ok ]
 	check "/metrics after a failed reload" [ "$(code newtok)" = 200 ]
 	stop reload
@@ -321,12 +252,8 @@ CONF
 		"$build/gpuperfd" --config "$tmp/traced.conf" 2>"$tmp/traced.log" &
 	strace_pid=$!
 	pids="$pids $strace_pid"
-	i=0
-	while ! grep -q "ready with" "$tmp/traced.log" && [ $i -lt 300 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	url=http://127.0.0.1:$(port traced 127.0.0.1)
+	wait_for traced.log "ready with" 30
+	url=http://127.0.0.1:$(port traced)
 	curl -s "$url/healthz" >/dev/null
 	curl -s "$url/" >/dev/null
 	curl -s "$url/metrics" >/dev/null
@@ -334,7 +261,7 @@ CONF
 	daemon_pid=$(sed -n '1s/^\([0-9]*\) .*/\1/p' "$tmp/trace")
 	echo "metrics-dir = metrics/sim" >>"$tmp/traced.conf"
 	kill -HUP "$daemon_pid"
-	wait_log traced "reload done"
+	wait_for traced.log "reload done"
 	kill -TERM "$daemon_pid"
 	wait "$strace_pid"
 	check "the traced gpuperfd exited $?" [ $? = 0 ]
@@ -362,5 +289,4 @@ make -s uninstall DESTDIR="$dest" PREFIX=$prefix BUILD="$build" \
 left=$(find "$dest" -type f | sed "s|^$dest||")
 check "make uninstall left: $left" [ -z "$left" ]
 
-echo "checks: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
