@@ -183,6 +183,62 @@ static void step_marks(struct gpm_oa_windower *w, size_t k, uint64_t ts)
 	}
 }
 
+/* The extended timestamp of report k of the run, extending ext. */
+static uint64_t run_timestamp(const struct gpm_oa_windower *w,
+			      struct gpm_oa_ts_extender *ext, size_t k)
+{
+	return gpm_oa_ts_extend(ext, gpm_oa_report_timestamp(&w->dec,
+							      run_report(w, k)));
+}
+
+/*
+ * INTERVAL windows over a run. The timestamps alone decide: these windows
+ * have no context, and neither has the previous report then. Most reports
+ * just join the open window, their deltas summed with the run's later: a
+ * stretch of them, up to the first at the deadline, is found in a tight
+ * loop and taken in at once. The first report of a run, one after a lost
+ * buffer and one that ends a window take the general step.
+ */
+static void feed_interval_run(struct gpm_oa_windower *w, size_t n)
+{
+	for (size_t k = 0; k < n;) {
+		struct gpm_oa_ts_extender ext = w->ts;
+		uint64_t ts = 0, last_joined = w->prev_ts;
+		size_t j = k;
+
+		if (w->open && w->have_prev && k > 0) {
+			for (; j < n; j++) {
+				ts = run_timestamp(w, &ext, j);
+				if (ts >= w->deadline)
+					break;
+				last_joined = ts;
+			}
+			size_t joined = j - k;
+			if (joined) {
+				if (w->unsummed_reports) {
+					w->unsummed_reports += joined;
+				} else {
+					w->unsummed_first = k - 1;
+					w->unsummed_reports = joined + 1;
+				}
+				w->window.n_reports += (uint32_t)joined;
+				w->window.end_ts = last_joined;
+				w->prev_ts = last_joined;
+			}
+			w->ts = ext;
+			if (j == n)
+				break;
+		} else {
+			ts = run_timestamp(w, &w->ts, j);
+		}
+		step_interval(w, j, ts);
+		w->have_prev = true;
+		w->prev_ts = ts;
+		k = j + 1;
+	}
+	w->seen_report = true;
+}
+
 int gpm_oa_windower_feed_run(struct gpm_oa_windower *w, const void *first,
 			     size_t stride, size_t n, size_t size)
 {
@@ -195,20 +251,8 @@ int gpm_oa_windower_feed_run(struct gpm_oa_windower *w, const void *first,
 
 	w->run = first;
 	w->run_stride = stride;
-	if (w->mode == GPM_OA_WINDOW_INTERVAL) {
-		/* The timestamps alone decide: INTERVAL windows have no
-		 * context, and neither has the previous report then. */
-		for (size_t k = 0; k < n; k++) {
-			uint64_t ts = gpm_oa_ts_extend(
-				&w->ts, gpm_oa_report_timestamp(&w->dec,
-								run_report(w, k)));
-
-			step_interval(w, k, ts);
-			w->have_prev = true;
-			w->prev_ts = ts;
-		}
-		w->seen_report = true;
-	}
+	if (w->mode == GPM_OA_WINDOW_INTERVAL)
+		feed_interval_run(w, n);
 	for (size_t k = 0; k < n && w->mode != GPM_OA_WINDOW_INTERVAL; k++) {
 		struct gpm_oa_report *r = &w->report;
 

@@ -2,7 +2,8 @@
  * Offline replay throughput: a 1M-report tglgt2 RenderBasic recording,
  * every counter computed per 1 ms window by `gpuperf replay`, against IGT's
  * i915-perf-reader computing every counter on the same file in the same
- * run. Prints reports/s for both and the ratio.
+ * run. Prints reports/s for both and the ratio, for the file as it was
+ * written and again once read back into the page cache.
  *
  * The recording comes from the simulated OA unit, so it has the workload's
  * context switches and idle stretches like a real capture.
@@ -12,7 +13,9 @@
  * process held to one CPU.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +131,63 @@ static double time_replay(char *path, char *dir)
 	return t;
 }
 
+/* Best of three of each, to shed the noise of a shared machine; igt stays
+ * 1e9 without the reader. Returns -1 when the replay fails. */
+static int compare(char *path, char *dir, double *ours, double *igt)
+{
+	*ours = *igt = 1e9;
+	for (int round = 0; round < 3; round++) {
+		double t = time_replay(path, dir);
+		if (t < 0)
+			return -1;
+		if (t < *ours)
+			*ours = t;
+		if (access(IGT_READER, X_OK) == 0) {
+			char cmd[2048];
+			snprintf(cmd, sizeof(cmd), "%s -c all %s >/dev/null 2>&1",
+				 IGT_READER, path);
+			double t0 = now_s();
+			if (system(cmd) == 0 && now_s() - t0 < *igt)
+				*igt = now_s() - t0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Puts the file back into the page cache the way reading it does. A file
+ * just written sits there in the pieces the writes made; read back after
+ * being dropped, it comes in the larger pieces of the kernel's read-ahead,
+ * which copy out faster: both tools gain, the reader more, as copying is
+ * more of its time. Returns false where the cache would not let go.
+ */
+static bool read_back(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	bool dropped = fd >= 0 && fdatasync(fd) == 0 &&
+		       posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+	static char buf[1 << 20];
+
+	while (dropped && read(fd, buf, sizeof(buf)) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+	return dropped;
+}
+
+static void print_comparison(const char *what, double ours, double igt)
+{
+	printf("  %s:\n", what);
+	printf("    gpuperf replay    %8.3f s  %12.0f reports/s\n", ours, N_REPORTS / ours);
+	if (igt < 1e9) {
+		printf("    i915-perf-reader  %8.3f s  %12.0f reports/s\n", igt, N_REPORTS / igt);
+		printf("    ratio (gpuperf / i915-perf-reader): %.2fx (target >= 3x)\n",
+		       igt / ours);
+	} else {
+		printf("    i915-perf-reader not installed: no reference this run\n");
+	}
+}
+
 /* With an argument, the recording is also kept there for profiling. */
 int main(int argc, char **argv)
 {
@@ -140,25 +200,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/* Best of three for each, to shed the noise of a shared machine. */
-	double ours = 1e9, igt = 1e9;
-	for (int round = 0; round < 3; round++) {
-		double t = time_replay(path, dir);
-		if (t < 0) {
-			unlink(path);
-			return 1;
-		}
-		if (t < ours)
-			ours = t;
-		if (access(IGT_READER, X_OK) == 0) {
-			char cmd[2048];
-			snprintf(cmd, sizeof(cmd), "%s -c all %s >/dev/null 2>&1",
-				 IGT_READER, path);
-			double t0 = now_s();
-			if (system(cmd) == 0 && now_s() - t0 < igt)
-				igt = now_s() - t0;
-		}
+	double ours, igt, ours_read = 1e9, igt_read = 1e9;
+	if (compare(path, dir, &ours, &igt) ||
+	    (read_back(path) && compare(path, dir, &ours_read, &igt_read))) {
+		unlink(path);
+		return 1;
 	}
+	bool have_read_back = ours_read < 1e9;
 	double one_core = 1e9;
 	cpu_set_t one;
 	CPU_ZERO(&one);
@@ -176,14 +224,13 @@ int main(int argc, char **argv)
 	}
 	printf("replay, %d tglgt2 RenderBasic reports, every counter per 1 ms window:\n",
 	       N_REPORTS);
-	printf("  gpuperf replay      %8.3f s  %12.0f reports/s\n", ours, N_REPORTS / ours);
-	if (igt < 1e9) {
-		printf("  i915-perf-reader    %8.3f s  %12.0f reports/s\n", igt, N_REPORTS / igt);
-		printf("  ratio (gpuperf / i915-perf-reader): %.2fx (target >= 3x)\n",
-		       igt / ours);
-	} else {
-		printf("  i915-perf-reader not installed: no reference this run\n");
-	}
+	print_comparison("the file as written", ours, igt);
+	if (have_read_back)
+		print_comparison("the file read back into the page cache", ours_read,
+				 igt_read);
+	else
+		printf("  (the page cache kept the file as written: no read-back "
+		       "comparison)\n");
 	if (one_core < 1e9) {
 		printf("  gpuperf, one CPU    %8.3f s  %12.0f reports/s\n", one_core,
 		       N_REPORTS / one_core);
