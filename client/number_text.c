@@ -12,7 +12,6 @@
  */
 #include "client/number_text.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,17 +33,31 @@ typedef unsigned __int128 u128;
 #define MIN_PRECISION 15
 #define MAX_PRECISION 17
 
+/* "00" to "99": two digits a division. */
+static const char two_digits[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 size_t gpuperf_u64_text(char *buf, uint64_t v)
 {
 	char reversed[20];
-	size_t n = 0;
+	char *p = reversed + sizeof(reversed);
 
-	do {
-		reversed[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = reversed[n - 1 - i];
+	while (v >= 100) {
+		unsigned two = (unsigned)(v % 100);
+		v /= 100;
+		*--p = two_digits[2 * two + 1];
+		*--p = two_digits[2 * two];
+	}
+	if (v >= 10) {
+		*--p = two_digits[2 * v + 1];
+		*--p = two_digits[2 * v];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	size_t n = (size_t)(reversed + sizeof(reversed) - p);
+	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return n;
 }
@@ -81,11 +94,13 @@ static int compare_pow10(uint64_t m, int e, int x)
 	return value < power ? -1 : value > power;
 }
 
-/* The decimal exponent of m * 2^e: 10^x <= m * 2^e < 10^(x + 1). log10()
- * can land one off next to a power of ten; the comparisons are exact. */
-static int decimal_exponent(uint64_t m, int e, double magnitude)
+/* The decimal exponent of m * 2^e: 10^x <= m * 2^e < 10^(x + 1). The
+ * guess from the binary exponent, floor(b * log10(2)) with log10(2) as
+ * 78913 / 2^18, is at most one off; the comparisons are exact. */
+static int decimal_exponent(uint64_t m, int e)
 {
-	int x = (int)floor(log10(magnitude));
+	int b = e + FRACTION_BITS;      /* 2^b <= m * 2^e < 2^(b + 1) */
+	int x = (b * 78913) >> 18;
 
 	while (compare_pow10(m, e, x) < 0)
 		x--;
@@ -226,7 +241,7 @@ size_t gpuperf_double_text(char *buf, double v)
 
 	uint64_t fraction = bits & FRACTION_MASK;
 	uint64_t m = fraction | (uint64_t)1 << FRACTION_BITS;
-	int x = decimal_exponent(m, e, fabs(v));
+	int x = decimal_exponent(m, e);
 	uint64_t digits;
 	int exp10;
 	unsigned p;
