@@ -25,7 +25,7 @@ typedef unsigned __int128 u128;
 
 /* Binary exponents of the doubles done with integers: 2^-18 <= |v| < 2^64.
  * At the low end 10^22 * m needs 126 bits, at the high end m << 11 fits
- * 64 (see the bounds in nearest_digits()). */
+ * 64 (see the bounds in scale()). */
 #define MIN_EXACT_EXPONENT (-70)
 #define MAX_EXACT_EXPONENT 11
 
@@ -110,6 +110,47 @@ static int decimal_exponent(uint64_t m, int e)
 }
 
 /*
+ * m * 2^e on the grid of MAX_PRECISION significant digits, exactly:
+ * m * 2^e / 10^q = num / den with q = x - MAX_PRECISION + 1 (x its
+ * decimal exponent), whole = floor(num / den), rem = num - whole * den,
+ * and one ulp of it (2^e) is ulp / den. Every shorter precision is read
+ * off these without dividing again.
+ */
+struct scaled {
+	u128 num, den, ulp;
+	uint64_t whole;
+	u128 rem;
+};
+
+static void scale(uint64_t m, int e, int x, struct scaled *s)
+{
+	int q = x - MAX_PRECISION + 1;
+
+	/* With e >= -70 the exponent x is at least -6, so q >= -22 and num
+	 * stays below 2^53 * 10^22 < 2^127; den is at most 2^70 (q < 0) or
+	 * 2^6 * 10^5 (q >= 0, |v| >= 10^16), so den * 10^17 < 2^127. */
+	s->num = m;
+	s->den = 1;
+	s->ulp = 1;
+	if (e >= 0) {
+		s->num <<= e;
+		s->ulp <<= e;
+	} else {
+		s->den <<= -e;
+	}
+	if (q >= 0) {
+		s->den *= pow10_u128((unsigned)q);
+	} else {
+		s->num *= pow10_u128((unsigned)-q);
+		s->ulp *= pow10_u128((unsigned)-q);
+	}
+	/* Below 10^17, where most values are, den is a power of two. */
+	u128 whole = q < 0 ? s->num >> (e < 0 ? -e : 0) : s->num / s->den;
+	s->whole = (uint64_t)whole;
+	s->rem = s->num - whole * s->den;
+}
+
+/*
  * The p significant digits nearest m * 2^e, ties to even, as printf rounds
  * them: *digits gets them and *exp10 (x on entry, the decimal exponent of
  * m * 2^e) the exponent of the first, one more where rounding carried into
@@ -117,46 +158,28 @@ static int decimal_exponent(uint64_t m, int e)
  * is, whether they lie within half an ulp of it (the ulp below is half as
  * big when m is a power of two, narrow_below), a tie going to the even m.
  */
-static bool nearest_digits(uint64_t m, int e, bool narrow_below, unsigned p,
-			   int *exp10, uint64_t *digits)
+static bool nearest_digits(const struct scaled *s, bool even_m, bool narrow_below,
+			   unsigned p, int *exp10, uint64_t *digits)
 {
-	int q = *exp10 - (int)p + 1;
-	u128 num = m, den = 1, ulp = 1;
-
-	/* m * 2^e / 10^q = num / den, and one ulp (2^e) is ulp / den. With
-	 * e >= -70 the exponent x is at least -6, so q >= -22 and num stays
-	 * below 2^53 * 10^22 < 2^127; den is at most 2^70 (q < 0) or
-	 * 2^6 * 10^5 (q >= 0, |v| >= 10^14), so den * 10^17 < 2^127. */
-	if (e >= 0) {
-		num <<= e;
-		ulp <<= e;
-	} else {
-		den <<= -e;
-	}
-	if (q >= 0) {
-		den *= pow10_u128((unsigned)q);
-	} else {
-		num *= pow10_u128((unsigned)-q);
-		ulp *= pow10_u128((unsigned)-q);
-	}
-
-	/* Below 10^p, where most values are, den is a power of two. */
-	u128 d = q < 0 ? num >> (e < 0 ? -e : 0) : num / den;
-	u128 rem = num - d * den;
-	if (2 * rem > den || (2 * rem == den && (d & 1)))
+	/* p digits are the MAX_PRECISION ones over step: the part below
+	 * the kept digits is (below * den + rem) / den steps of the grid. */
+	uint64_t step = (uint64_t)pow10_u128(MAX_PRECISION - p);
+	uint64_t d = s->whole / step, below = s->whole % step;
+	u128 twice_below = 2 * ((u128)below * s->den + s->rem);
+	u128 half_way = (u128)step * s->den;
+	if (twice_below > half_way || (twice_below == half_way && (d & 1)))
 		d++;
 
-	u128 near = d * den;
-	bool even = !(m & 1);
-	u128 gap = near >= num ? 2 * (near - num)
-			       : (num - near) * (narrow_below ? 4 : 2);
-	bool reads_back = even ? gap <= ulp : gap < ulp;
+	u128 near = (u128)d * step * s->den;
+	u128 gap = near >= s->num ? 2 * (near - s->num)
+				  : (s->num - near) * (narrow_below ? 4 : 2);
+	bool reads_back = even_m ? gap <= s->ulp : gap < s->ulp;
 
 	if (d == pow10_u128(p)) {
 		d /= 10;
 		(*exp10)++;
 	}
-	*digits = (uint64_t)d;
+	*digits = d;
 	return reads_back;
 }
 
@@ -172,10 +195,15 @@ static size_t g_text(char *buf, bool negative, uint64_t digits, int exp10,
 	char *out = buf;
 	unsigned n = p;
 
-	for (unsigned i = p; i-- > 0;) {
-		s[i] = (char)('0' + digits % 10);
-		digits /= 10;
+	unsigned left = p;
+	for (; left >= 2; left -= 2) {
+		unsigned two = (unsigned)(digits % 100);
+		digits /= 100;
+		s[left - 1] = two_digits[2 * two + 1];
+		s[left - 2] = two_digits[2 * two];
 	}
+	if (left)
+		s[0] = (char)('0' + digits);
 	while (n > 1 && s[n - 1] == '0')
 		n--;
 
@@ -242,13 +270,15 @@ size_t gpuperf_double_text(char *buf, double v)
 	uint64_t fraction = bits & FRACTION_MASK;
 	uint64_t m = fraction | (uint64_t)1 << FRACTION_BITS;
 	int x = decimal_exponent(m, e);
+	struct scaled s;
 	uint64_t digits;
 	int exp10;
 	unsigned p;
 
+	scale(m, e, x, &s);
 	for (p = MIN_PRECISION;; p++) {
 		exp10 = x;
-		if (nearest_digits(m, e, fraction == 0, p, &exp10, &digits) ||
+		if (nearest_digits(&s, !(m & 1), fraction == 0, p, &exp10, &digits) ||
 		    p == MAX_PRECISION)
 			break;
 	}
