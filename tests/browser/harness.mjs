@@ -59,13 +59,14 @@ export function outputDir() {
 	return dir;
 }
 
-// gpuperfd with args, logging to DIR/NAME.log; resolves once it is ready
-// with { urls: { host: url }, pid, log, stop() } where stop() resolves to
-// the exit status after SIGTERM.
-export function startDaemon(name, args, dir) {
+// gpuperfd with args, logging to DIR/NAME.log, its environment this
+// process's with env's variables added (a preloaded library and what it
+// reads); resolves once it is ready with { urls: { host: url }, pid, log,
+// stop() } where stop() resolves to the exit status after SIGTERM.
+export function startDaemon(name, args, dir, env = {}) {
 	const log = join(dir, `${name}.log`);
 	const daemon = spawn(join(buildDir(), 'gpuperfd'), args,
-		{ stdio: ['ignore', 'ignore', openSync(log, 'w')] });
+		{ stdio: ['ignore', 'ignore', openSync(log, 'w')], env: { ...process.env, ...env } });
 	const exited = new Promise((resolve) => daemon.on('exit', (code, signal) =>
 		resolve(signal ? 128 : code)));
 	return new Promise((resolve, reject) => {

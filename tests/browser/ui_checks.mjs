@@ -3,7 +3,10 @@
 // plots clicked counters, exports CSV, marks a window by hand (listed
 // apart, never plotted), narrows the stream to one clicked context and
 // widens it again, follows another client's reconfiguration, locks a
-// viewer's controls, records a file i915-perf-reader accepts, comes back
+// viewer's controls, records a file i915-perf-reader accepts, says when a
+// replay ends, shows a device lost in a GPU reset and recovered, its OA
+// unit busy in another process and a subscription refused for that (on
+// gpuperfd with the fake i915 kernel of tests/fake-kernel), comes back
 // by itself after the daemon restarts, asks for a token where one is
 // needed, works over TLS, narrow and dark, and keeps
 // its per-frame work under 16 ms at 100 frames/s with 20 plotted
@@ -11,12 +14,14 @@
 //
 // Prints "checks: N passed, F failed".
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve as absolutePath } from 'node:path';
 import {
-	CHROMIUM, Checks, launchBrowser, outputDir, startDaemon, watchConsole,
+	CHROMIUM, Checks, buildDir, launchBrowser, outputDir, startDaemon, watchConsole,
 } from './harness.mjs';
 
 const WEB_ROOT = new URL('../../web/www/', import.meta.url).pathname;
@@ -333,6 +338,179 @@ async function replay(context, recording) {
 	await page.close();
 }
 
+// gpuperfd on a fake Tiger Lake: tests/fake-kernel, preloaded, stands in
+// for i915 and fails as its control file says, so that the page meets what
+// the sim device never sends: the device lost in a GPU reset and
+// recovered, the OA unit busy in another process, a subscription refused
+// for that. The machine and the daemon's environment are those of
+// tests/integration/test-fake-kernel.sh.
+async function deviceNotices(context) {
+	const fakeKernel = absolutePath(buildDir(), 'tests', 'libfake-kernel.so');
+	if (!existsSync(fakeKernel) || !existsSync(join(I915_METRICS, 'oa-tglgt2.xml'))) {
+		note(`${fakeKernel} or ${I915_METRICS}/oa-tglgt2.xml is absent; ` +
+			'the device lost, recovered and busy notices are not checked');
+		return;
+	}
+	const root = join(tmp, 'fake-machine');
+	const node = join(root, 'dev', 'dri', 'card0');
+	const controlFile = join(tmp, 'fake-kernel-control');
+	writeFileSync(controlFile, '');
+	// The fake kernel reads its control file again once it is another
+	// file, so each change is written aside and renamed over it.
+	const control = (...settings) => {
+		writeFileSync(`${controlFile}.new`, settings.map((s) => `${s}\n`).join(''));
+		renameSync(`${controlFile}.new`, controlFile);
+	};
+	// A daemon built with ASan needs its runtime first among preloaded
+	// libraries.
+	const asan = execFileSync('ldd', [join(buildDir(), 'gpuperfd')], { encoding: 'utf8' })
+		.match(/\slibasan\S*\s+=>\s+(\S+)/)?.[1];
+	const env = {
+		LD_PRELOAD: asan ? `${asan} ${fakeKernel}` : fakeKernel,
+		GPD_FAKE_KERNEL_ROOT: root,
+		GPD_FAKE_KERNEL_CARDS: 'i915:tglgt2',
+		GPD_FAKE_KERNEL_METRICS: I915_METRICS,
+		GPD_FAKE_KERNEL_SETS: '',
+		GPD_FAKE_KERNEL_LOG: `${root}.requests`,
+		GPD_FAKE_KERNEL_CONTROL: controlFile,
+	};
+	const daemon = await startDaemon('fake-kernel', ['--dev-root', join(root, 'dev'),
+		'--sysfs-root', join(root, 'sys'), '--metrics-dir', I915_METRICS,
+		'--device', `i915:${node}`, '--linger', '0', '--listen', '127.0.0.1:0',
+		'--web-root', WEB_ROOT, '--log-level', 'debug'], out, env);
+	daemons.push(daemon);
+	const url = daemon.urls['127.0.0.1'];
+	const errors = [];
+	const page = await context.newPage();
+	watchConsole(page, 'fake kernel', errors);
+	await page.goto(url);
+	await connected(page);
+	const frames = () => page.evaluate(() => window.gpuperfUi.store.length);
+	const framesFlow = (more, timeout = 8000) => frames().then((from) =>
+		page.waitForFunction((n) => window.gpuperfUi.store.length >= n, from + more,
+			{ timeout }).then(() => true, () => false));
+	checks.check(await framesFlow(5) &&
+		await page.evaluate(() => window.gpuperfUi.stream.device?.name) === 'card0',
+	'the page streams card0 of the fake kernel');
+	// Every notice as it is added: a lost device may be back before a
+	// look at the list would find its notice.
+	await page.evaluate(() => {
+		window.noticesAdded = [];
+		new MutationObserver((changes) => {
+			for (const added of changes.flatMap((c) => [...c.addedNodes]))
+				window.noticesAdded.push({ level: added.classList[1], key: added.dataset.key,
+					text: added.querySelector('.text').textContent });
+		}).observe(document.querySelector('#notices'), { childList: true });
+	});
+	const noticesAdded = () => page.evaluate(() => window.noticesAdded);
+	const unitNotices = () => page.$$eval('#notices .notice[data-key="unit-card0"]',
+		(els) => els.map((e) => `${e.classList[1]}: ${e.querySelector('.text').textContent}`));
+	// The daemon's words (daemon/drm/oa_reopen.c and oa_refusal.c), with
+	// the device named once.
+	const LOST = 'card0: the kernel stopped the OA stream (EIO: a GPU reset, or another ' +
+		'process disabled it); reopening';
+	const RECOVERED = /^card0: OA stream reopened after \d+ ms; the reports in between are lost$/;
+	const BUSY_WORDS = 'the OA unit of card0 is in use by another process';
+	const recovered = (count, timeout) => page.waitForFunction(([pattern, n]) =>
+		window.noticesAdded.filter((a) => new RegExp(pattern).test(a.text)).length >= n,
+	[RECOVERED.source, count], { timeout }).then(() => true, () => false);
+
+	// A GPU reset: reads fail with EIO, the daemon reopens after 100 ms.
+	const lostBefore = await page.evaluate(() => window.gpuperfUi.store.totals.bufferLost);
+	control('eio_after=3');
+	const lostShown = await page.waitForFunction((text) =>
+		window.noticesAdded.some((a) => a.text === text), LOST, { timeout: 8000 })
+		.then(() => true, () => false);
+	control();
+	const back = await recovered(1, 8000);
+	let added = await noticesAdded();
+	const lost = added.find((a) => a.text === LOST);
+	checks.check(lostShown && lost.level === 'error' && lost.key === 'unit-card0',
+		'a device lost in a GPU reset is shown as an error in the daemon\'s words',
+		JSON.stringify(lost ?? added));
+	const recoveredAt = added.findIndex((a) => RECOVERED.test(a.text));
+	checks.check(back && lost && recoveredAt > added.indexOf(lost) && added[recoveredAt].level === 'info',
+		'the recovery is shown after it, as information', JSON.stringify(added));
+	checks.check((await unitNotices()).length === 0, 'the lost device\'s notice goes once it streams again',
+		(await unitNotices()).join(' | '));
+	checks.check(await framesFlow(5), 'frames flow again after the recovery');
+	const lostAfter = await page.evaluate(() => window.gpuperfUi.store.totals.bufferLost);
+	checks.check(lostAfter > lostBefore, 'the reports missed while it was lost are counted as lost',
+		`${lostBefore} then ${lostAfter}`);
+
+	// A GPU reset, and another process takes the OA unit before the
+	// daemon has it back: each reopen meets EBUSY until that process ends.
+	control('eio_after=3', 'busy=1');
+	const busyShown = await page.waitForSelector('#notices .notice.warning[data-key="unit-card0"]',
+		{ timeout: 8000 }).then(() => true, () => false);
+	added = await noticesAdded();
+	const busyAdded = added.findLastIndex((a) => a.text.startsWith(`card0: ${BUSY_WORDS}`));
+	const busy = added[busyAdded];
+	checks.check(busyShown && busy?.key === 'unit-card0' &&
+		busy.text.includes(`'fuser -v ${node}' shows who holds the card`),
+		'the OA unit busy in another process is shown as a warning in the daemon\'s words',
+		JSON.stringify(busy ?? added));
+	checks.check(added[busyAdded - 1]?.text === LOST && (await unitNotices()).length === 1,
+		'the busy notice takes the place of the lost device\'s', (await unitNotices()).join(' | '));
+	const whileBusy = await frames();
+	await page.waitForTimeout(1000);
+	checks.check(await frames() === whileBusy && (await unitNotices()).length === 1,
+		'the busy notice stays while no frames come', `${whileBusy} then ${await frames()} frames`);
+	await page.screenshot({ path: join(out, 'ui-device-busy.png') });
+	control();
+	// The daemon retries with backoff: 100 ms, doubling up to 5 s.
+	checks.check(await recovered(2, 10000), 'the device is back once the other process lets go');
+	checks.check((await unitNotices()).length === 0, 'the busy notice goes once the device streams again',
+		(await unitNotices()).join(' | '));
+	checks.check(await framesFlow(5), 'frames flow again after the unit was busy');
+
+	// With no subscriber left the daemon closes the stream (--linger 0);
+	// a page that opens while another process holds the unit is refused.
+	const closes = () => readFileSync(daemon.log, 'utf8').split('card0: stream closed').length;
+	const closesBefore = closes();
+	await page.close();
+	checks.check(await waitUntil(() => closes() > closesBefore, 5000),
+		'the daemon closes the stream once the page has gone');
+	control('busy=1');
+	const refused = await context.newPage();
+	watchConsole(refused, 'fake kernel, busy', errors);
+	await refused.goto(url);
+	await connected(refused);
+	const refusal = await refused.waitForFunction((start) => [...document
+		.querySelectorAll('#notices .notice.error .text')].map((e) => e.textContent)
+		.find((text) => text.startsWith(start)), `subscribing to card0: ${BUSY_WORDS}`,
+	{ timeout: 8000 }).then((found) => found.jsonValue(), () => '');
+	checks.check(refusal.includes(`'fuser -v ${node}'`) && refusal.includes('subscribe again'),
+		'a subscription refused for a busy unit is an error notice in the daemon\'s words',
+		refusal || (await refused.textContent('#notices')));
+	checks.check(await refused.evaluate(() => window.gpuperfUi.store.length) === 0,
+		'the refused page streams nothing');
+	control();
+	await refused.click('[data-set="RenderBasic"]');
+	const resubscribed = await refused.waitForFunction(() => {
+		const ui = window.gpuperfUi;
+		return ui.stream.metricSet?.symbol === 'RenderBasic' && ui.store.length >= 3;
+	}, null, { timeout: 8000 }).then(() => true, () => false);
+	checks.check(resubscribed, 'picking a metric set subscribes again once the unit is free');
+	await refused.close();
+	checks.check(errors.length === 0, 'the device notices log no console error',
+		errors.join('\n  | '));
+	const status = await daemon.stop();
+	daemons.splice(daemons.indexOf(daemon), 1);
+	checks.check(status === 0, 'gpuperfd on the fake kernel stops cleanly', `status ${status}, see ${daemon.log}`);
+}
+
+// Polls condition() every 100 ms until it holds (true) or timeout ms pass
+// (false).
+async function waitUntil(condition, timeout) {
+	for (const until = Date.now() + timeout; Date.now() < until;) {
+		if (condition())
+			return true;
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	return condition();
+}
+
 async function recordOnTigerLake(page) {
 	rmSync(join(out, 'recording.i915perf'), { force: true });
 	if (!existsSync(READER) || !existsSync(I915_METRICS)) {
@@ -574,6 +752,7 @@ async function main() {
 	await checks.step('loss', () => lossShown(page, daemon));
 	await checks.step('recording', () => recordOnTigerLake(page));
 	await checks.step('replay', () => replay(light, join(out, 'recording.i915perf')));
+	await checks.step('device notices through the fake kernel', () => deviceNotices(light));
 	await checks.step('100 frames/s with 20 plots', () => smoothAt100Fps(page));
 	await page.close();
 

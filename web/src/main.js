@@ -120,7 +120,10 @@ function streamEvent(event) {
 	const key = `unit-${event.device}`;
 	if (!LASTING.has(event.kind))
 		notices.end(key);
-	notices.add(level, `${event.device}: ${event.message || fallback}`,
+	// Some of the daemon's messages name the device first already
+	// ("card0: the kernel stopped the OA stream ..."): it is said once.
+	const text = event.message || fallback;
+	notices.add(level, text.startsWith(`${event.device}: `) ? text : `${event.device}: ${text}`,
 		LASTING.has(event.kind) ? key : null);
 }
 

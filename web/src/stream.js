@@ -25,6 +25,7 @@ export class Stream {
 		// CONFIG_CHANGED it causes is not taken for another client's.
 		this.reconfiguring = false;
 		this.announced = false;
+		this.subscribing = 0;           // Subscribe requests on their way
 		connection.on('frame', (frame) => {
 			if (frame.subscriptionId === this.subscriptionId)
 				this.emit(frame.mark ? 'markFrame' : 'frame', frame);
@@ -83,12 +84,15 @@ export class Stream {
 		if (contextId !== null)
 			request.ctxId = contextId;
 		let reply;
+		this.subscribing++;
 		try {
 			reply = await this.connection.request({ subscribe: request });
 		} catch (error) {
 			this.emit('problem', `subscribing to ${device.name}: ${error.message}`);
 			this.emit('refused');
 			return;
+		} finally {
+			this.subscribing--;
 		}
 		this.device = device;
 		this.contextId = contextId;
@@ -140,8 +144,15 @@ export class Stream {
 	}
 
 	async reconfigure(change) {
-		if (!this.subscriptionId)
+		// The daemon refused this page's subscription (the unit was busy
+		// in another process, say) and asks to subscribe again: a pick
+		// does, with what was picked. One on its way decides by itself.
+		if (!this.subscriptionId) {
+			if (this.device && !this.subscribing)
+				this.subscribe(this.device, change.metricSet ?? this.metricSet?.symbol ?? '',
+					change.samplingPeriodNs ?? 0);
 			return;
+		}
 		this.reconfiguring = true;
 		this.announced = false;
 		try {
