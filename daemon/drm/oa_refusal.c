@@ -115,8 +115,10 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 				    "the OA unit of %s is in use by another "
 				    "process (gputop, IGT's perf tools, Intel GPA, "
 				    "another gpuperfd); 'fuser -v %s' shows who "
-				    "holds the card: stop it, then subscribe again",
-				    req->card, req->node);
+				    "holds the card: %s", req->card, req->node,
+				    req->reopening ? "once it lets go, the stream "
+				    "resumes by itself" : "stop it, then subscribe "
+				    "again");
 	case EACCES:
 		return refuse_access(req, code, err);
 	case EINVAL:

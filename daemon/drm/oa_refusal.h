@@ -32,6 +32,9 @@ struct gpd_oa_request {
 	unsigned exponent;
 	bool ctx_filter;
 	uint32_t ctx_handle;
+	/* A stream the kernel stopped, opened again: the daemon retries it
+	 * by itself, nobody has to subscribe again. */
+	bool reopening;
 };
 
 /* Fills err for a stream open refused with code (a negative errno) and

@@ -73,8 +73,8 @@ static void on_retry(uv_timer_t *timer)
 	}
 	char message[160];
 	snprintf(message, sizeof(message),
-		 "%s: OA stream reopened after %llu ms; the reports in between "
-		 "are lost", name,
+		 "OA stream reopened after %llu ms; the reports in between "
+		 "are lost",
 		 (unsigned long long)((gpd_monotonic_ns() - r->lost_at_ns) / 1000000));
 	tell(r, GPD_EVENT_RECOVERED, message);
 	if (generation == r->generation)
@@ -83,20 +83,19 @@ static void on_retry(uv_timer_t *timer)
 
 void gpd_oa_reopen_start(struct gpd_oa_reopen *r, int code)
 {
-	const char *name = r->source->name;
 	unsigned generation = r->generation;
 	r->lost_at_ns = gpd_monotonic_ns();
 	r->delay_ms = REOPEN_FIRST_DELAY_MS;
 	r->told_busy = false;
+	/* Whoever passes the event on names the device. */
 	char message[192];
 	if (code == -EIO)
 		snprintf(message, sizeof(message),
-			 "%s: the kernel stopped the OA stream (EIO: a GPU reset, "
-			 "or another process disabled it); reopening", name);
+			 "the kernel stopped the OA stream (EIO: a GPU reset, "
+			 "or another process disabled it); reopening");
 	else
 		snprintf(message, sizeof(message),
-			 "%s: the OA stream failed (%s); reopening", name,
-			 strerror(-code));
+			 "the OA stream failed (%s); reopening", strerror(-code));
 	tell(r, GPD_EVENT_DEVICE_LOST, message);
 	if (generation == r->generation)
 		schedule(r);

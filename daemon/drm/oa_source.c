@@ -56,6 +56,7 @@ void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
 		.format = s->base.format,
 		.format_property = format_property,
 		.exponent = cfg->exponent,
+		.reopening = s->reopening,
 	};
 }
 

@@ -28,6 +28,7 @@ struct gpd_drm_oa_source {
 	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
 	uint64_t set_id;
 	struct gpd_oa_reopen reopen;
+	bool reopening;                 /* in the reopen callback */
 };
 
 /*

@@ -161,7 +161,10 @@ static bool on_read_error(void *user, int code)
 static int reopen(struct gpd_source *src, struct gpd_error *err)
 {
 	struct i915_source *s = (struct i915_source *)src;
-	return open_stream(s, &s->oa.cfg, err);
+	s->oa.reopening = true;
+	int ret = open_stream(s, &s->oa.cfg, err);
+	s->oa.reopening = false;
+	return ret;
 }
 
 static int i915_open(struct gpd_source *src, const struct gpd_stream_config *cfg,

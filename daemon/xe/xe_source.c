@@ -238,7 +238,10 @@ static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
 static int reopen(struct gpd_source *src, struct gpd_error *err)
 {
 	struct xe_source *s = (struct xe_source *)src;
-	return open_stream(s, &s->oa.cfg, err);
+	s->oa.reopening = true;
+	int ret = open_stream(s, &s->oa.cfg, err);
+	s->oa.reopening = false;
+	return ret;
 }
 
 static int xe_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
