@@ -353,6 +353,62 @@ static void fit_rates(struct fit *f)
 	}
 }
 
+/* Whether every checked counter holds at every operating point. */
+static bool all_hold(struct fit *f)
+{
+	for (unsigned op = 0; op < N_OPERATING_POINTS; op++) {
+		load_point(f, op);
+		eval_all(f);
+		for (size_t c = 0; c < f->set->n_counters; c++) {
+			if (f->checked[c] && !f->gave_up[c] &&
+			    !counter_valid(f, (unsigned)c))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A counter can come out 0 at full load although every raw counter it
+ * reads runs: a difference of two raw counters the fit scaled apart (EU
+ * stall as busy less active, busy drawn below active) is clamped at 0 for
+ * good. Raising one of them, the least that brings the counter to life
+ * while every counter still holds, gives it a reading. One whose raw
+ * counters stand still stays 0: that is what an idle unit reads.
+ */
+static void revive_counters(struct fit *f)
+{
+	static const double factors[] = { 1.25, 1.5, 2, 3, 4, 6, 8 };
+	const struct gpm_metric_set *set = f->set;
+
+	for (size_t c = 0; c < set->n_counters; c++) {
+		bool running = f->checked[c] && !f->gave_up[c];
+
+		for (size_t i = 0; running && i < f->n_slots; i++)
+			running = !f->deps[c * f->n_slots + i] || f->rate[i] > 0;
+		if (!running)
+			continue;
+		load_point(f, 0);
+		eval_all(f);
+		if (counter_value(f, (unsigned)c) != 0)
+			continue;
+		bool alive = false;
+		for (size_t i = 0; !alive && i < f->n_slots; i++) {
+			if (!f->deps[c * f->n_slots + i])
+				continue;
+			double saved = f->rate[i];
+			for (size_t k = 0; !alive && k < sizeof(factors) / sizeof(factors[0]); k++) {
+				f->rate[i] = saved * factors[k];
+				load_point(f, 0);
+				eval_all(f);
+				alive = counter_value(f, (unsigned)c) > 0 && all_hold(f);
+			}
+			if (!alive)
+				f->rate[i] = saved;
+		}
+	}
+}
+
 /* Which raw counters each counter reads, directly or through other
  * counters: those whose change, up or down, changes its value. */
 static void find_deps(struct fit *f)
@@ -501,6 +557,7 @@ static void fit_contexts(struct fit *f, struct gpd_rate_model *rm)
 			f->rate[i] = free_rate(f);
 	}
 	fit_rates(f);
+	revive_counters(f);
 	find_ties(f);
 
 	for (unsigned ctx = 1; ctx < rm->n_contexts; ctx++) {
@@ -512,6 +569,7 @@ static void fit_contexts(struct fit *f, struct gpd_rate_model *rm)
 		}
 		draw_headroom(f);
 		fit_rates(f);
+		revive_counters(f);
 	}
 }
 

@@ -156,6 +156,45 @@ START_TEST(test_sim_sets)
 }
 END_TEST
 
+/*
+ * Every counter of the sim's sets reads something in every context at full
+ * load where its raw counters run: EU stall (busy less active) is not
+ * clamped to 0 for good by busy drawn below active.
+ */
+START_TEST(test_sim_counters_read_something)
+{
+	struct gpm_metrics_db db;
+	struct gpm_device_info dev;
+
+	gpm_sim_device_info(&dev);
+	gpm_metrics_db_init(&db);
+	ck_assert_int_eq(gpm_metrics_db_add_builtin(&db), 0);
+	const struct gpm_metrics_file *file = gpm_metrics_db_find_platform(&db, "simgen12");
+	unsigned stalls = 0;
+	for (size_t i = 0; i < file->n_sets; i++) {
+		const struct gpm_metric_set *set = &file->sets[i];
+		struct checker *ck = checker_new(&dev, set);
+		const struct gpm_counter *stall = NULL;
+		for (size_t c = 0; c < set->n_counters; c++)
+			if (!strcmp(set->counters[c].symbol_name, "EuStall"))
+				stall = &set->counters[c];
+		for (unsigned ctx = 0; stall && ctx < N_CONTEXTS; ctx++) {
+			struct gpm_accumulator acc = { { 0 } };
+
+			add_stretch(ck, ctx, 1.0, dev.gpu_max_freq, 192000, &acc);
+			gpm_binding_evaluate(&ck->binding, &acc, ck->values);
+			double v = gpm_value_as_double(ck->values[stall - set->counters]);
+			ck_assert_msg(v > 0, "%s.EuStall reads 0 in context %u",
+				      set->symbol_name, ctx);
+			stalls++;
+		}
+		checker_free(ck);
+	}
+	ck_assert_uint_ge(stalls, 2 * N_CONTEXTS);
+	gpm_metrics_db_fini(&db);
+}
+END_TEST
+
 /* Every set of an Intel platform's file, on its typical part. */
 static void check_platform(const char *platform)
 {
@@ -221,6 +260,7 @@ static Suite *rate_model_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_sim_sets);
+	tcase_add_test(tc, test_sim_counters_read_something);
 	tcase_add_test(tc, test_tglgt2_sets);
 	tcase_add_test(tc, test_hsw_sets);
 	tcase_add_test(tc, test_without_set);
