@@ -131,16 +131,12 @@ static double time_replay(char *path, char *dir)
 	return t;
 }
 
-/* Best of five of each, to shed the noise of a shared machine: the rounds
- * are spread over a couple of seconds, so that a burst of the kernel's own
- * work (writing back, reclaiming) does not cover them all. igt stays 1e9
- * without the reader. Returns -1 when the replay fails. */
+/* Best of five of each, to shed the noise of a shared machine; igt stays
+ * 1e9 without the reader. Returns -1 when the replay fails. */
 static int compare(char *path, char *dir, double *ours, double *igt)
 {
 	*ours = *igt = 1e9;
 	for (int round = 0; round < 5; round++) {
-		if (round)
-			usleep(300000);
 		double t = time_replay(path, dir);
 		if (t < 0)
 			return -1;
