@@ -53,6 +53,7 @@ static void reset_decoding(struct gpd_device *dev)
 {
 	dev->have_prev = false;
 	dev->running_ctx = GPM_OA_CTX_NONE;
+	dev->may_resubmit = false;
 	gpd_clock_map_reset(&dev->clock, dev->source->info.timestamp_frequency);
 	/* What was read before is of the stream that ended. */
 	dev->read_has_sample = false;
@@ -77,12 +78,18 @@ static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
 					     dev->running_ctx);
 	if (dev->have_prev) {
 		/* The delta from one report to the next belongs to the
-		 * context that ran from the first. */
+		 * context that ran from the first; after a resubmission,
+		 * which only this report reveals, to the one that ran on. */
+		uint32_t pair_ctx = dev->may_resubmit && ctx == dev->ctx_before ?
+				    ctx : dev->running_ctx;
 		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
 			gpd_subscription_pair(s, &dev->decoder,
 					      &dev->report[dev->prev], report,
-					      dev->running_ctx, dev->prev_ts, ts);
+					      pair_ctx, dev->prev_ts, ts);
 	}
+	dev->may_resubmit = dev->running_ctx != GPM_OA_CTX_NONE &&
+			    gpm_oa_report_may_resubmit(&dev->decoder, report);
+	dev->ctx_before = dev->running_ctx;
 	dev->prev = cur;
 	dev->prev_ts = ts;
 	dev->have_prev = true;

@@ -77,6 +77,10 @@ struct gpd_device {
 	unsigned prev;
 	bool have_prev;
 	uint32_t running_ctx;
+	/* The last report may have been its context submitted again (see
+	 * gpm_oa_report_may_resubmit()); ctx_before it ran until then. */
+	bool may_resubmit;
+	uint32_t ctx_before;
 	uint64_t prev_ts;               /* extended ticks */
 	struct gpm_oa_ts_extender ts;
 	struct gpd_clock_map clock;     /* report timestamps <-> CPU time */

@@ -210,3 +210,10 @@ uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
 		return GPM_OA_CTX_NONE;
 	return report->ctx_id;
 }
+
+bool gpm_oa_report_may_resubmit(const struct gpm_oa_decoder *dec,
+				const struct gpm_oa_report *report)
+{
+	return dec->ctx_invalid_means_idle && !report->ctx_valid &&
+	       (report->reason & GPM_OA_REASON_CTX_SWITCH);
+}

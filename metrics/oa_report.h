@@ -137,4 +137,14 @@ int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
 uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
 			       const struct gpm_oa_report *report, uint32_t running);
 
+/*
+ * Whether the report may be i915 submitting the running context again:
+ * before Xe_HP that writes a context-switch report without the valid bit
+ * (docs/oa-reference.md §2.5 quirk 6), which gpm_oa_report_context() reads
+ * as going idle, as IGT's reader does. Only the report after it tells: the
+ * context that ran before it again, and it was a resubmission.
+ */
+bool gpm_oa_report_may_resubmit(const struct gpm_oa_decoder *dec,
+				const struct gpm_oa_report *report);
+
 #endif
