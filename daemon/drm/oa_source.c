@@ -39,6 +39,31 @@ int gpd_drm_oa_source_open_card(struct gpd_drm_oa_source *s, const char *node,
 	return ret;
 }
 
+static int reopen(struct gpd_source *src, struct gpd_error *err)
+{
+	struct gpd_drm_oa_source *s = (struct gpd_drm_oa_source *)src;
+	s->reopening = true;
+	int ret = s->open_stream(s, &s->cfg, err);
+	s->reopening = false;
+	return ret;
+}
+
+void gpd_drm_oa_source_ready(struct gpd_drm_oa_source *s, uv_loop_t *loop,
+			     const struct gpd_source_ops *ops,
+			     enum gpd_source_kind kind,
+			     const struct gpd_oa_config_ops *config_ops,
+			     int (*open_stream)(struct gpd_drm_oa_source *s,
+						const struct gpd_stream_config *cfg,
+						struct gpd_error *err))
+{
+	s->base.ops = ops;
+	s->base.kind = kind;
+	s->base.loop = loop;
+	s->open_stream = open_stream;
+	gpd_oa_configs_init(&s->configs, s->card_dir, s->base.name, config_ops, s);
+	gpd_oa_reopen_init(&s->reopen, &s->base, reopen);
+}
+
 void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
 			       enum gpd_source_kind kind,
 			       uint64_t format_property,
@@ -83,8 +108,20 @@ void gpd_drm_oa_source_lost(struct gpd_drm_oa_source *s, int code)
 	gpd_oa_reopen_start(&s->reopen, code);
 }
 
-void gpd_drm_oa_source_close(struct gpd_drm_oa_source *s)
+int gpd_drm_oa_source_open(struct gpd_source *src,
+			   const struct gpd_stream_config *cfg,
+			   struct gpd_error *err)
 {
+	struct gpd_drm_oa_source *s = (struct gpd_drm_oa_source *)src;
+	int ret = s->open_stream(s, cfg, err);
+	if (ret)
+		gpd_oa_configs_remove_added(&s->configs);
+	return ret;
+}
+
+void gpd_drm_oa_source_close(struct gpd_source *src)
+{
+	struct gpd_drm_oa_source *s = (struct gpd_drm_oa_source *)src;
 	gpd_oa_reopen_cancel(&s->reopen);
 	if (s->pump) {
 		gpd_oa_pump_stop(s->pump);
@@ -96,7 +133,7 @@ void gpd_drm_oa_source_close(struct gpd_drm_oa_source *s)
 void gpd_drm_oa_source_destroy(struct gpd_drm_oa_source *s,
 			       void (*free_source)(struct gpd_source *))
 {
-	gpd_drm_oa_source_close(s);
+	gpd_drm_oa_source_close(&s->base);
 	gpd_oa_configs_fini(&s->configs);
 	close(s->card_fd);
 	gpd_oa_reopen_fini(&s->reopen, free_source);

@@ -28,7 +28,12 @@ struct gpd_drm_oa_source {
 	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
 	uint64_t set_id;
 	struct gpd_oa_reopen reopen;
-	bool reopening;                 /* in the reopen callback */
+	bool reopening;                 /* opening again after a loss */
+	/* The driver's: opens cfg's stream and hands its fd to
+	 * gpd_drm_oa_source_start(). */
+	int (*open_stream)(struct gpd_drm_oa_source *s,
+			   const struct gpd_stream_config *cfg,
+			   struct gpd_error *err);
 };
 
 /*
@@ -40,6 +45,20 @@ int gpd_drm_oa_source_open_card(struct gpd_drm_oa_source *s, const char *node,
 				const char *driver,
 				const struct gpd_drm_roots *roots,
 				struct gpd_error *err);
+
+/*
+ * Finishes a source whose card is open and whose info, platform and format
+ * the driver has filled in: its ops and kind, the metric set ids it adds
+ * through config_ops (user: the source) and the reopening after a loss,
+ * which calls open_stream again with what ran.
+ */
+void gpd_drm_oa_source_ready(struct gpd_drm_oa_source *s, uv_loop_t *loop,
+			     const struct gpd_source_ops *ops,
+			     enum gpd_source_kind kind,
+			     const struct gpd_oa_config_ops *config_ops,
+			     int (*open_stream)(struct gpd_drm_oa_source *s,
+						const struct gpd_stream_config *cfg,
+						struct gpd_error *err));
 
 /* The request as the refusal messages describe it: kind and the format
  * property as the driver's uAPI spells them, no context filter. */
@@ -60,9 +79,13 @@ int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
  * and reopen with backoff. */
 void gpd_drm_oa_source_lost(struct gpd_drm_oa_source *s, int code);
 
-/* Closes the stream: no reopening, no reading, the configs it added
- * removed. */
-void gpd_drm_oa_source_close(struct gpd_drm_oa_source *s);
+/* The source ops open and close, as both drivers have them: open_stream,
+ * and the configs it added removed again when it fails; close: no
+ * reopening, no reading, the configs it added removed. */
+int gpd_drm_oa_source_open(struct gpd_source *src,
+			   const struct gpd_stream_config *cfg,
+			   struct gpd_error *err);
+void gpd_drm_oa_source_close(struct gpd_source *src);
 
 /* Closes, then lets go of the card; free_source frees the source's memory
  * once nothing (a reopen timer) refers to it any more. */

@@ -117,9 +117,10 @@ static const struct gpd_oa_pump_ops pump_ops = {
 	.error = on_read_error,
 };
 
-static int open_stream(struct i915_source *s, const struct gpd_stream_config *cfg,
-		       struct gpd_error *err)
+static int open_stream(struct gpd_drm_oa_source *oa,
+		       const struct gpd_stream_config *cfg, struct gpd_error *err)
 {
+	struct i915_source *s = (struct i915_source *)oa;
 	uint64_t set_id;
 	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
@@ -156,25 +157,6 @@ static bool on_read_error(void *user, int code)
 	struct i915_source *s = user;
 	gpd_drm_oa_source_lost(&s->oa, code);
 	return false;
-}
-
-static int reopen(struct gpd_source *src, struct gpd_error *err)
-{
-	struct i915_source *s = (struct i915_source *)src;
-	s->oa.reopening = true;
-	int ret = open_stream(s, &s->oa.cfg, err);
-	s->oa.reopening = false;
-	return ret;
-}
-
-static int i915_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
-		     struct gpd_error *err)
-{
-	struct i915_source *s = (struct i915_source *)src;
-	int ret = open_stream(s, cfg, err);
-	if (ret)
-		gpd_oa_configs_remove_added(&s->oa.configs);
-	return ret;
 }
 
 static int stream_ioctl(struct i915_source *s, unsigned long request,
@@ -215,11 +197,6 @@ static int i915_reconfigure(struct gpd_source *src,
 	return 0;
 }
 
-static void i915_close(struct gpd_source *src)
-{
-	gpd_drm_oa_source_close((struct gpd_drm_oa_source *)src);
-}
-
 static void free_source(struct gpd_source *src)
 {
 	free(src);
@@ -231,9 +208,9 @@ static void i915_destroy(struct gpd_source *src)
 }
 
 static const struct gpd_source_ops i915_ops = {
-	.open = i915_open,
+	.open = gpd_drm_oa_source_open,
 	.reconfigure = i915_reconfigure,
-	.close = i915_close,
+	.close = gpd_drm_oa_source_close,
 	.destroy = i915_destroy,
 };
 
@@ -262,15 +239,11 @@ int gpd_i915_source_create(uv_loop_t *loop, const char *node,
 		free(s);
 		return ret;
 	}
-	s->oa.base.ops = &i915_ops;
-	s->oa.base.kind = GPD_SOURCE_I915;
 	s->oa.base.info = desc.info;
 	s->oa.base.platform = desc.platform;
-	s->oa.base.loop = loop;
 	s->perf_revision = desc.perf_revision;
-	gpd_oa_configs_init(&s->oa.configs, s->oa.card_dir, s->oa.base.name,
-			    &config_ops, s);
-	gpd_oa_reopen_init(&s->oa.reopen, &s->oa.base, reopen);
+	gpd_drm_oa_source_ready(&s->oa, loop, &i915_ops, GPD_SOURCE_I915,
+				&config_ops, open_stream);
 	*out = &s->oa.base;
 	return 0;
 }

@@ -196,9 +196,10 @@ static const struct gpd_oa_pump_ops pump_ops = {
 	.error = on_read_error,
 };
 
-static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
-		       struct gpd_error *err)
+static int open_stream(struct gpd_drm_oa_source *oa,
+		       const struct gpd_stream_config *cfg, struct gpd_error *err)
 {
+	struct xe_source *s = (struct xe_source *)oa;
 	uint64_t set_id;
 	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
@@ -235,30 +236,6 @@ static int open_stream(struct xe_source *s, const struct gpd_stream_config *cfg,
 	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id, err);
 }
 
-static int reopen(struct gpd_source *src, struct gpd_error *err)
-{
-	struct xe_source *s = (struct xe_source *)src;
-	s->oa.reopening = true;
-	int ret = open_stream(s, &s->oa.cfg, err);
-	s->oa.reopening = false;
-	return ret;
-}
-
-static int xe_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
-		   struct gpd_error *err)
-{
-	struct xe_source *s = (struct xe_source *)src;
-	int ret = open_stream(s, cfg, err);
-	if (ret)
-		gpd_oa_configs_remove_added(&s->oa.configs);
-	return ret;
-}
-
-static void xe_close(struct gpd_source *src)
-{
-	gpd_drm_oa_source_close((struct gpd_drm_oa_source *)src);
-}
-
 static void free_source(struct gpd_source *src)
 {
 	struct xe_source *s = (struct xe_source *)src;
@@ -275,8 +252,8 @@ static void xe_destroy(struct gpd_source *src)
  * stream: without the fences xe wants for it, reports of the old and the
  * new set could not be told apart. */
 static const struct gpd_source_ops xe_ops = {
-	.open = xe_open,
-	.close = xe_close,
+	.open = gpd_drm_oa_source_open,
+	.close = gpd_drm_oa_source_close,
 	.destroy = xe_destroy,
 };
 
@@ -304,15 +281,11 @@ int gpd_xe_source_create(uv_loop_t *loop, const char *node,
 		free(s);
 		return ret;
 	}
-	s->oa.base.ops = &xe_ops;
-	s->oa.base.kind = GPD_SOURCE_XE;
 	s->oa.base.info = desc.info;
 	s->oa.base.platform = desc.platform;
-	s->oa.base.loop = loop;
 	s->oa_unit_id = desc.oa_unit_id;
-	gpd_oa_configs_init(&s->oa.configs, s->oa.card_dir, s->oa.base.name,
-			    &config_ops, s);
-	gpd_oa_reopen_init(&s->oa.reopen, &s->oa.base, reopen);
+	gpd_drm_oa_source_ready(&s->oa, loop, &xe_ops, GPD_SOURCE_XE,
+				&config_ops, open_stream);
 	*out = &s->oa.base;
 	return 0;
 }
