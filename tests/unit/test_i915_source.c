@@ -16,7 +16,7 @@
 #include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metrics_db.h"
-#include "tests/unit/fake_machine.h"
+#include "tests/unit/fake_machine_daemon.h"
 #include "tests/unit/test_util.h"
 
 #define MAX_FRAMES 12
@@ -89,69 +89,6 @@ static const struct gpd_subscriber_ops collector_ops = {
 	.event = on_event,
 };
 
-struct fixture {
-	uv_loop_t loop;
-	struct gpd_daemon daemon;
-	uv_timer_t deadline;
-	struct fake_machine machine;
-	char metrics[PATH_MAX];
-};
-
-static void on_deadline(uv_timer_t *t)
-{
-	uv_stop(t->loop);
-}
-
-static void fixture_daemon(struct fixture *fx, const char *spec, uint64_t seed)
-{
-	const char *devices[] = { spec };
-	const char *dirs[] = { fx->metrics };
-	struct gpd_options opts = {
-		.device_specs = devices,
-		.n_device_specs = 1,
-		.metrics_dirs = dirs,
-		.n_metrics_dirs = 1,
-		.seed = seed,
-		.dev_root = fx->machine.dev_root,
-		.sysfs_root = fx->machine.sysfs_root,
-	};
-	struct gpd_error err = { 0 };
-	gpd_log_set_level(GPD_LOG_ERROR);
-	uv_loop_init(&fx->loop);
-	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
-		      "%s", err.message);
-	uv_timer_init(&fx->loop, &fx->deadline);
-}
-
-/* A machine with one i915 Tiger Lake and the daemon on it. */
-static void fixture_start(struct fixture *fx, const char *boot_sets)
-{
-	test_shared_path(fx->metrics, sizeof(fx->metrics), "intel-metrics/i915");
-	fake_machine_start(&fx->machine, "i915:tglgt2", fx->metrics, boot_sets);
-	char spec[160];
-	snprintf(spec, sizeof(spec), "i915:%s", fx->machine.node);
-	fixture_daemon(fx, spec, 1);
-}
-
-static void fixture_run(struct fixture *fx, unsigned ms)
-{
-	/* Loading the metric files took a while since the loop last looked
-	 * at the clock. */
-	uv_update_time(&fx->loop);
-	uv_timer_start(&fx->deadline, on_deadline, ms, 0);
-	uv_run(&fx->loop, UV_RUN_DEFAULT);
-	uv_timer_stop(&fx->deadline);
-}
-
-static void fixture_stop(struct fixture *fx)
-{
-	uv_close((uv_handle_t *)&fx->deadline, NULL);
-	gpd_daemon_stop(&fx->daemon);
-	uv_run(&fx->loop, UV_RUN_DEFAULT);
-	gpd_daemon_fini(&fx->daemon);
-	ck_assert_int_eq(uv_loop_close(&fx->loop), 0);
-}
-
 static void subscribe(struct fixture *fx, struct collector *c, const char *set,
 		      uint64_t period_ns)
 {
@@ -182,7 +119,7 @@ START_TEST(frames_equal_the_sim_source)
 	struct collector *sim = calloc(1, sizeof(*sim));
 	kernel->stop_after = sim->stop_after = MAX_FRAMES;
 
-	fixture_start(&fx, "");
+	fixture_start(&fx, "i915", "");
 	subscribe(&fx, kernel, "RenderBasic", 100000);
 	fixture_run(&fx, 5000);
 	gpd_unsubscribe(kernel->sub);
@@ -217,7 +154,7 @@ START_TEST(add_config_gets_the_binding_registers_and_close_removes_them)
 {
 	struct fixture fx;
 	struct collector c = { .stop_after = 2 };
-	fixture_start(&fx, "");
+	fixture_start(&fx, "i915", "");
 	subscribe(&fx, &c, "RenderBasic", 1000000);
 	fixture_run(&fx, 5000);
 	ck_assert_uint_ge(c.frames, 2);
@@ -248,7 +185,7 @@ START_TEST(set_switch_keeps_the_stream)
 {
 	struct fixture fx;
 	struct collector c = { .stop_after = 2 };
-	fixture_start(&fx, "");
+	fixture_start(&fx, "i915", "");
 	subscribe(&fx, &c, "RenderBasic", 1000000);
 	fixture_run(&fx, 5000);
 	struct gpd_error err = { 0 };
@@ -276,7 +213,7 @@ START_TEST(old_kernels_reopen_instead)
 	struct fixture fx;
 	struct collector c = { .stop_after = 2 };
 	setenv("GPD_FAKE_KERNEL_PERF_REVISION", "1", 1);
-	fixture_start(&fx, "RenderBasic,ComputeBasic");
+	fixture_start(&fx, "i915", "RenderBasic,ComputeBasic");
 	subscribe(&fx, &c, "RenderBasic", 1000000);
 	fixture_run(&fx, 5000);
 	struct gpd_error err = { 0 };
@@ -347,7 +284,7 @@ START_TEST(context_handles_reach_the_kernel)
 	uv_timer_t t;
 	uv_timer_init(&loop, &t);
 	uv_update_time(&loop);
-	uv_timer_start(&t, on_deadline, 50, 0);
+	uv_timer_start(&t, fixture_on_deadline, 50, 0);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	ck_assert_uint_gt(bytes, 0);
 	src->ops->destroy(src);
@@ -364,7 +301,7 @@ START_TEST(short_reads_grow_the_buffer)
 {
 	struct fixture fx;
 	struct collector c = { .stop_after = 3 };
-	fixture_start(&fx, "RenderBasic");
+	fixture_start(&fx, "i915", "RenderBasic");
 	fake_machine_control(&fx.machine, "enospc=3\n");
 	subscribe(&fx, &c, "RenderBasic", 1000000);
 	fixture_run(&fx, 5000);
@@ -381,7 +318,7 @@ START_TEST(lost_reports_and_buffers_are_counted)
 {
 	struct fixture fx;
 	struct collector c = { .stop_after = 5 };
-	fixture_start(&fx, "RenderBasic");
+	fixture_start(&fx, "i915", "RenderBasic");
 	fake_machine_control(&fx.machine, "report_loss=0.02\n");
 	/* 27 us: the 16 MiB buffer holds 1.7 s. */
 	subscribe(&fx, &c, "RenderBasic", 30000);
@@ -406,7 +343,7 @@ START_TEST(eio_reopens_and_counts_the_gap)
 {
 	struct fixture fx;
 	struct collector c = { .stop_after = 2 };
-	fixture_start(&fx, "RenderBasic");
+	fixture_start(&fx, "i915", "RenderBasic");
 	subscribe(&fx, &c, "RenderBasic", 1000000);
 	fixture_run(&fx, 5000);
 	/* The unit is taken while the stream is down: the subscriber hears

@@ -13,7 +13,7 @@
 #include "daemon/log.h"
 #include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"
-#include "tests/unit/fake_machine.h"
+#include "tests/unit/fake_machine_daemon.h"
 #include "tests/unit/test_util.h"
 
 #define MAX_FRAMES 12
@@ -50,67 +50,6 @@ static void on_frame(void *user, const struct gpd_frame *f)
 
 static const struct gpd_subscriber_ops collector_ops = { .frame = on_frame };
 
-struct fixture {
-	uv_loop_t loop;
-	struct gpd_daemon daemon;
-	uv_timer_t deadline;
-	struct fake_machine machine;
-	char metrics[PATH_MAX];
-};
-
-static void on_deadline(uv_timer_t *t)
-{
-	uv_stop(t->loop);
-}
-
-static void fixture_daemon(struct fixture *fx, const char *spec)
-{
-	const char *devices[] = { spec };
-	const char *dirs[] = { fx->metrics };
-	struct gpd_options opts = {
-		.device_specs = devices,
-		.n_device_specs = 1,
-		.metrics_dirs = dirs,
-		.n_metrics_dirs = 1,
-		.seed = 1,
-		.dev_root = fx->machine.dev_root,
-		.sysfs_root = fx->machine.sysfs_root,
-	};
-	struct gpd_error err = { 0 };
-	gpd_log_set_level(GPD_LOG_ERROR);
-	uv_loop_init(&fx->loop);
-	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
-		      "%s", err.message);
-	uv_timer_init(&fx->loop, &fx->deadline);
-}
-
-/* A machine with one xe Tiger Lake and the daemon on it. */
-static void fixture_start(struct fixture *fx, const char *boot_sets)
-{
-	test_shared_path(fx->metrics, sizeof(fx->metrics), "intel-metrics/xe");
-	fake_machine_start(&fx->machine, "xe:tglgt2", fx->metrics, boot_sets);
-	char spec[160];
-	snprintf(spec, sizeof(spec), "xe:%s", fx->machine.node);
-	fixture_daemon(fx, spec);
-}
-
-static void fixture_run(struct fixture *fx, unsigned ms)
-{
-	uv_update_time(&fx->loop);
-	uv_timer_start(&fx->deadline, on_deadline, ms, 0);
-	uv_run(&fx->loop, UV_RUN_DEFAULT);
-	uv_timer_stop(&fx->deadline);
-}
-
-static void fixture_stop(struct fixture *fx)
-{
-	uv_close((uv_handle_t *)&fx->deadline, NULL);
-	gpd_daemon_stop(&fx->daemon);
-	uv_run(&fx->loop, UV_RUN_DEFAULT);
-	gpd_daemon_fini(&fx->daemon);
-	ck_assert_int_eq(uv_loop_close(&fx->loop), 0);
-}
-
 static int subscribe(struct fixture *fx, struct collector *c, uint64_t period_ns,
 		     struct gpd_error *err)
 {
@@ -132,13 +71,13 @@ START_TEST(frames_equal_the_sim_source)
 	struct gpd_error err = { 0 };
 	kernel->stop_after = sim->stop_after = MAX_FRAMES;
 
-	fixture_start(&fx, "");
+	fixture_start(&fx, "xe", "");
 	ck_assert_msg(subscribe(&fx, kernel, 100000, &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
 	gpd_unsubscribe(kernel->sub);
 	fixture_stop(&fx);
 
-	fixture_daemon(&fx, "sim:tglgt2");
+	fixture_daemon(&fx, "sim:tglgt2", 1);
 	ck_assert_msg(subscribe(&fx, sim, 100000, &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
 	gpd_unsubscribe(sim->sub);
@@ -167,7 +106,7 @@ START_TEST(one_register_list_registered_and_removed)
 	struct fixture fx;
 	struct collector c = { .stop_after = 2 };
 	struct gpd_error err = { 0 };
-	fixture_start(&fx, "");
+	fixture_start(&fx, "xe", "");
 	ck_assert_msg(subscribe(&fx, &c, 1000000, &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
 	ck_assert_uint_ge(c.frames, 2);
@@ -196,7 +135,7 @@ START_TEST(loss_comes_through_the_status)
 	struct fixture fx;
 	struct collector c = { .stop_after = 5 };
 	struct gpd_error err = { 0 };
-	fixture_start(&fx, "RenderBasic");
+	fixture_start(&fx, "xe", "RenderBasic");
 	fake_machine_control(&fx.machine, "report_loss=0.02\n");
 	ck_assert_msg(subscribe(&fx, &c, 30000, &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
@@ -222,7 +161,7 @@ START_TEST(refusals_are_words)
 	struct fixture fx;
 	struct collector c = { 0 };
 	struct gpd_error err = { 0 };
-	fixture_start(&fx, "RenderBasic");
+	fixture_start(&fx, "xe", "RenderBasic");
 	fake_machine_control(&fx.machine, "busy=1\n");
 	ck_assert_int_eq(subscribe(&fx, &c, 1000000, &err), -EBUSY);
 	ck_assert_msg(strstr(err.message, "the OA unit of card0 is in use by "
