@@ -388,6 +388,29 @@ static void stop_stream(struct gpd_device *dev)
 	adopt_metrics(dev);
 }
 
+/* The source refused a new configuration after the old one's stream had
+ * closed: its subscribers get the old one back, or are told it is gone. */
+static void reopen_previous(struct gpd_device *dev)
+{
+	if (dev->open || !dev->subscribers)
+		return;
+	struct gpd_stream_config cfg = {
+		.set = dev->set,
+		.binding = dev->binding,
+		.exponent = dev->exponent,
+	};
+	struct gpd_error err = { 0 };
+	if (!dev->source->ops->open(dev->source, &cfg, &err)) {
+		reset_decoding(dev);
+		dev->open = true;
+		return;
+	}
+	gpd_warn("%s: cannot go back to %s after a refused reconfiguration: %s",
+		 dev->source->name, dev->set->symbol_name, err.message);
+	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
+		gpd_subscription_event(s, GPD_EVENT_DEVICE_LOST, err.message);
+}
+
 static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 		     unsigned exponent, struct gpd_error *err)
 {
@@ -422,8 +445,10 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 	}
 	if (ret) {
 		ret = dev->source->ops->open(dev->source, &cfg, err);
-		if (ret)
+		if (ret) {
+			reopen_previous(dev);
 			return ret;
+		}
 	}
 	reset_decoding(dev);
 	dev->open = true;

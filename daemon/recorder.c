@@ -278,6 +278,16 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 			free(r);
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
+	/* Refused before subscribing, which may configure the device. */
+	struct gpd_device *dev = gpd_daemon_find_device(daemon, req->device);
+	if (dev && !dev->source->platform->i915_oa_format) {
+		free(r->writer);
+		free(r);
+		return gpd_fail(err, -EOPNOTSUPP,
+			    "device %s's reports have no i915 OA format, which "
+			    "IGT's recording format needs; record it with the "
+			    "i915 driver's tools instead", dev->source->name);
+	}
 	struct gpd_subscribe_request sreq = {
 		.device = req->device,
 		.metric_set = req->metric_set,
@@ -290,19 +300,9 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 		free(r);
 		return ret;
 	}
-	r->dev = gpd_daemon_find_device(daemon, req->device);
+	r->dev = dev;
 	r->set = r->dev->set;
 	r->period_ns = gpd_exponent_to_ns(&r->dev->source->info, r->dev->exponent);
-	if (!r->dev->source->platform->i915_oa_format) {
-		gpd_unsubscribe(r->sub);
-		ret = gpd_fail(err, -EOPNOTSUPP,
-			    "device %s's reports have no i915 OA format, which "
-			    "IGT's recording format needs; record it with the "
-			    "i915 driver's tools instead", r->dev->source->name);
-		free(r->writer);
-		free(r);
-		return ret;
-	}
 	cookie_io_functions_t io = { .write = sink_write };
 	r->out = fopencookie(r, "w", io);
 	if (!r->out) {

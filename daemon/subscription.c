@@ -230,15 +230,14 @@ static void free_counters(struct gpd_subscription *sub)
 	sub->n_counters = 0;
 }
 
-/* Resolves the requested symbols (or all available counters) against the
- * set the device runs. A symbol the set lacks is an error when asked;
- * after a reconfiguration it is just dropped. */
-static int resolve_counters(struct gpd_subscription *sub, bool strict,
+/* Resolves the requested symbols (or all available counters) against set,
+ * bound to the device as binding. A symbol the set lacks is an error when
+ * asked; after a reconfiguration it is just dropped. */
+static int resolve_counters(struct gpd_subscription *sub,
+			    const struct gpm_metric_set *set,
+			    const struct gpm_binding *binding, bool strict,
 			    struct gpd_error *err)
 {
-	struct gpd_device *dev = sub->device;
-	const struct gpm_metric_set *set = dev->set;
-	const struct gpm_binding *binding = dev->binding;
 	free_counters(sub);
 	sub->set = set;
 	size_t max = sub->requested ? sub->n_requested : set->n_counters;
@@ -287,7 +286,8 @@ int gpd_subscription_rebind(struct gpd_subscription *sub)
 	window_reset(&sub->mark);
 	sub->mark_state = GPD_MARK_IDLE;
 	sub->deadline = 0;
-	return resolve_counters(sub, false, &err);
+	return resolve_counters(sub, sub->device->set, sub->device->binding,
+				false, &err);
 }
 
 static void free_subscription(struct gpd_subscription *sub)
@@ -327,27 +327,33 @@ static void announce_config(struct gpd_device *dev)
 	gpd_device_dispatch_end(dev);
 }
 
-/* Decides whether the request can run, and configures the device when it
- * needs to. */
-static int arbitrate(struct gpd_device *dev, enum gpd_role role,
-		     const struct gpm_metric_set *set, unsigned exponent,
-		     bool period_given, bool *changed, struct gpd_error *err)
+/* Decides, changing nothing, whether a request for set at *exponent can
+ * run on dev. *configure says whether the device must be configured for it,
+ * to set at *exponent (which a request joining what runs takes from it). */
+static int arbitrate(const struct gpd_device *dev, enum gpd_role role,
+		     const struct gpm_metric_set *set, unsigned *exponent,
+		     bool period_given, bool *configure, struct gpd_error *err)
 {
-	*changed = false;
+	*configure = false;
 	if (dev->source->fixed_metric_set && set != gpd_device_default_set(dev))
 		return gpd_fail(err, -EINVAL,
 			    "device %s replays a recording of %s and cannot "
 			    "stream %s; subscribe to %s",
 			    dev->source->name, dev->source->fixed_metric_set,
 			    set->symbol_name, dev->source->fixed_metric_set);
-	if (!dev->open || !dev->subscribers) {
-		*changed = dev->open && (dev->set != set || dev->exponent != exponent);
-		return gpd_device_configure(dev, set, exponent, err);
+	if (!dev->subscribers) {
+		*configure = true;
+		return 0;
 	}
 	bool same_set = dev->set == set;
-	bool fast_enough = !period_given || exponent >= dev->exponent;
-	if (same_set && fast_enough)
+	bool fast_enough = !period_given || *exponent >= dev->exponent;
+	if (same_set && fast_enough) {
+		/* A stream its source closed under its subscribers opens
+		 * again as they had it. */
+		*exponent = dev->exponent;
+		*configure = !dev->open;
 		return 0;
+	}
 	if (role != GPD_ROLE_CONTROLLER) {
 		char config[160];
 		describe_config(dev, config, sizeof(config));
@@ -357,10 +363,7 @@ static int arbitrate(struct gpd_device *dev, enum gpd_role role,
 			    "a period of at least the running one, or connect "
 			    "as a controller", dev->source->name, config);
 	}
-	int ret = gpd_device_configure(dev, set, exponent, err);
-	if (ret)
-		return ret;
-	*changed = true;
+	*configure = true;
 	return 0;
 }
 
@@ -453,23 +456,32 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 		sub->n_requested = req->n_counters;
 	}
 
-	bool changed;
-	ret = arbitrate(dev, req->role, set, exponent, req->sampling_period_ns != 0,
-			&changed, err);
+	/* Everything is checked before the device changes: a refused
+	 * request leaves every other subscriber as it was. */
+	bool configure;
+	ret = arbitrate(dev, req->role, set, &exponent,
+			req->sampling_period_ns != 0, &configure, err);
+	const struct gpm_binding *binding = NULL;
+	if (!ret && !(binding = gpd_device_binding(dev, set)))
+		ret = gpd_fail(err, -ENOMEM, "out of memory binding %s",
+			       set->symbol_name);
+	if (!ret)
+		ret = resolve_counters(sub, set, binding, true, err);
 	if (ret) {
 		free_subscription(sub);
 		return ret;
 	}
-	ret = resolve_counters(sub, true, err);
-	if (ret) {
-		/* The stream may have opened for this request alone: let the
-		 * linger rule close it again. */
-		gpd_device_remove_subscriber(dev, sub);
-		free_subscription(sub);
-		return ret;
+	if (configure) {
+		bool changed = dev->subscribers &&
+			       (dev->set != set || dev->exponent != exponent);
+		ret = gpd_device_configure(dev, set, exponent, err);
+		if (ret) {
+			free_subscription(sub);
+			return ret;
+		}
+		if (changed)
+			announce_config(dev);
 	}
-	if (changed)
-		announce_config(dev);
 	gpd_device_add_subscriber(dev, sub);
 	*out = sub;
 	return 0;

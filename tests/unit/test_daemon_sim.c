@@ -364,6 +364,50 @@ START_TEST(viewer_with_another_set_is_refused)
 }
 END_TEST
 
+/* Check, then act: a Subscribe refused for any of its parts (here a
+ * counter the set lacks) leaves the device as it ran, and those already
+ * subscribed keep their counters and frames. */
+START_TEST(a_refused_subscribe_changes_nothing)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector a = { 0 }, b = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "MemoryL3",
+		.window_ns = 10000000,
+		.raw = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &a, req, &err) == 0, "%s", err.message);
+	const struct gpd_device *dev = a.sub->device;
+	const char *const *symbols;
+	size_t n = gpd_subscription_counters(a.sub, &symbols);
+	fixture_run(&fx, 30);
+
+	static const char *const nope[] = { "Nope" };
+	req.metric_set = "RenderBasic";
+	req.counters = nope;
+	req.n_counters = 1;
+	ck_assert_int_eq(subscribe(&fx, &b, req, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.message, "Nope"));
+	ck_assert_ptr_null(b.sub);
+	ck_assert_str_eq(dev->set->symbol_name, "MemoryL3");
+	ck_assert_uint_eq(a.events, 0);
+	ck_assert_uint_eq(gpd_subscription_counters(a.sub, &symbols), n);
+	ck_assert_uint_eq(dev->stats.reconfigurations, 0);
+
+	/* Frames keep coming, of MemoryL3, within their bounds. */
+	a.stop_after = a.frames + 5;
+	fixture_run(&fx, 3000);
+	ck_assert_uint_ge(a.frames, 5);
+	ck_assert_str_eq(a.set_at_last_frame, "MemoryL3");
+	ck_assert_uint_eq(a.out_of_bounds, 0);
+	gpd_unsubscribe(a.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
 START_TEST(stalled_consumer_loses_the_buffer_and_says_so)
 {
 	struct fixture fx;
@@ -516,6 +560,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, resubmissions_are_not_idle);
 	tcase_add_test(tc, reconfiguration_reaches_every_subscriber);
 	tcase_add_test(tc, viewer_with_another_set_is_refused);
+	tcase_add_test(tc, a_refused_subscribe_changes_nothing);
 	tcase_add_test(tc, stalled_consumer_loses_the_buffer_and_says_so);
 	tcase_add_test(tc, marks_bound_a_window);
 	tcase_add_test(tc, frame_cpu_times_follow_the_gpu_clock);

@@ -15,6 +15,7 @@
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/nvidia/nvidia_source.h"
+#include "daemon/recorder.h"
 #include "metrics/metric_set.h"
 #include "tests/unit/fake_nvidia.h"
 #include "tests/unit/test_util.h"
@@ -560,6 +561,43 @@ START_TEST(unknown_counter_and_too_many_passes)
 END_TEST
 
 /* The real libraries and GPU, only where they are. */
+/* A recording of another set is refused before anything changes: the
+ * controller's request would otherwise have moved the device to that set
+ * first, under its other subscribers. A period the GPU refuses, asked
+ * when the stream had to close for it, gives the old stream back. */
+START_TEST(refused_requests_change_nothing)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 1000000, 20000000, &err), 0);
+	struct gpd_recorder_request req = {
+		.metric_set = "Memory",
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct gpd_recorder *rec;
+	ck_assert_int_eq(gpd_recorder_start(&r.daemon, &req, NULL, NULL, &rec,
+					    &err), -EOPNOTSUPP);
+	ck_assert_ptr_null(rec);
+	ck_assert_ptr_nonnull(strstr(err.message, "i915"));
+	struct gpd_device *dev = gpd_daemon_find_device(&r.daemon, NULL);
+	ck_assert_str_eq(dev->set->symbol_name, "Basic");
+	ck_assert_uint_eq(r.events[GPD_EVENT_CONFIG_CHANGED], 0);
+	ck_assert_uint_eq(fake.configs, 1);
+
+	ck_assert_int_eq(gpd_reconfigure(r.sub, NULL, 2000, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "10 us to 1 s"), "%s", err.message);
+	ck_assert(dev->open);
+	ck_assert_uint_eq(r.events[GPD_EVENT_CONFIG_CHANGED], 0);
+	ck_assert_uint_eq(r.events[GPD_EVENT_DEVICE_LOST], 0);
+	run_loop(&r, 3, 5000);
+	ck_assert(!r.timed_out);
+	check_basic_means(&r);
+}
+END_TEST
+
 START_TEST(real_gpu_when_present)
 {
 	struct gpd_nv_libs libs;
@@ -607,6 +645,7 @@ static Suite *nvidia_source_suite(void)
 	tcase_add_test(tc, missing_libraries_said_in_words);
 	tcase_add_test(tc, auto_adds_nvidia_gpus);
 	tcase_add_test(tc, unknown_counter_and_too_many_passes);
+	tcase_add_test(tc, refused_requests_change_nothing);
 	tcase_add_test(tc, real_gpu_when_present);
 	suite_add_tcase(s, tc);
 	return s;
