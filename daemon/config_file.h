@@ -23,7 +23,7 @@
 #include <getopt.h>
 #include <stddef.h>
 
-#include "daemon/subscription.h"
+#include "daemon/error.h"
 
 struct gpd_config_line {
 	const struct option *option;    /* the table entry it sets */

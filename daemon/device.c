@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "daemon/daemon.h"
 #include "daemon/device.h"
@@ -14,13 +13,6 @@
 #include "daemon/subscription_internal.h"
 #include "metrics/oa_delta.h"
 #include "metrics/oa_record.h"
-
-uint64_t gpd_monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* a * b / c without overflowing the intermediate product. */
 static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)

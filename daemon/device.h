@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include "daemon/clock.h"
 #include "daemon/clock_map.h"
 #include "daemon/source.h"
 #include "daemon/subscription.h"
@@ -149,7 +150,5 @@ void gpd_device_release_if_idle(struct gpd_device *dev);
 /* Brackets code that calls subscribers back. */
 void gpd_device_dispatch_begin(struct gpd_device *dev);
 void gpd_device_dispatch_end(struct gpd_device *dev);
-
-uint64_t gpd_monotonic_ns(void);
 
 #endif

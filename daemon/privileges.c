@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "daemon/subscription.h"
+#include "daemon/error.h"
 
 /* CAP_PERFMON's bit in the capability sets of /proc/PID/status. */
 #define GPD_CAP_PERFMON_MASK (UINT64_C(1) << 38)

@@ -18,7 +18,8 @@
 #include <uv.h>
 
 #include "daemon/device_spec.h"
-#include "daemon/subscription.h"
+#include "daemon/error.h"
+#include "daemon/event.h"
 #include "metrics/device.h"
 #include "metrics/metric_binding.h"
 #include "metrics/oa_format.h"

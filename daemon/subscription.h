@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/error.h"
+#include "daemon/event.h"
 #include "metrics/accumulator.h"
 #include "metrics/equation.h"
 
@@ -25,13 +27,6 @@ struct gpd_subscription;
 enum gpd_role {
 	GPD_ROLE_VIEWER,
 	GPD_ROLE_CONTROLLER,
-};
-
-/* An error on its way to a user: a negative errno-style code and words
- * that say what to do. */
-struct gpd_error {
-	int code;
-	char message[256];
 };
 
 struct gpd_subscribe_request {
@@ -70,20 +65,6 @@ struct gpd_frame {
 	const struct gpm_accumulator *raw;      /* when requested */
 	size_t n_contexts;
 	const struct gpd_context_row *contexts; /* when requested */
-};
-
-enum gpd_event_kind {
-	GPD_EVENT_CONFIG_CHANGED,       /* metric set or period changed */
-	GPD_EVENT_BUSY_ELSEWHERE,       /* another process owns the unit */
-	GPD_EVENT_DEVICE_LOST,
-	GPD_EVENT_RECOVERED,
-	GPD_EVENT_ENDED,                /* the source ended (replay finished) */
-	GPD_EVENT_RESTARTED,            /* the source started over (replay loop) */
-};
-
-struct gpd_event {
-	enum gpd_event_kind kind;
-	const char *message;
 };
 
 struct gpd_subscriber_ops {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/subscription.h"
+#include "daemon/error.h"
 #include "metrics/metric_binding.h"
 
 struct gpd_oa_config_ops {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "daemon/device_spec.h"
-#include "daemon/subscription.h"
+#include "daemon/error.h"
 #include "metrics/device.h"
 #include "metrics/metric_set.h"
 #include "metrics/oa_format.h"

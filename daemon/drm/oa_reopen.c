@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/device.h"
+#include "daemon/clock.h"
 #include "daemon/drm/oa_reopen.h"
 #include "daemon/log.h"
 #include "metrics/little_endian.h"

@@ -7,7 +7,7 @@
 #ifndef GPD_I915_DESCRIBE_H
 #define GPD_I915_DESCRIBE_H
 
-#include "daemon/subscription.h"
+#include "daemon/error.h"
 #include "metrics/device.h"
 #include "metrics/platform.h"
 

@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
+#include "daemon/error.h"
 #include "daemon/nvidia/report_builder.h"
-#include "daemon/subscription.h"
 #include "metrics/metric_set.h"
 
 #define GPD_NV_NVML_PREFIX "nvml:"

@@ -28,12 +28,12 @@
 
 #include <uv.h>
 
+#include "daemon/event.h"
 #include "daemon/nvidia/counter_plan.h"
 #include "daemon/nvidia/libs.h"
 #include "daemon/nvidia/pm_session.h"
 #include "daemon/nvidia/report_builder.h"
 #include "daemon/nvidia/telemetry.h"
-#include "daemon/subscription.h"
 
 struct gpd_nv_sampler_config {
 	const struct gpd_nv_libs *libs;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/clock.h"
 #include "daemon/error.h"
-#include "daemon/device.h"
 #include "daemon/log.h"
 #include "daemon/replay/replay_source.h"
 #include "metrics/oa_record.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/device.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/sim/oa_model.h"
 #include "daemon/sim/sim_source.h"

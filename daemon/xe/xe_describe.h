@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "daemon/subscription.h"
+#include "daemon/error.h"
 #include "metrics/device.h"
 #include "metrics/platform.h"
 
