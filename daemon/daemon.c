@@ -69,6 +69,19 @@ static int load_metrics(struct gpd_daemon *d, struct gpd_error *err)
 		       &d->metrics, err);
 }
 
+static void metrics_adopted(struct gpd_daemon *d);
+
+static void on_metrics_adopted(void *user, struct gpd_device *dev)
+{
+	metrics_adopted(user);
+}
+
+static bool is_stopping(void *user)
+{
+	const struct gpd_daemon *d = user;
+	return d->stopping;
+}
+
 static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 		      struct gpd_error *err)
 {
@@ -80,23 +93,30 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 			    source->platform->name);
 	}
 	struct gpd_device *dev = malloc(sizeof(*dev));
-	struct gpd_device **devices = realloc(d->devices,
-					      (d->n_devices + 1) * sizeof(*devices));
+	struct gpd_device **devices =
+		realloc(d->registry.devices,
+			(d->registry.n_devices + 1) * sizeof(*devices));
 	if (devices)
-		d->devices = devices;
+		d->registry.devices = devices;
 	if (!dev || !devices) {
 		free(dev);
 		source->ops->destroy(source);
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
-	int ret = gpd_device_init(dev, d, source, file, d->options.linger_ms);
+	struct gpd_device_owner owner = {
+		.metrics_adopted = on_metrics_adopted,
+		.stopping = is_stopping,
+		.user = d,
+	};
+	int ret = gpd_device_init(dev, d->loop, source, file,
+				  d->options.linger_ms, &owner);
 	if (ret) {
 		free(dev);
 		source->ops->destroy(source);
 		return gpd_fail(err, ret, "%s: cannot decode its reports (%s)",
 			    source->name, strerror(-ret));
 	}
-	d->devices[d->n_devices++] = dev;
+	d->registry.devices[d->registry.n_devices++] = dev;
 	gpd_info("device %s: %s (%s, PCI 0x%04x)", source->name,
 		 source->platform->description,
 		 gpd_source_kind_name(source->kind), source->info.pci_id);
@@ -259,8 +279,8 @@ static bool db_holds(const struct gpm_metrics_db *db,
 
 static bool db_in_use(const struct gpd_daemon *d, const struct gpm_metrics_db *db)
 {
-	for (size_t i = 0; i < d->n_devices; i++) {
-		const struct gpd_device *dev = d->devices[i];
+	for (size_t i = 0; i < d->registry.n_devices; i++) {
+		const struct gpd_device *dev = d->registry.devices[i];
 		if (db_holds(db, dev->metrics) ||
 		    (dev->next_metrics && db_holds(db, dev->next_metrics)))
 			return true;
@@ -296,8 +316,8 @@ int gpd_daemon_reload_metrics(struct gpd_daemon *d, const char *const *dirs,
 	d->metrics = db;
 	d->options.metrics_dirs = (const char **)dirs;
 	d->options.n_metrics_dirs = n_dirs;
-	for (size_t i = 0; i < d->n_devices; i++) {
-		struct gpd_device *dev = d->devices[i];
+	for (size_t i = 0; i < d->registry.n_devices; i++) {
+		struct gpd_device *dev = d->registry.devices[i];
 		const char *platform = dev->source->platform->name;
 		const struct gpm_metrics_file *file =
 			gpm_metrics_db_find_platform(db, platform);
@@ -310,11 +330,13 @@ int gpd_daemon_reload_metrics(struct gpd_daemon *d, const char *const *dirs,
 				 "keeping its definitions", dev->source->name,
 				 platform);
 	}
-	gpd_daemon_metrics_adopted(d);
+	metrics_adopted(d);
 	return 0;
 }
 
-void gpd_daemon_metrics_adopted(struct gpd_daemon *d)
+/* A device took reloaded definitions: the server describes the devices
+ * anew and definitions no device uses any more are freed. */
+static void metrics_adopted(struct gpd_daemon *d)
 {
 	/* The description points into the definitions: the old ones stay
 	 * while it cannot be replaced. */
@@ -363,9 +385,9 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 	/* Clients go first: their subscriptions live on the devices. */
 	if (d->server)
 		gpd_server_stop(d->server);
-	for (size_t i = 0; i < d->n_devices; i++)
-		gpd_device_close(d->devices[i]);
-	d->n_devices = 0;
+	for (size_t i = 0; i < d->registry.n_devices; i++)
+		gpd_device_close(d->registry.devices[i]);
+	d->registry.n_devices = 0;
 	if (d->signals_installed) {
 		uv_close((uv_handle_t *)&d->sigint, NULL);
 		uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -376,8 +398,8 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 
 void gpd_daemon_fini(struct gpd_daemon *d)
 {
-	free(d->devices);
-	d->devices = NULL;
+	free(d->registry.devices);
+	d->registry.devices = NULL;
 	free_db(d->metrics);
 	d->metrics = NULL;
 	for (size_t i = 0; i < d->n_retired; i++)
@@ -391,12 +413,5 @@ void gpd_daemon_fini(struct gpd_daemon *d)
 struct gpd_device *gpd_daemon_find_device(struct gpd_daemon *d,
 					  const char *name)
 {
-	if (!d->n_devices)
-		return NULL;
-	if (!name || !*name)
-		return d->devices[0];
-	for (size_t i = 0; i < d->n_devices; i++)
-		if (!strcmp(d->devices[i]->source->name, name))
-			return d->devices[i];
-	return NULL;
+	return gpd_device_registry_find(&d->registry, name);
 }

@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "daemon/device.h"
+#include "daemon/device_registry.h"
 #include "daemon/device_spec.h"
 #include "daemon/subscription.h"
 
@@ -40,8 +41,9 @@ struct gpd_daemon {
 	uv_loop_t *loop;
 	struct gpd_options options;
 	struct gpm_metrics_db *metrics;
-	struct gpd_device **devices;
-	size_t n_devices;
+	/* What the subscription layer, the recorder and the server are
+	 * handed of the daemon. */
+	struct gpd_device_registry registry;
 	struct gpd_server *server;      /* NULL when not serving */
 	/* Definitions a reload replaced that a busy device still uses. */
 	struct gpm_metrics_db **retired;
@@ -72,10 +74,6 @@ int gpd_daemon_handle_signals(struct gpd_daemon *d);
  * daemon or the next reload. */
 int gpd_daemon_reload_metrics(struct gpd_daemon *d, const char *const *dirs,
 			      size_t n_dirs, struct gpd_error *err);
-
-/* A device took reloaded definitions: the server describes the devices
- * anew and definitions no device uses any more are freed. */
-void gpd_daemon_metrics_adopted(struct gpd_daemon *d);
 
 /* Closes every device and handle; uv_run returns once they are closed. */
 void gpd_daemon_stop(struct gpd_daemon *d);

@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/daemon.h"
 #include "daemon/device.h"
 #include "daemon/log.h"
-#include "daemon/subscription_internal.h"
 #include "metrics/oa_delta.h"
 #include "metrics/oa_record.h"
 
@@ -74,10 +72,12 @@ static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
 		 * which only this report reveals, to the one that ran on. */
 		uint32_t pair_ctx = dev->may_resubmit && ctx == dev->ctx_before ?
 				    ctx : dev->running_ctx;
-		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-			gpd_subscription_pair(s, &dev->decoder,
-					      &dev->report[dev->prev], report,
-					      pair_ctx, dev->prev_ts, ts);
+		for (struct gpd_device_subscriber *s = dev->subscribers; s;
+		     s = s->next)
+			if (!s->dead)
+				s->ops->pair(s, &dev->decoder,
+					     &dev->report[dev->prev], report,
+					     pair_ctx, dev->prev_ts, ts);
 	}
 	dev->may_resubmit = dev->running_ctx != GPM_OA_CTX_NONE &&
 			    gpm_oa_report_may_resubmit(&dev->decoder, report);
@@ -97,8 +97,9 @@ static void handle_loss(struct gpd_device *dev, bool buffer_lost)
 	} else {
 		dev->stats.reports_lost++;
 	}
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-		gpd_subscription_loss(s, buffer_lost);
+	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next)
+		if (!s->dead)
+			s->ops->loss(s, buffer_lost);
 }
 
 /*
@@ -227,6 +228,21 @@ static void on_records(void *user, const void *data, size_t len)
 	gpd_device_dispatch_end(dev);
 }
 
+static void flush_subscribers(struct gpd_device *dev)
+{
+	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next)
+		if (!s->dead)
+			s->ops->flush(s);
+}
+
+static void tell_subscribers(struct gpd_device *dev, enum gpd_event_kind kind,
+			     const char *message)
+{
+	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next)
+		if (!s->dead)
+			s->ops->event(s, kind, message);
+}
+
 static void on_source_event(void *user, enum gpd_event_kind kind,
 			    const char *message)
 {
@@ -234,13 +250,11 @@ static void on_source_event(void *user, enum gpd_event_kind kind,
 	gpd_device_dispatch_begin(dev);
 	if (kind == GPD_EVENT_DEVICE_LOST || kind == GPD_EVENT_BUSY_ELSEWHERE ||
 	    kind == GPD_EVENT_ENDED || kind == GPD_EVENT_RESTARTED) {
-		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-			gpd_subscription_flush(s);
+		flush_subscribers(dev);
 		reset_decoding(dev);
 	}
 	gpd_info("%s: %s", dev->source->name, message);
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-		gpd_subscription_event(s, kind, message);
+	tell_subscribers(dev, kind, message);
 	gpd_device_dispatch_end(dev);
 }
 
@@ -275,7 +289,8 @@ static void free_bindings(struct gpd_device *dev)
 static void adopt_metrics(struct gpd_device *dev)
 {
 	if (!dev->next_metrics || dev->open || dev->subscribers || dev->taps ||
-	    dev->dispatching || dev->closing || dev->daemon->stopping)
+	    dev->dispatching || dev->closing ||
+	    (dev->owner.stopping && dev->owner.stopping(dev->owner.user)))
 		return;
 	struct gpm_binding *bindings;
 	bool *bound;
@@ -295,7 +310,8 @@ static void adopt_metrics(struct gpd_device *dev)
 	dev->binding = NULL;
 	gpd_info("%s: using the reloaded metric definitions (%zu sets)",
 		 dev->source->name, dev->metrics->n_sets);
-	gpd_daemon_metrics_adopted(dev->daemon);
+	if (dev->owner.metrics_adopted)
+		dev->owner.metrics_adopted(dev->owner.user, dev);
 }
 
 void gpd_device_replace_metrics(struct gpd_device *dev,
@@ -308,12 +324,14 @@ void gpd_device_replace_metrics(struct gpd_device *dev,
 			 "when its stream next closes", dev->source->name);
 }
 
-int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
+int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 		    struct gpd_source *source,
-		    const struct gpm_metrics_file *metrics, uint64_t linger_ms)
+		    const struct gpm_metrics_file *metrics, uint64_t linger_ms,
+		    const struct gpd_device_owner *owner)
 {
 	memset(dev, 0, sizeof(*dev));
-	dev->daemon = daemon;
+	dev->loop = loop;
+	dev->owner = *owner;
 	dev->source = source;
 	dev->metrics = metrics;
 	dev->linger_ms = linger_ms;
@@ -325,7 +343,7 @@ int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
 	ret = alloc_bindings(metrics, &dev->bindings, &dev->bound);
 	if (ret)
 		return ret;
-	uv_timer_init(daemon->loop, &dev->linger_timer);
+	uv_timer_init(loop, &dev->linger_timer);
 	dev->linger_timer.data = dev;
 	source->listener.records = on_records;
 	source->listener.event = on_source_event;
@@ -369,8 +387,7 @@ static void stop_stream(struct gpd_device *dev)
 	if (!dev->open)
 		return;
 	gpd_device_dispatch_begin(dev);
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-		gpd_subscription_flush(s);
+	flush_subscribers(dev);
 	gpd_device_dispatch_end(dev);
 	if (!dev->open)
 		return;
@@ -399,8 +416,7 @@ static void reopen_previous(struct gpd_device *dev)
 	}
 	gpd_warn("%s: cannot go back to %s after a refused reconfiguration: %s",
 		 dev->source->name, dev->set->symbol_name, err.message);
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-		gpd_subscription_event(s, GPD_EVENT_DEVICE_LOST, err.message);
+	tell_subscribers(dev, GPD_EVENT_DEVICE_LOST, err.message);
 }
 
 static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
@@ -425,8 +441,7 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 
 	int ret = -EOPNOTSUPP;
 	if (dev->open) {
-		for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-			gpd_subscription_flush(s);
+		flush_subscribers(dev);
 		if (dev->source->ops->reconfigure)
 			ret = dev->source->ops->reconfigure(dev->source, &cfg, err);
 		if (ret == -EOPNOTSUPP)
@@ -464,6 +479,34 @@ int gpd_device_configure(struct gpd_device *dev,
 	return ret;
 }
 
+/* Unlinks and releases the subscribers that left during a dispatch. */
+static void reap_subscribers(struct gpd_device *dev)
+{
+	while (dev->have_dead && !dev->dispatching) {
+		dev->have_dead = false;
+		struct gpd_device_subscriber *dead = NULL;
+		for (struct gpd_device_subscriber **p = &dev->subscribers; *p;) {
+			struct gpd_device_subscriber *s = *p;
+			if (s->dead) {
+				*p = s->next;
+				dev->n_subscribers--;
+				s->next = dead;
+				dead = s;
+			} else {
+				p = &s->next;
+			}
+		}
+		while (dead) {
+			struct gpd_device_subscriber *next = dead->next;
+			dead->ops->release(dead);
+			dead = next;
+		}
+		/* May close the stream, whose last frames may make more
+		 * subscribers leave: hence the loop. */
+		gpd_device_release_if_idle(dev);
+	}
+}
+
 void gpd_device_dispatch_begin(struct gpd_device *dev)
 {
 	dev->dispatching++;
@@ -474,7 +517,7 @@ void gpd_device_dispatch_end(struct gpd_device *dev)
 	if (--dev->dispatching)
 		return;
 	if (dev->have_dead)
-		gpd_subscriptions_reap(dev);
+		reap_subscribers(dev);
 	adopt_metrics(dev);
 }
 
@@ -496,7 +539,7 @@ void gpd_device_remove_tap(struct gpd_device *dev, struct gpd_record_tap *tap)
 }
 
 void gpd_device_add_subscriber(struct gpd_device *dev,
-			       struct gpd_subscription *sub)
+			       struct gpd_device_subscriber *sub)
 {
 	sub->next = dev->subscribers;
 	dev->subscribers = sub;
@@ -511,10 +554,18 @@ static void on_linger_expired(uv_timer_t *timer)
 		stop_stream(dev);
 }
 
-void gpd_device_remove_subscriber(struct gpd_device *dev,
-				  struct gpd_subscription *sub)
+void gpd_device_drop_subscriber(struct gpd_device *dev,
+				struct gpd_device_subscriber *sub)
 {
-	for (struct gpd_subscription **p = &dev->subscribers; *p; p = &(*p)->next) {
+	if (dev->dispatching) {
+		/* Called back from the device: loops and frames in flight
+		 * still hold sub; the dispatch's end releases it. */
+		sub->dead = true;
+		dev->have_dead = true;
+		return;
+	}
+	for (struct gpd_device_subscriber **p = &dev->subscribers; *p;
+	     p = &(*p)->next) {
 		if (*p == sub) {
 			*p = sub->next;
 			dev->n_subscribers--;
@@ -522,6 +573,7 @@ void gpd_device_remove_subscriber(struct gpd_device *dev,
 		}
 	}
 	gpd_device_release_if_idle(dev);
+	sub->ops->release(sub);
 }
 
 void gpd_device_release_if_idle(struct gpd_device *dev)
@@ -548,12 +600,11 @@ void gpd_device_close(struct gpd_device *dev)
 {
 	dev->closing = true;
 	gpd_device_dispatch_begin(dev);
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-		gpd_subscription_event(s, GPD_EVENT_DEVICE_LOST,
-				       "the daemon is shutting down");
-	/* Within the dispatch these only mark; its end frees them all. */
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next)
-		gpd_unsubscribe(s);
+	tell_subscribers(dev, GPD_EVENT_DEVICE_LOST,
+			 "the daemon is shutting down");
+	/* Within the dispatch these only mark; its end releases them all. */
+	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next)
+		gpd_device_drop_subscriber(dev, s);
 	gpd_device_dispatch_end(dev);
 	stop_stream(dev);
 	dev->source->ops->destroy(dev->source);

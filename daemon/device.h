@@ -17,8 +17,9 @@
 
 #include "daemon/clock.h"
 #include "daemon/clock_map.h"
+#include "daemon/error.h"
+#include "daemon/event.h"
 #include "daemon/source.h"
-#include "daemon/subscription.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metric_set.h"
 #include "metrics/oa_report.h"
@@ -43,8 +44,53 @@ struct gpd_record_tap {
 	struct gpd_record_tap *next;
 };
 
+struct gpd_device;
+struct gpd_device_subscriber;
+
+/*
+ * A subscriber as the device sees it. The subscription layer above embeds
+ * one in each subscription; the device hands it decoded report pairs,
+ * losses and events without knowing what it makes of them. The device
+ * calls them inside a dispatch (gpd_device_dispatch_begin/end); a
+ * subscriber that left during one is marked dead and released at its end.
+ */
+struct gpd_device_subscriber_ops {
+	/* The delta from start to end, which ran on context ctx; the
+	 * timestamps are extended ticks. */
+	void (*pair)(struct gpd_device_subscriber *s,
+		     const struct gpm_oa_decoder *dec,
+		     const struct gpm_oa_report *start,
+		     const struct gpm_oa_report *end, uint32_t ctx,
+		     uint64_t start_ts, uint64_t end_ts);
+	void (*loss)(struct gpd_device_subscriber *s, bool buffer_lost);
+	/* Hands out what is summed so far (stream stopping or reconfiguring). */
+	void (*flush)(struct gpd_device_subscriber *s);
+	void (*event)(struct gpd_device_subscriber *s, enum gpd_event_kind kind,
+		      const char *message);
+	/* Frees a subscriber the device has let go of. */
+	void (*release)(struct gpd_device_subscriber *s);
+};
+
+struct gpd_device_subscriber {
+	const struct gpd_device_subscriber_ops *ops;
+	struct gpd_device_subscriber *next;
+	bool dead;                      /* left during a dispatch */
+};
+
+/* What a device tells its owner (the daemon context, above it). */
+struct gpd_device_owner {
+	/* The device took reloaded metric definitions: the owner may free
+	 * what no device uses any more. */
+	void (*metrics_adopted)(void *user, struct gpd_device *dev);
+	/* True while the owner shuts down: the device then keeps the
+	 * definitions it has. */
+	bool (*stopping)(void *user);
+	void *user;
+};
+
 struct gpd_device {
-	struct gpd_daemon *daemon;
+	uv_loop_t *loop;
+	struct gpd_device_owner owner;
 	struct gpd_source *source;
 	const struct gpm_metrics_file *metrics;         /* the platform's sets */
 	/* Reloaded definitions, taken once nobody uses the current ones. */
@@ -64,7 +110,7 @@ struct gpd_device {
 	uint64_t linger_ms;
 	uv_timer_t linger_timer;
 
-	struct gpd_subscription *subscribers;
+	struct gpd_device_subscriber *subscribers;
 	unsigned n_subscribers;
 	/* Callbacks run: a subscriber leaving from one is unlinked and freed
 	 * only when the outermost dispatch ends, so no loop or frame in
@@ -96,10 +142,10 @@ struct gpd_device {
 };
 
 /* Takes ownership of source. metrics: the definitions of its platform. */
-int gpd_device_init(struct gpd_device *dev, struct gpd_daemon *daemon,
+int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 		    struct gpd_source *source,
 		    const struct gpm_metrics_file *metrics,
-		    uint64_t linger_ms);
+		    uint64_t linger_ms, const struct gpd_device_owner *owner);
 
 /* Closes the stream and the source; frees the device's memory once the
  * loop has closed its handles. */
@@ -108,7 +154,7 @@ void gpd_device_close(struct gpd_device *dev);
 /* Switches to reloaded definitions of the device's platform: at once when
  * the stream is closed and nobody subscribes or records, otherwise when
  * that is next the case, so no subscriber sees its set change under it.
- * The daemon hears of the switch (gpd_daemon_metrics_adopted). */
+ * The owner hears of the switch (metrics_adopted). */
 void gpd_device_replace_metrics(struct gpd_device *dev,
 				const struct gpm_metrics_file *metrics);
 
@@ -142,9 +188,11 @@ int gpd_device_configure(struct gpd_device *dev,
 			 const struct gpm_metric_set *set, unsigned exponent,
 			 struct gpd_error *err);
 void gpd_device_add_subscriber(struct gpd_device *dev,
-			       struct gpd_subscription *sub);
-void gpd_device_remove_subscriber(struct gpd_device *dev,
-				  struct gpd_subscription *sub);
+			       struct gpd_device_subscriber *sub);
+/* Lets go of sub and releases it; inside a dispatch, marks it dead and
+ * does so when the dispatch ends. */
+void gpd_device_drop_subscriber(struct gpd_device *dev,
+				struct gpd_device_subscriber *sub);
 /* With no subscriber left, closes the stream (after the linger time). */
 void gpd_device_release_if_idle(struct gpd_device *dev);
 /* Brackets code that calls subscribers back. */

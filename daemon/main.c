@@ -21,19 +21,26 @@ static int run(struct gpd_daemon *daemon, const struct gpd_config *cfg,
 	       struct gpd_server *server)
 {
 	struct gpd_error err = { 0 };
-	if (gpd_server_init(server, daemon, &cfg->server, &err) ||
-	    gpd_server_listen(server, &err) ||
-	    (cfg->user && gpd_privileges_drop(cfg->user, &err))) {
+	int ret = gpd_server_init(server, daemon->loop, &daemon->registry,
+				  &cfg->server, &err);
+	if (!ret) {
+		/* Stopping the daemon stops the server first. */
+		daemon->server = server;
+		ret = gpd_server_listen(server, &err);
+	}
+	if (!ret && cfg->user)
+		ret = gpd_privileges_drop(cfg->user, &err);
+	if (ret) {
 		gpd_error("%s", err.message);
 		return 1;
 	}
 	gpd_daemon_handle_signals(daemon);
 	gpd_info("gpuperfd %s ready with %zu device(s)%s%s", GPUPERF_VERSION,
-		 daemon->n_devices, server->url[0] ? ": open " : "",
+		 daemon->registry.n_devices, server->url[0] ? ": open " : "",
 		 server->url);
-	int ret = gpd_sd_notifyf("READY=1\nSTATUS=serving %zu device(s)%s%s",
-				 daemon->n_devices, server->url[0] ? " on " : "",
-				 server->url);
+	ret = gpd_sd_notifyf("READY=1\nSTATUS=serving %zu device(s)%s%s",
+			     daemon->registry.n_devices,
+			     server->url[0] ? " on " : "", server->url);
 	if (ret)
 		gpd_warn("cannot tell systemd the daemon is ready ($NOTIFY_SOCKET): "
 			 "%s", strerror(-ret));
@@ -78,6 +85,7 @@ int main(int argc, char **argv)
 	if (status)
 		gpd_daemon_stop(&daemon);
 	uv_run(&loop, UV_RUN_DEFAULT);
+	daemon.server = NULL;
 	gpd_server_fini(&server);
 	gpd_daemon_fini(&daemon);
 	if (uv_loop_close(&loop))

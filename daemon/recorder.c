@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/device.h"
+#include "daemon/device_registry.h"
 #include "daemon/error.h"
-#include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/recorder.h"
 #include "metrics/oa_record.h"
@@ -264,7 +265,7 @@ static void finish(uv_timer_t *timer)
 			r->has_reason ? r->reason : NULL);
 }
 
-int gpd_recorder_start(struct gpd_daemon *daemon,
+int gpd_recorder_start(const struct gpd_device_registry *devices,
 		       const struct gpd_recorder_request *req,
 		       const struct gpd_recorder_sink_ops *ops, void *user,
 		       struct gpd_recorder **out, struct gpd_error *err)
@@ -279,7 +280,7 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	/* Refused before subscribing, which may configure the device. */
-	struct gpd_device *dev = gpd_daemon_find_device(daemon, req->device);
+	struct gpd_device *dev = gpd_device_registry_find(devices, req->device);
 	if (dev && !dev->source->platform->i915_oa_format) {
 		free(r->writer);
 		free(r);
@@ -294,7 +295,8 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 		.sampling_period_ns = req->sampling_period_ns,
 		.role = req->role,
 	};
-	int ret = gpd_subscribe(daemon, &sreq, &recorder_sub_ops, r, &r->sub, err);
+	int ret = gpd_subscribe(devices, &sreq, &recorder_sub_ops, r, &r->sub,
+				err);
 	if (ret) {
 		free(r->writer);
 		free(r);
@@ -320,7 +322,7 @@ int gpd_recorder_start(struct gpd_daemon *daemon,
 	r->tap.records = on_records;
 	r->tap.user = r;
 	gpd_device_add_tap(r->dev, &r->tap);
-	uv_timer_init(daemon->loop, &r->finish_timer);
+	uv_timer_init(r->dev->loop, &r->finish_timer);
 	r->finish_timer.data = r;
 	*out = r;
 	return 0;

@@ -18,7 +18,7 @@
 
 #include "daemon/subscription.h"
 
-struct gpd_daemon;
+struct gpd_device_registry;
 struct gpd_recorder;
 
 struct gpd_recorder_sink_ops {
@@ -40,7 +40,8 @@ struct gpd_recorder_request {
 	enum gpd_role role;
 };
 
-int gpd_recorder_start(struct gpd_daemon *daemon,
+/* Records one of devices. */
+int gpd_recorder_start(const struct gpd_device_registry *devices,
 		       const struct gpd_recorder_request *req,
 		       const struct gpd_recorder_sink_ops *ops, void *user,
 		       struct gpd_recorder **out, struct gpd_error *err);

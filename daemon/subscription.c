@@ -13,11 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/device_registry.h"
 #include "daemon/error.h"
-#include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/subscription_internal.h"
 #include "metrics/oa_delta.h"
+
+static struct gpd_subscription *subscription_of(struct gpd_device_subscriber *s)
+{
+	return (struct gpd_subscription *)((char *)s -
+					   offsetof(struct gpd_subscription, base));
+}
 
 static void window_reset(struct gpd_window *w)
 {
@@ -133,20 +139,19 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 	sub->ops->frame(sub->user, &frame);
 }
 
-void gpd_subscription_pair(struct gpd_subscription *sub,
-			   const struct gpm_oa_decoder *dec,
-			   const struct gpm_oa_report *start,
-			   const struct gpm_oa_report *end, uint32_t ctx,
-			   uint64_t start_ts, uint64_t end_ts)
+static void on_pair(struct gpd_device_subscriber *s,
+		    const struct gpm_oa_decoder *dec,
+		    const struct gpm_oa_report *start,
+		    const struct gpm_oa_report *end, uint32_t ctx,
+		    uint64_t start_ts, uint64_t end_ts)
 {
-	if (sub->dead)
-		return;
+	struct gpd_subscription *sub = subscription_of(s);
 	bool wanted = !sub->ctx_filter || ctx == sub->ctx_id;
 
 	if (sub->mark_state == GPD_MARK_CLOSING && end_ts > sub->mark_end_ts) {
 		sub->mark_state = GPD_MARK_IDLE;
 		emit(sub, &sub->mark, true);
-		if (sub->dead)
+		if (sub->base.dead)
 			return;
 	}
 	if (sub->mark_state != GPD_MARK_IDLE && start_ts >= sub->mark_begin_ts &&
@@ -178,10 +183,9 @@ void gpd_subscription_pair(struct gpd_subscription *sub,
 	}
 }
 
-void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost)
+static void on_loss(struct gpd_device_subscriber *s, bool buffer_lost)
 {
-	if (sub->dead)
-		return;
+	struct gpd_subscription *sub = subscription_of(s);
 	if (buffer_lost) {
 		sub->window.buffers_lost++;
 		if (sub->mark_state != GPD_MARK_IDLE)
@@ -193,10 +197,9 @@ void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost)
 	}
 }
 
-void gpd_subscription_flush(struct gpd_subscription *sub)
+static void on_flush(struct gpd_device_subscriber *s)
 {
-	if (sub->dead)
-		return;
+	struct gpd_subscription *sub = subscription_of(s);
 	if (sub->window.open || sub->window.reports_lost ||
 	    sub->window.buffers_lost)
 		emit(sub, &sub->window, false);
@@ -207,14 +210,18 @@ void gpd_subscription_flush(struct gpd_subscription *sub)
 	}
 }
 
-void gpd_subscription_event(struct gpd_subscription *sub,
-			    enum gpd_event_kind kind, const char *message)
+static void tell(struct gpd_subscription *sub, enum gpd_event_kind kind,
+		 const char *message)
 {
 	struct gpd_event ev = { .kind = kind, .message = message };
-	if (sub->dead)
-		return;
 	if (sub->ops->event)
 		sub->ops->event(sub->user, &ev);
+}
+
+static void on_event(struct gpd_device_subscriber *s, enum gpd_event_kind kind,
+		     const char *message)
+{
+	tell(subscription_of(s), kind, message);
 }
 
 static void free_counters(struct gpd_subscription *sub)
@@ -278,7 +285,8 @@ static int resolve_counters(struct gpd_subscription *sub,
 	return 0;
 }
 
-int gpd_subscription_rebind(struct gpd_subscription *sub)
+/* The device now runs another set: re-resolve the counters. */
+static int rebind(struct gpd_subscription *sub)
 {
 	struct gpd_error err;
 	sub->n_contexts = 0;
@@ -302,6 +310,19 @@ static void free_subscription(struct gpd_subscription *sub)
 	free(sub);
 }
 
+static void on_release(struct gpd_device_subscriber *s)
+{
+	free_subscription(subscription_of(s));
+}
+
+static const struct gpd_device_subscriber_ops subscriber_ops = {
+	.pair = on_pair,
+	.loss = on_loss,
+	.flush = on_flush,
+	.event = on_event,
+	.release = on_release,
+};
+
 static void describe_config(const struct gpd_device *dev, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s sampled every %llu ns", dev->set->symbol_name,
@@ -318,11 +339,11 @@ static void announce_config(struct gpd_device *dev)
 		 "device %s reconfigured by a controller: now %s",
 		 dev->source->name, config);
 	gpd_device_dispatch_begin(dev);
-	for (struct gpd_subscription *s = dev->subscribers; s; s = s->next) {
+	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next) {
 		if (s->dead)
 			continue;
-		gpd_subscription_rebind(s);
-		gpd_subscription_event(s, GPD_EVENT_CONFIG_CHANGED, message);
+		rebind(subscription_of(s));
+		tell(subscription_of(s), GPD_EVENT_CONFIG_CHANGED, message);
 	}
 	gpd_device_dispatch_end(dev);
 }
@@ -400,13 +421,13 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 	return 0;
 }
 
-int gpd_subscribe(struct gpd_daemon *daemon,
+int gpd_subscribe(const struct gpd_device_registry *devices,
 		  const struct gpd_subscribe_request *req,
 		  const struct gpd_subscriber_ops *ops, void *user,
 		  struct gpd_subscription **out, struct gpd_error *err)
 {
 	*out = NULL;
-	struct gpd_device *dev = gpd_daemon_find_device(daemon, req->device);
+	struct gpd_device *dev = gpd_device_registry_find(devices, req->device);
 	if (!dev)
 		return gpd_fail(err, -ENODEV,
 			    req->device ? "no device '%s'; list them with "
@@ -427,6 +448,7 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 	struct gpd_subscription *sub = calloc(1, sizeof(*sub));
 	if (!sub)
 		return gpd_fail(err, -ENOMEM, "out of memory");
+	sub->base.ops = &subscriber_ops;
 	sub->device = dev;
 	sub->ops = ops;
 	sub->user = user;
@@ -482,52 +504,16 @@ int gpd_subscribe(struct gpd_daemon *daemon,
 		if (changed)
 			announce_config(dev);
 	}
-	gpd_device_add_subscriber(dev, sub);
+	gpd_device_add_subscriber(dev, &sub->base);
 	*out = sub;
 	return 0;
 }
 
 void gpd_unsubscribe(struct gpd_subscription *sub)
 {
-	if (!sub || sub->dead)
+	if (!sub || sub->base.dead)
 		return;
-	struct gpd_device *dev = sub->device;
-	if (dev->dispatching) {
-		/* Called back from the device: loops and frames in flight
-		 * still hold sub; the dispatch's end frees it. */
-		sub->dead = true;
-		dev->have_dead = true;
-		return;
-	}
-	gpd_device_remove_subscriber(dev, sub);
-	free_subscription(sub);
-}
-
-void gpd_subscriptions_reap(struct gpd_device *dev)
-{
-	while (dev->have_dead && !dev->dispatching) {
-		dev->have_dead = false;
-		struct gpd_subscription *dead = NULL;
-		for (struct gpd_subscription **p = &dev->subscribers; *p;) {
-			struct gpd_subscription *s = *p;
-			if (s->dead) {
-				*p = s->next;
-				dev->n_subscribers--;
-				s->next = dead;
-				dead = s;
-			} else {
-				p = &s->next;
-			}
-		}
-		while (dead) {
-			struct gpd_subscription *next = dead->next;
-			free_subscription(dead);
-			dead = next;
-		}
-		/* May close the stream, whose last frames may make more
-		 * subscribers leave: hence the loop. */
-		gpd_device_release_if_idle(dev);
-	}
+	gpd_device_drop_subscriber(sub->device, &sub->base);
 }
 
 int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,

@@ -20,8 +20,8 @@
 #include "metrics/accumulator.h"
 #include "metrics/equation.h"
 
-struct gpd_daemon;
 struct gpd_device;
+struct gpd_device_registry;
 struct gpd_subscription;
 
 enum gpd_role {
@@ -72,8 +72,8 @@ struct gpd_subscriber_ops {
 	void (*event)(void *user, const struct gpd_event *event);
 };
 
-/* Subscribes; frames and events arrive on the daemon's loop. */
-int gpd_subscribe(struct gpd_daemon *daemon,
+/* Subscribes to one of devices; frames and events arrive on the loop. */
+int gpd_subscribe(const struct gpd_device_registry *devices,
 		  const struct gpd_subscribe_request *req,
 		  const struct gpd_subscriber_ops *ops, void *user,
 		  struct gpd_subscription **out, struct gpd_error *err);

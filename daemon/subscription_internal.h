@@ -1,6 +1,6 @@
 /*
- * A subscription's insides, shared by device.c (which feeds it report
- * pairs) and subscription.c (which sums them into windows and frames).
+ * A subscription's insides: what subscription.c sums the device's report
+ * pairs into (through the gpd_device_subscriber it embeds), open to tests.
  */
 #ifndef GPD_SUBSCRIPTION_INTERNAL_H
 #define GPD_SUBSCRIPTION_INTERNAL_H
@@ -35,12 +35,11 @@ enum gpd_mark_state {
 };
 
 struct gpd_subscription {
+	struct gpd_device_subscriber base;      /* on the device's list */
 	struct gpd_device *device;
-	struct gpd_subscription *next;
 	const struct gpd_subscriber_ops *ops;
 	void *user;
 	enum gpd_role role;
-	bool dead;                      /* unsubscribed during a dispatch */
 
 	/* Requested counters by symbol (NULL: all), resolved against the set
 	 * the device runs: index[i] is the set's counter for frame value i. */
@@ -75,21 +74,5 @@ struct gpd_subscription {
 	size_t cap_context_values;
 	struct gpd_context_row *rows;
 };
-
-/* Device -> subscription. */
-void gpd_subscription_pair(struct gpd_subscription *sub,
-			   const struct gpm_oa_decoder *dec,
-			   const struct gpm_oa_report *start,
-			   const struct gpm_oa_report *end, uint32_t ctx,
-			   uint64_t start_ts, uint64_t end_ts);
-void gpd_subscription_loss(struct gpd_subscription *sub, bool buffer_lost);
-/* Hands out what is summed so far (stream stopping or reconfiguring). */
-void gpd_subscription_flush(struct gpd_subscription *sub);
-/* The device now runs another set: re-resolve the counters. */
-int gpd_subscription_rebind(struct gpd_subscription *sub);
-void gpd_subscription_event(struct gpd_subscription *sub,
-			    enum gpd_event_kind kind, const char *message);
-/* Unlinks and frees the subscriptions that left during a dispatch. */
-void gpd_subscriptions_reap(struct gpd_device *dev);
 
 #endif

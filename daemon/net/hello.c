@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/daemon.h"
+#include "daemon/device.h"
+#include "daemon/device_registry.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/proto_codec.h"
 #include "metrics/metric_binding.h"
@@ -21,7 +22,6 @@ struct block {
 };
 
 struct gpd_hello {
-	struct gpd_daemon *daemon;
 	size_t n_devices;
 	Gpuperf__Device **devices;
 	struct gpd_device **device_of;          /* devices[i] describes this */
@@ -227,13 +227,13 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	return m;
 }
 
-int gpd_hello_create(struct gpd_daemon *daemon, struct gpd_hello **out)
+int gpd_hello_create(const struct gpd_device_registry *devices,
+		     struct gpd_hello **out)
 {
 	struct gpd_hello *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->daemon = daemon;
-	size_t n = daemon->n_devices;
+	size_t n = devices->n_devices;
 	h->devices = hello_alloc(h, (n ? n : 1) * sizeof(*h->devices));
 	h->device_of = hello_alloc(h, (n ? n : 1) * sizeof(*h->device_of));
 	if (!h->devices || !h->device_of) {
@@ -241,12 +241,12 @@ int gpd_hello_create(struct gpd_daemon *daemon, struct gpd_hello **out)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		h->devices[i] = describe_device(h, daemon->devices[i]);
+		h->devices[i] = describe_device(h, devices->devices[i]);
 		if (!h->devices[i]) {
 			gpd_hello_destroy(h);
 			return -ENOMEM;
 		}
-		h->device_of[i] = daemon->devices[i];
+		h->device_of[i] = devices->devices[i];
 	}
 	h->n_devices = n;
 	*out = h;

@@ -10,12 +10,13 @@
 #include "daemon/net/send_queue.h"
 #include "proto/gpuperf.pb-c.h"
 
-struct gpd_daemon;
 struct gpd_device;
+struct gpd_device_registry;
 struct gpd_hello;
 
-/* Describes every device of daemon. -ENOMEM. */
-int gpd_hello_create(struct gpd_daemon *daemon, struct gpd_hello **out);
+/* Describes every one of devices. -ENOMEM. */
+int gpd_hello_create(const struct gpd_device_registry *devices,
+		     struct gpd_hello **out);
 
 void gpd_hello_destroy(struct gpd_hello *hello);
 

@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/daemon.h"
+#include "daemon/clock.h"
+#include "daemon/device.h"
+#include "daemon/device_registry.h"
 #include "daemon/log.h"
 #include "daemon/net/metrics_exporter.h"
 #include "daemon/net/server.h"
+#include "daemon/subscription.h"
 
 #define TICK_MS 250
 /* Prometheus scrapes every 15 s to 1 min; a minute without one ends the
@@ -37,7 +40,6 @@ struct exported_device {
 
 struct gpd_metrics_exporter {
 	struct gpd_server *server;
-	struct gpd_daemon *daemon;
 	size_t n_devices;
 	struct exported_device *devices;
 	uv_timer_t timer;
@@ -440,7 +442,8 @@ static void subscribe(struct gpd_metrics_exporter *ex, struct exported_device *e
 	};
 	struct gpd_error err = { 0 };
 	ed->error[0] = '\0';
-	if (gpd_subscribe(ex->daemon, &req, &exporter_ops, ed, &ed->sub, &err))
+	if (gpd_subscribe(ex->server->devices, &req, &exporter_ops, ed, &ed->sub,
+			  &err))
 		snprintf(ed->error, sizeof(ed->error), "%s", err.message);
 }
 
@@ -479,7 +482,7 @@ void gpd_metrics_exporter_cancel(struct gpd_metrics_exporter *ex,
 int gpd_metrics_exporter_create(struct gpd_server *server,
 				struct gpd_metrics_exporter **out)
 {
-	struct gpd_daemon *d = server->daemon;
+	const struct gpd_device_registry *d = server->devices;
 	struct gpd_metrics_exporter *ex = calloc(1, sizeof(*ex));
 	if (!ex)
 		return -ENOMEM;
@@ -489,13 +492,12 @@ int gpd_metrics_exporter_create(struct gpd_server *server,
 		return -ENOMEM;
 	}
 	ex->server = server;
-	ex->daemon = d;
 	ex->n_devices = d->n_devices;
 	for (size_t i = 0; i < d->n_devices; i++) {
 		ex->devices[i].ex = ex;
 		ex->devices[i].dev = d->devices[i];
 	}
-	uv_timer_init(d->loop, &ex->timer);
+	uv_timer_init(server->loop, &ex->timer);
 	ex->timer.data = ex;
 	*out = ex;
 	return 0;

@@ -14,7 +14,6 @@
 #include <libwebsockets.h>
 
 #include "daemon/error.h"
-#include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/http_routes.h"
@@ -138,12 +137,14 @@ static int make_listeners(struct gpd_server *s, struct gpd_error *err)
 	return 0;
 }
 
-int gpd_server_init(struct gpd_server *s, struct gpd_daemon *daemon,
+int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
+		    const struct gpd_device_registry *devices,
 		    const struct gpd_server_options *options,
 		    struct gpd_error *err)
 {
 	memset(s, 0, sizeof(*s));
-	s->daemon = daemon;
+	s->loop = loop;
+	s->devices = devices;
 	s->options = *options;
 	fill_defaults(&s->options);
 	int ret = 0;
@@ -153,7 +154,7 @@ int gpd_server_init(struct gpd_server *s, struct gpd_daemon *daemon,
 		ret = make_listeners(s, err);
 	if (!ret && options->token_file)
 		ret = gpd_auth_load(&s->auth, options->token_file, err);
-	if (!ret && gpd_hello_create(daemon, &s->hello))
+	if (!ret && gpd_hello_create(devices, &s->hello))
 		ret = gpd_fail(err, -ENOMEM, "out of memory describing the devices");
 	if (!ret && gpd_metrics_exporter_create(s, &s->exporter))
 		ret = gpd_fail(err, -ENOMEM, "out of memory");
@@ -161,7 +162,6 @@ int gpd_server_init(struct gpd_server *s, struct gpd_daemon *daemon,
 		gpd_server_fini(s);
 		return ret;
 	}
-	daemon->server = s;
 	return 0;
 }
 
@@ -353,7 +353,7 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 		return ret;
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof(info));
-	void *loops[1] = { s->daemon->loop };
+	void *loops[1] = { s->loop };
 	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	if (s->options.tls_cert)
 		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
@@ -393,7 +393,7 @@ int gpd_server_reload_tokens(struct gpd_server *s, const char *path,
 int gpd_server_describe_devices(struct gpd_server *s)
 {
 	struct gpd_hello *hello;
-	if (gpd_hello_create(s->daemon, &hello))
+	if (gpd_hello_create(s->devices, &hello))
 		return -ENOMEM;
 	gpd_hello_destroy(s->hello);
 	s->hello = hello;
@@ -435,6 +435,4 @@ void gpd_server_fini(struct gpd_server *s)
 	s->protocols = NULL;
 	free(s->mounts);
 	s->mounts = NULL;
-	if (s->daemon && s->daemon->server == s)
-		s->daemon->server = NULL;
 }

@@ -22,10 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/net/auth.h"
-#include "daemon/subscription.h"
+#include <uv.h>
 
-struct gpd_daemon;
+#include "daemon/device_registry.h"
+#include "daemon/error.h"
+#include "daemon/net/auth.h"
+
 struct gpd_hello;
 struct gpd_metrics_exporter;
 struct gpd_session;
@@ -64,7 +66,8 @@ struct gpd_listener {
 };
 
 struct gpd_server {
-	struct gpd_daemon *daemon;
+	uv_loop_t *loop;
+	const struct gpd_device_registry *devices;      /* what it serves */
 	struct gpd_server_options options;      /* defaults filled in */
 	struct gpd_auth auth;                   /* empty without --token-file */
 	struct gpd_hello *hello;
@@ -82,13 +85,14 @@ struct gpd_server {
 };
 
 /* Fills in the defaults and checks the options (a non-loopback --listen
- * without --token-file, half of a TLS pair); loads the tokens. Sets
- * daemon->server so that stopping the daemon stops the server first. */
-int gpd_server_init(struct gpd_server *server, struct gpd_daemon *daemon,
+ * without --token-file, half of a TLS pair); loads the tokens. Serves
+ * devices, which must outlive the server, on loop. */
+int gpd_server_init(struct gpd_server *server, uv_loop_t *loop,
+		    const struct gpd_device_registry *devices,
 		    const struct gpd_server_options *options,
 		    struct gpd_error *err);
 
-/* Opens the listeners on the daemon's loop. */
+/* Opens the listeners on the loop. */
 int gpd_server_listen(struct gpd_server *server, struct gpd_error *err);
 
 /* A reload's tokens: path's replace the loaded ones (connections already

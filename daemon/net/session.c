@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/daemon.h"
+#include "daemon/clock.h"
 #include "daemon/log.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/proto_codec.h"

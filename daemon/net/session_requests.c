@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/daemon.h"
+#include "daemon/clock.h"
+#include "daemon/device_registry.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/session_internal.h"
 
@@ -107,8 +108,8 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 				  "a subscription names at most 4096 counters");
 		return;
 	}
-	struct gpd_device *dev = gpd_daemon_find_device(s->server->daemon,
-							or_null(r->device));
+	struct gpd_device *dev = gpd_device_registry_find(s->server->devices,
+							  or_null(r->device));
 	struct gpd_session_sub *ss = calloc(1, sizeof(*ss));
 	if (!ss) {
 		gpd_session_error(s, env->request_id, -ENOMEM, "out of memory");
@@ -133,7 +134,7 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		.role = s->role,
 	};
 	struct gpd_error err = { 0 };
-	if (gpd_subscribe(s->server->daemon, &req, &gpd_session_sub_ops, ss,
+	if (gpd_subscribe(s->server->devices, &req, &gpd_session_sub_ops, ss,
 			  &ss->sub, &err)) {
 		gpd_session_error(s, env->request_id, err.code, err.message);
 		free(ss);
@@ -276,8 +277,9 @@ static void handle_start_recording(struct gpd_session *s,
 		.role = s->role,
 	};
 	struct gpd_error err = { 0 };
-	if (gpd_recorder_start(s->server->daemon, &req, &gpd_session_recording_ops,
-			       sr, &sr->recorder, &err)) {
+	if (gpd_recorder_start(s->server->devices, &req,
+			       &gpd_session_recording_ops, sr, &sr->recorder,
+			       &err)) {
 		gpd_session_error(s, env->request_id, err.code, err.message);
 		free(sr);
 		return;

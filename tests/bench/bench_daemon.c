@@ -116,11 +116,11 @@ static void bench_ingest(void)
 	};
 	struct gpd_subscription *sub;
 	struct gpd_error err;
-	if (gpd_subscribe(&d, &req, &ops, NULL, &sub, &err)) {
+	if (gpd_subscribe(&d.registry, &req, &ops, NULL, &sub, &err)) {
 		fprintf(stderr, "bench_daemon: %s\n", err.message);
 		exit(1);
 	}
-	struct gpd_device *dev = d.devices[0];
+	struct gpd_device *dev = d.registry.devices[0];
 	const size_t n = 400000;
 	size_t len = 0;
 	unsigned char *records = make_records(dev->set, n, &len);
@@ -198,11 +198,11 @@ static void bench_cpu(uint64_t period_ns, double seconds)
 	};
 	struct gpd_subscription *sub;
 	struct gpd_error err;
-	if (gpd_subscribe(&d, &req, &ops, NULL, &sub, &err)) {
+	if (gpd_subscribe(&d.registry, &req, &ops, NULL, &sub, &err)) {
 		fprintf(stderr, "bench_daemon: %s\n", err.message);
 		exit(1);
 	}
-	struct gpd_device *dev = d.devices[0];
+	struct gpd_device *dev = d.registry.devices[0];
 	uv_timer_t timer;
 	uv_timer_init(&loop, &timer);
 	uv_timer_start(&timer, on_stop, (uint64_t)(seconds * 1000), 0);

@@ -60,10 +60,11 @@ static void setup(void)
 		.queue_frames = 8,
 		.max_requests_per_second = 1000000,
 	};
-	if (gpd_server_init(&server, &daemon_ctx, &so, &err)) {
+	if (gpd_server_init(&server, &loop, &daemon_ctx.registry, &so, &err)) {
 		fprintf(stderr, "fuzz_ws_request: %s\n", err.message);
 		abort();
 	}
+	daemon_ctx.server = &server;
 	unlink(path);
 }
 

@@ -212,8 +212,8 @@ START_TEST(daemon_replay_equals_offline_replay)
 		.role = GPD_ROLE_CONTROLLER,
 	};
 	struct gpd_subscription *sub;
-	ck_assert_msg(gpd_subscribe(&d, &req, &ops, &fr, &sub, &err) == 0, "%s",
-		      err.message);
+	ck_assert_msg(gpd_subscribe(&d.registry, &req, &ops, &fr, &sub, &err) == 0,
+		      "%s", err.message);
 	uv_timer_t deadline;
 	uv_timer_init(&loop, &deadline);
 	uv_timer_start(&deadline, on_deadline, 20000, 0);

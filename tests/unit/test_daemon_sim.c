@@ -181,7 +181,8 @@ static int subscribe(struct fixture *fx, struct collector *c,
 		     struct gpd_subscribe_request req, struct gpd_error *err)
 {
 	c->daemon = &fx->daemon;
-	return gpd_subscribe(&fx->daemon, &req, &collector_ops, c, &c->sub, err);
+	return gpd_subscribe(&fx->daemon.registry, &req, &collector_ops, c,
+			     &c->sub, err);
 }
 
 START_TEST(frames_arrive_per_window_within_bounds)
@@ -526,8 +527,10 @@ START_TEST(leaving_from_a_callback_is_safe)
 		.window_ns = 10000000,
 		.role = GPD_ROLE_CONTROLLER,
 	};
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &leaver_ops, &a, &a.sub, &err), 0);
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &leaver_ops, &b, &b.sub, &err), 0);
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &leaver_ops, &a,
+				       &a.sub, &err), 0);
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &leaver_ops, &b,
+				       &b.sub, &err), 0);
 	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
 	fixture_run(&fx, 3000);
 	/* Both left after their second frame; the third subscriber streams on. */
@@ -539,7 +542,8 @@ START_TEST(leaving_from_a_callback_is_safe)
 	/* And one that stops the daemon from its callback. */
 	c.stop_after = 0;
 	struct leaver s = { .daemon = &fx.daemon, .stop_daemon = true };
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &leaver_ops, &s, &s.sub, &err), 0);
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &leaver_ops, &s,
+				       &s.sub, &err), 0);
 	fixture_run(&fx, 3000);
 	ck_assert_uint_eq(s.frames, 2);
 	uv_close((uv_handle_t *)&fx.deadline, NULL);

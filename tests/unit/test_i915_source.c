@@ -100,7 +100,7 @@ static void subscribe(struct fixture *fx, struct collector *c, const char *set,
 	};
 	struct gpd_error err = { 0 };
 	c->daemon = &fx->daemon;
-	ck_assert_msg(gpd_subscribe(&fx->daemon, &req, &collector_ops, c,
+	ck_assert_msg(gpd_subscribe(&fx->daemon.registry, &req, &collector_ops, c,
 				    &c->sub, &err) == 0, "%s", err.message);
 }
 

@@ -143,7 +143,7 @@ static int subscribe(struct run *r, const char *set, uint64_t period_ns,
 		.window_ns = window_ns,
 		.role = GPD_ROLE_CONTROLLER,
 	};
-	int ret = gpd_subscribe(&r->daemon, &req, &ops, r, &r->sub, err);
+	int ret = gpd_subscribe(&r->daemon.registry, &req, &ops, r, &r->sub, err);
 	if (ret)
 		return ret;
 	const char *const *symbols;
@@ -502,8 +502,8 @@ START_TEST(missing_libraries_said_in_words)
 
 	struct run r;
 	start(&r, "auto", &libs);
-	ck_assert_uint_eq(r.daemon.n_devices, 1);
-	ck_assert_int_ne(r.daemon.devices[0]->source->kind, GPD_SOURCE_NVIDIA);
+	ck_assert_uint_eq(r.daemon.registry.n_devices, 1);
+	ck_assert_int_ne(r.daemon.registry.devices[0]->source->kind, GPD_SOURCE_NVIDIA);
 	finish(&r);
 	gpd_nv_libs_unload(&libs);
 }
@@ -578,8 +578,8 @@ START_TEST(refused_requests_change_nothing)
 		.role = GPD_ROLE_CONTROLLER,
 	};
 	struct gpd_recorder *rec;
-	ck_assert_int_eq(gpd_recorder_start(&r.daemon, &req, NULL, NULL, &rec,
-					    &err), -EOPNOTSUPP);
+	ck_assert_int_eq(gpd_recorder_start(&r.daemon.registry, &req, NULL,
+					    NULL, &rec, &err), -EOPNOTSUPP);
 	ck_assert_ptr_null(rec);
 	ck_assert_ptr_nonnull(strstr(err.message, "i915"));
 	struct gpd_device *dev = gpd_daemon_find_device(&r.daemon, NULL);

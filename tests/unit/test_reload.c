@@ -43,8 +43,8 @@ static void fixture_start_lingering(struct fixture *fx, uint64_t linger_ms)
 	uv_loop_init(&fx->loop);
 	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
 		      "%s", err.message);
-	ck_assert_uint_eq(fx->daemon.n_devices, 1);
-	fx->dev = fx->daemon.devices[0];
+	ck_assert_uint_eq(fx->daemon.registry.n_devices, 1);
+	fx->dev = fx->daemon.registry.devices[0];
 }
 
 static void fixture_start(struct fixture *fx)
@@ -115,7 +115,7 @@ START_TEST(test_busy_device_waits_for_its_last_subscriber)
 		.role = GPD_ROLE_CONTROLLER,
 	};
 	struct gpd_subscription *sub;
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &ops, NULL, &sub,
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &ops, NULL, &sub,
 				       &err), 0);
 	ck_assert(fx.dev->open);
 	const struct gpm_metrics_file *before = fx.dev->metrics;
@@ -140,7 +140,7 @@ START_TEST(test_busy_device_waits_for_its_last_subscriber)
 	ck_assert_uint_eq(fx.daemon.n_retired, 0);
 
 	/* And streams the new definitions' sets. */
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &ops, NULL, &sub,
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &ops, NULL, &sub,
 				       &err), 0);
 	ck_assert(fx.dev->set >= fx.dev->metrics->sets &&
 		  fx.dev->set < fx.dev->metrics->sets + fx.dev->metrics->n_sets);
@@ -163,7 +163,7 @@ START_TEST(test_no_switch_while_configuring)
 		.role = GPD_ROLE_CONTROLLER,
 	};
 	struct gpd_subscription *sub;
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &ops, NULL, &sub,
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &ops, NULL, &sub,
 				       &err), 0);
 	unsigned exponent = fx.dev->exponent;
 	gpd_unsubscribe(sub);
@@ -174,7 +174,7 @@ START_TEST(test_no_switch_while_configuring)
 	ck_assert_ptr_nonnull(fx.dev->next_metrics);
 
 	req.sampling_period_ns = 100000000;
-	ck_assert_int_eq(gpd_subscribe(&fx.daemon, &req, &ops, NULL, &sub,
+	ck_assert_int_eq(gpd_subscribe(&fx.daemon.registry, &req, &ops, NULL, &sub,
 				       &err), 0);
 	ck_assert_uint_ne(fx.dev->exponent, exponent);
 	ck_assert(fx.dev->open);

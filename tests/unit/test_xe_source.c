@@ -60,7 +60,8 @@ static int subscribe(struct fixture *fx, struct collector *c, uint64_t period_ns
 		.role = GPD_ROLE_CONTROLLER,
 	};
 	c->daemon = &fx->daemon;
-	return gpd_subscribe(&fx->daemon, &req, &collector_ops, c, &c->sub, err);
+	return gpd_subscribe(&fx->daemon.registry, &req, &collector_ops, c,
+			     &c->sub, err);
 }
 
 START_TEST(frames_equal_the_sim_source)
