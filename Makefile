@@ -86,8 +86,10 @@ LIBPROTO := $(BUILD)/libgpuperf-proto.a
 LIBDAEMON := $(BUILD)/libgpuperfd.a
 LIBCLIENT := $(BUILD)/libgpuperf-cli.a
 
-# Integration tests are scripts printing "checks: N passed, F failed".
-SCRIPT_TESTS := $(sort $(wildcard tests/cli/test-*.sh tests/integration/test-*.sh))
+# Integration tests are scripts printing "checks: N passed, F failed";
+# tests/layers checks every #include against DEPS.
+SCRIPT_TESTS := $(sort $(wildcard tests/cli/test-*.sh tests/integration/test-*.sh \
+	tests/layers/test-*.sh))
 # The fake kernel: an LD_PRELOAD library answering DRM ioctls from the OA model.
 FAKE_KERNEL_SRCS := $(wildcard tests/fake-kernel/*.c)
 FAKE_KERNEL := $(if $(FAKE_KERNEL_SRCS),$(BUILD)/tests/libfake-kernel.so)

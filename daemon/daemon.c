@@ -8,7 +8,7 @@
 
 #include "daemon/error.h"
 #include "daemon/daemon.h"
-#include "daemon/drm/discovery.h"
+#include "daemon/discovery.h"
 #include "daemon/log.h"
 #include "daemon/net/server.h"
 #include "daemon/reload.h"

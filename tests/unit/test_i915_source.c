@@ -11,7 +11,7 @@
 #include <uv.h>
 
 #include "daemon/daemon.h"
-#include "daemon/drm/discovery.h"
+#include "daemon/discovery.h"
 #include "daemon/log.h"
 #include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"

@@ -15,7 +15,7 @@
 
 #include <xf86drm.h>
 
-#include "daemon/drm/discovery.h"
+#include "daemon/discovery.h"
 #include "daemon/error.h"
 #include "daemon/i915/i915_source.h"
 #include "daemon/log.h"

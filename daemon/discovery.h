@@ -2,8 +2,8 @@
  * Finding the Intel GPUs of the machine with libdrm, and making a source
  * for each: i915 or xe, whichever driver runs the card.
  */
-#ifndef GPD_DRM_DISCOVERY_H
-#define GPD_DRM_DISCOVERY_H
+#ifndef GPD_DISCOVERY_H
+#define GPD_DISCOVERY_H
 
 #include <stddef.h>
 
