@@ -210,6 +210,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			.platform = spec.platform,
 			.seed = d->options.seed,
 			.buffer_size = d->options.sim_buffer_size,
+			.stepped = d->options.sim_stepped,
 			.index = index,
 		};
 		ret = gpd_sim_source_create(d->loop, d->metrics, &so, &source, err);

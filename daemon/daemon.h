@@ -28,6 +28,7 @@ struct gpd_options {
 	size_t n_metrics_dirs;
 	uint64_t seed;                  /* sim workload */
 	size_t sim_buffer_size;         /* sim OA buffer; 0: 16 MiB */
+	bool sim_stepped;               /* sims run by gpd_sim_source_advance */
 	uint64_t linger_ms;             /* stream stays open after the last
 					 * subscriber leaves */
 	const char *dev_root;           /* device nodes; NULL = /dev */

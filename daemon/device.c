@@ -308,6 +308,8 @@ static void adopt_metrics(struct gpd_device *dev)
 	dev->next_metrics = NULL;
 	dev->set = NULL;
 	dev->binding = NULL;
+	if (dev->source->ops->forget_sets)
+		dev->source->ops->forget_sets(dev->source);
 	gpd_info("%s: using the reloaded metric definitions (%zu sets)",
 		 dev->source->name, dev->metrics->n_sets);
 	if (dev->owner.metrics_adopted)

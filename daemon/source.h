@@ -58,6 +58,9 @@ struct gpd_source_ops {
 			   struct gpd_error *err);
 	void (*close)(struct gpd_source *src);
 	void (*destroy)(struct gpd_source *src);
+	/* The device's metric definitions were replaced (a reload): nothing
+	 * kept of the old sets may be used again. NULL when nothing is. */
+	void (*forget_sets)(struct gpd_source *src);
 };
 
 struct gpd_source {

@@ -30,7 +30,10 @@ void gpd_oa_buffer_free(struct gpd_oa_buffer *buf)
 
 void gpd_oa_buffer_reset(struct gpd_oa_buffer *buf)
 {
-	memset(buf->mem, 0, buf->size);
+	/* Positions count from the last reset, so only the first tail bytes
+	 * can have been written since the memory was last zero: a fresh
+	 * stream's 16 MiB are not touched at all. */
+	memset(buf->mem, 0, buf->tail < buf->size ? (size_t)buf->tail : buf->size);
 	buf->head = buf->tail = 0;
 	buf->overflow = false;
 }

@@ -147,9 +147,15 @@ int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 	if (ret)
 		goto fail;
 	m->freq = m->dev.gpu_min_freq;
-	ret = fit_rates(m, cfg->set, &m->rates);
-	if (ret)
-		goto fail;
+	if (cfg->rates) {
+		m->rates = cfg->rates;
+	} else {
+		m->own_rates = malloc(sizeof(*m->own_rates));
+		ret = m->own_rates ? fit_rates(m, cfg->set, m->own_rates) : -ENOMEM;
+		if (ret)
+			goto fail;
+		m->rates = m->own_rates;
+	}
 	ret = gpd_oa_buffer_init(&m->buffer, buffer_size, fmt->size);
 	if (ret)
 		goto fail;
@@ -162,6 +168,7 @@ int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 	return 0;
 
 fail:
+	free(m->own_rates);
 	free(m);
 	return ret;
 }
@@ -171,6 +178,7 @@ void gpd_oa_model_destroy(struct gpd_oa_model *model)
 	if (!model)
 		return;
 	gpd_oa_buffer_free(&model->buffer);
+	free(model->own_rates);
 	free(model);
 }
 
@@ -192,18 +200,32 @@ bool gpd_oa_model_enabled(const struct gpd_oa_model *m)
 	return m->enabled;
 }
 
-int gpd_oa_model_set_metric_set(struct gpd_oa_model *m, const struct gpm_metric_set *set)
+int gpd_oa_model_set_metric_set(struct gpd_oa_model *m, const struct gpm_metric_set *set,
+				const struct gpd_rate_model *fitted)
 {
-	struct gpd_rate_model *rates = malloc(sizeof(*rates));
-	int ret;
+	struct gpd_rate_model *rates = NULL;
 
-	if (!rates)
-		return -ENOMEM;
-	ret = fit_rates(m, set, rates);
-	if (ret == 0)
-		m->rates = *rates;
-	free(rates);
-	return ret;
+	if (!fitted) {
+		int ret;
+
+		rates = malloc(sizeof(*rates));
+		if (!rates)
+			return -ENOMEM;
+		ret = fit_rates(m, set, rates);
+		if (ret) {
+			free(rates);
+			return ret;
+		}
+	}
+	free(m->own_rates);
+	m->own_rates = rates;
+	m->rates = fitted ? fitted : rates;
+	return 0;
+}
+
+const struct gpd_rate_model *gpd_oa_model_rates(const struct gpd_oa_model *m)
+{
+	return m->rates;
 }
 
 /* Brings the counters up to tick t, over which the workload's state is
@@ -228,11 +250,11 @@ static void account(struct gpd_oa_model *m, uint64_t t)
 		uint64_t clocks = (uint64_t)((unsigned __int128)freq * ns / 1000000000u);
 		uint64_t inc[GPM_ACC_SLOTS];
 
-		gpd_rate_model_increments(&m->rates, gpd_workload_context(wl), util,
+		gpd_rate_model_increments(m->rates, gpd_workload_context(wl), util,
 					  clocks, inc);
 		m->counter[GPM_ACC_GPU_CLOCK] += clocks;
-		for (size_t i = 0; i < m->rates.n_slots; i++)
-			m->counter[m->rates.slot[i]] += inc[i];
+		for (size_t i = 0; i < m->rates->n_slots; i++)
+			m->counter[m->rates->slot[i]] += inc[i];
 		m->freq = freq;
 	}
 	m->accounted = t;

@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon/sim/rate_model.h"
 #include "daemon/sim/workload.h"
 #include "metrics/device.h"
 #include "metrics/metric_set.h"
@@ -71,6 +72,10 @@ struct gpd_oa_model_config {
 	 * its equations at creation (the model keeps no reference to it).
 	 * NULL gives moderate rates with nothing to fit. */
 	const struct gpm_metric_set *set;
+	/* The rates a model of this device and seed fitted to set before
+	 * (gpd_oa_model_rates), used instead of fitting again; they must
+	 * outlive the model. NULL fits. */
+	const struct gpd_rate_model *rates;
 	/* The timestamp at creation, in ticks (wrapped to the platform's
 	 * timestamp width): lets tests start just before the wrap. */
 	uint64_t start_timestamp;
@@ -114,11 +119,16 @@ bool gpd_oa_model_enabled(const struct gpd_oa_model *model);
 
 /*
  * I915_PERF_IOCTL_CONFIG: switches to another metric set (refitting the
- * rates; counters continue from where they are). -ENOMEM leaves the old
- * rates in place.
+ * rates, or using rates fitted to it before, as in the config; counters
+ * continue from where they are). -ENOMEM leaves the old rates in place.
  */
 int gpd_oa_model_set_metric_set(struct gpd_oa_model *model,
-				const struct gpm_metric_set *set);
+				const struct gpm_metric_set *set,
+				const struct gpd_rate_model *rates);
+
+/* The raw counters' rates, as fitted to the model's set; valid while the
+ * model lives and keeps its set. */
+const struct gpd_rate_model *gpd_oa_model_rates(const struct gpd_oa_model *model);
 
 /*
  * Advances GPU time by ticks timestamp ticks, writing every report due in

@@ -37,7 +37,10 @@ struct gpd_oa_model {
 	uint64_t switch_report_at;
 	uint32_t switch_ctx_id;
 	bool switch_ctx_valid;
-	struct gpd_rate_model rates;
+	/* The raw counters' rates: fitted here (own_rates), or lent by
+	 * whoever created or switched the model, for as long as it lives. */
+	const struct gpd_rate_model *rates;
+	struct gpd_rate_model *own_rates;
 
 	/* The OA unit's status bits and buffer. */
 	struct gpd_oa_buffer buffer;

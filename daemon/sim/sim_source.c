@@ -23,6 +23,11 @@
 #define SIM_MAX_CATCH_UP_NS 1000000000ull
 #define SIM_READ_SIZE (1u << 20)
 
+struct sim_fit {
+	const struct gpm_metric_set *set;
+	struct gpd_rate_model rates;
+};
+
 struct sim_source {
 	struct gpd_source base;
 	const struct gpm_metrics_db *db;
@@ -35,6 +40,11 @@ struct sim_source {
 	uint64_t last_ns;               /* monotonic time the model is at */
 	uint64_t ns_remainder;          /* ns not yet worth a whole tick */
 	unsigned char *read_buf;
+	bool stepped;                   /* no timer: see gpd_sim_source_advance */
+	/* The rates fitted to each set opened so far, lent to its models:
+	 * fitting is most of the time a stream takes to open. */
+	struct sim_fit **fits;
+	size_t n_fits;
 };
 
 static void deliver(struct sim_source *sim)
@@ -52,12 +62,10 @@ static void deliver(struct sim_source *sim)
 	}
 }
 
-static void on_poll(uv_timer_t *timer)
+/* Runs the model elapsed ns on and reads what it wrote. */
+static void advance(struct sim_source *sim, uint64_t elapsed)
 {
-	struct sim_source *sim = timer->data;
-	uint64_t now = gpd_monotonic_ns();
-	uint64_t elapsed = now - sim->last_ns + sim->ns_remainder;
-	sim->last_ns = now;
+	elapsed += sim->ns_remainder;
 	if (elapsed > SIM_MAX_CATCH_UP_NS)
 		elapsed = SIM_MAX_CATCH_UP_NS;
 	uint64_t freq = sim->base.info.timestamp_frequency;
@@ -66,6 +74,58 @@ static void on_poll(uv_timer_t *timer)
 		(uint64_t)((unsigned __int128)ticks * 1000000000ull / freq);
 	gpd_oa_model_advance(sim->model, ticks);
 	deliver(sim);
+}
+
+static void on_poll(uv_timer_t *timer)
+{
+	struct sim_source *sim = timer->data;
+	uint64_t now = gpd_monotonic_ns();
+	uint64_t elapsed = now - sim->last_ns;
+	sim->last_ns = now;
+	advance(sim, elapsed);
+}
+
+void gpd_sim_source_advance(struct gpd_source *src, uint64_t ns)
+{
+	struct sim_source *sim = (struct sim_source *)src;
+	if (sim->model)
+		advance(sim, ns);
+}
+
+static const struct gpd_rate_model *fitted(const struct sim_source *sim,
+					   const struct gpm_metric_set *set)
+{
+	for (size_t i = 0; i < sim->n_fits; i++)
+		if (sim->fits[i]->set == set)
+			return &sim->fits[i]->rates;
+	return NULL;
+}
+
+/* Keeps the model's rates for the next stream of set; without memory for
+ * them the next one fits again. */
+static void keep_fit(struct sim_source *sim, const struct gpm_metric_set *set)
+{
+	if (fitted(sim, set))
+		return;
+	struct sim_fit **fits = realloc(sim->fits, (sim->n_fits + 1) * sizeof(*fits));
+	if (!fits)
+		return;
+	sim->fits = fits;
+	struct sim_fit *fit = malloc(sizeof(*fit));
+	if (!fit)
+		return;
+	fit->set = set;
+	fit->rates = *gpd_oa_model_rates(sim->model);
+	fits[sim->n_fits++] = fit;
+}
+
+static void forget_fits(struct sim_source *sim)
+{
+	for (size_t i = 0; i < sim->n_fits; i++)
+		free(sim->fits[i]);
+	free(sim->fits);
+	sim->fits = NULL;
+	sim->n_fits = 0;
 }
 
 static int make_model(struct sim_source *sim, const struct gpd_stream_config *cfg,
@@ -78,6 +138,7 @@ static int make_model(struct sim_source *sim, const struct gpd_stream_config *cf
 		.seed = sim->seed,
 		.buffer_size = sim->buffer_size,
 		.set = cfg->set,
+		.rates = fitted(sim, cfg->set),
 		/* Hardware timestamps do not start at 0; starting mid-range
 		 * makes the 32-bit wrap come within minutes, not hours. */
 		.start_timestamp = 0x80000000u,
@@ -89,8 +150,10 @@ static int make_model(struct sim_source *sim, const struct gpd_stream_config *cf
 		snprintf(err->message, sizeof(err->message),
 			 "the simulated OA unit refused %s at exponent %u: %s",
 			 cfg->set->symbol_name, cfg->exponent, strerror(-ret));
+		return ret;
 	}
-	return ret;
+	keep_fit(sim, cfg->set);
+	return 0;
 }
 
 static int sim_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
@@ -108,8 +171,10 @@ static int sim_open(struct gpd_source *src, const struct gpd_stream_config *cfg,
 	gpd_oa_model_enable(sim->model);
 	sim->last_ns = gpd_monotonic_ns();
 	sim->ns_remainder = 0;
-	uv_timer_start(&sim->timer, on_poll, SIM_POLL_MS, SIM_POLL_MS);
-	sim->timer_running = true;
+	if (!sim->stepped) {
+		uv_timer_start(&sim->timer, on_poll, SIM_POLL_MS, SIM_POLL_MS);
+		sim->timer_running = true;
+	}
 	return 0;
 }
 
@@ -122,14 +187,17 @@ static int sim_reconfigure(struct gpd_source *src,
 	 * but a new period needs a new stream. */
 	if (!sim->model || cfg->exponent != sim->exponent)
 		return -EOPNOTSUPP;
-	int ret = gpd_oa_model_set_metric_set(sim->model, cfg->set);
+	int ret = gpd_oa_model_set_metric_set(sim->model, cfg->set,
+					      fitted(sim, cfg->set));
 	if (ret) {
 		err->code = ret;
 		snprintf(err->message, sizeof(err->message),
 			 "the simulated OA unit could not switch to %s: %s",
 			 cfg->set->symbol_name, strerror(-ret));
+		return ret;
 	}
-	return ret;
+	keep_fit(sim, cfg->set);
+	return 0;
 }
 
 static void sim_close(struct gpd_source *src)
@@ -145,9 +213,16 @@ static void sim_close(struct gpd_source *src)
 	}
 }
 
+/* Only once the stream is closed: its model may use one of the fits. */
+static void sim_forget_sets(struct gpd_source *src)
+{
+	forget_fits((struct sim_source *)src);
+}
+
 static void on_timer_closed(uv_handle_t *handle)
 {
 	struct sim_source *sim = handle->data;
+	forget_fits(sim);
 	free(sim->read_buf);
 	free(sim);
 }
@@ -164,6 +239,7 @@ static const struct gpd_source_ops sim_ops = {
 	.reconfigure = sim_reconfigure,
 	.close = sim_close,
 	.destroy = sim_destroy,
+	.forget_sets = sim_forget_sets,
 };
 
 int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
@@ -219,6 +295,7 @@ int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 	sim->seed = opts->seed;
 	sim->buffer_size = opts->buffer_size;
 	sim->read_buf = buf;
+	sim->stepped = opts->stepped;
 	uv_timer_init(loop, &sim->timer);
 	sim->timer.data = sim;
 	*out = &sim->base;

@@ -4,6 +4,7 @@
 #ifndef GPD_SIM_SOURCE_H
 #define GPD_SIM_SOURCE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <uv.h>
@@ -16,6 +17,9 @@ struct gpd_sim_source_options {
 	uint64_t seed;
 	size_t buffer_size;             /* 0: 16 MiB, like i915 */
 	unsigned index;                 /* names it sim<index> */
+	/* The unit runs only when gpd_sim_source_advance says, not with
+	 * the clock: the time line of a fuzz target's sequences. */
+	bool stepped;
 };
 
 /* -ENOENT when the platform is unknown or has no metric file loaded, with
@@ -23,5 +27,9 @@ struct gpd_sim_source_options {
 int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 			  const struct gpd_sim_source_options *opts,
 			  struct gpd_source **out, struct gpd_error *err);
+
+/* Runs the simulated unit of an open stream ns further and delivers what
+ * it wrote, at once, as a poll timer firing ns late would. */
+void gpd_sim_source_advance(struct gpd_source *src, uint64_t ns);
 
 #endif

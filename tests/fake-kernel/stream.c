@@ -132,7 +132,7 @@ int fk_stream_set_config(struct fk_stream *s, uint64_t set_id, uint64_t *prev)
 		return -EINVAL;
 	const struct gpm_metric_set *set = fk_find_set(s->card, guid);
 	if (set) {
-		int ret = gpd_oa_model_set_metric_set(s->model, set);
+		int ret = gpd_oa_model_set_metric_set(s->model, set, NULL);
 		if (ret)
 			return ret;
 	}

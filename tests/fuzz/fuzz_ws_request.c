@@ -39,7 +39,7 @@ static void setup(void)
 		.device_specs = devices,
 		.n_device_specs = 1,
 		.seed = 3,
-		.sim_buffer_size = 64 * 1024,
+		.sim_buffer_size = 128 * 1024,
 	};
 	struct gpd_error err = { 0 };
 	gpd_log_set_level(GPD_LOG_ERROR);

@@ -151,6 +151,55 @@ START_TEST(test_deterministic)
 }
 END_TEST
 
+/* Rates fitted once serve every later model of the set (the sim source
+ * keeps them across streams): the same bytes as a model that fits its own,
+ * also when switched to the set. */
+START_TEST(test_lent_rates_same_reports)
+{
+	struct gpm_metrics_db db;
+
+	gpm_metrics_db_init(&db);
+	ck_assert_int_eq(gpm_metrics_db_add_builtin(&db), 0);
+	const struct gpm_metrics_file *file = gpm_metrics_db_find_platform(&db, "simgen12");
+	ck_assert_ptr_nonnull(file);
+	struct gpd_oa_model_config cfg = sim_config(6, 11);
+	cfg.set = gpm_metrics_file_find_set(file, "MemoryL3");
+	ck_assert_ptr_nonnull(cfg.set);
+	struct gpd_oa_model *fitter = create(&cfg), *own = create(&cfg);
+	cfg.rates = gpd_oa_model_rates(fitter);
+	struct gpd_oa_model *lent = create(&cfg);
+	cfg.set = gpm_metrics_file_find_set(file, "RenderBasic");
+	cfg.rates = NULL;
+	struct gpd_oa_model *switched = create(&cfg);
+	ck_assert_int_eq(gpd_oa_model_set_metric_set(switched, NULL,
+						     gpd_oa_model_rates(fitter)), 0);
+	ck_assert_int_eq(gpd_oa_model_set_metric_set(own, gpm_metrics_file_find_set(file, "RenderBasic"),
+						     NULL), 0);
+	ck_assert_int_eq(gpd_oa_model_set_metric_set(own, gpm_metrics_file_find_set(file, "MemoryL3"),
+						     NULL), 0);
+
+	unsigned char *a = NULL, *b = NULL, *c = NULL;
+	size_t cap_a = 0, cap_b = 0, cap_c = 0;
+	size_t len_a = run(own, 400000, 400000, &a, &cap_a);
+	size_t len_b = run(lent, 400000, 400000, &b, &cap_b);
+	size_t len_c = run(switched, 400000, 400000, &c, &cap_c);
+	ck_assert_uint_gt(len_a, 100 * RECORD_SIZE);
+	ck_assert_uint_eq(len_a, len_b);
+	ck_assert_int_eq(memcmp(a, b, len_a), 0);
+	ck_assert_uint_eq(len_a, len_c);
+	ck_assert_int_eq(memcmp(a, c, len_a), 0);
+
+	gpd_oa_model_destroy(fitter);
+	gpd_oa_model_destroy(own);
+	gpd_oa_model_destroy(lent);
+	gpd_oa_model_destroy(switched);
+	free(a);
+	free(b);
+	free(c);
+	gpm_metrics_db_fini(&db);
+}
+END_TEST
+
 /* Timer reports sit on multiples of 2^(exponent + 1), one per period. */
 static void check_periodic(int exponent)
 {
@@ -941,6 +990,7 @@ static Suite *oa_model_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_lent_rates_same_reports);
 	tcase_add_test(tc, test_periodic_spacing);
 	tcase_add_test(tc, test_fastest_period);
 	tcase_add_test(tc, test_record_framing);

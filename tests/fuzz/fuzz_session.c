@@ -1,0 +1,490 @@
+/*
+ * Fuzzes whole client sessions against one in-process daemon on a stepped
+ * sim device: several connections at once, each sending requests in an
+ * order the input chooses, some never reading what they are sent, while
+ * the simulated unit's time moves on between requests.
+ *
+ * Input: a sequence of operations, each an operation byte and the bytes
+ * of its arguments (missing bytes read as 0):
+ *
+ *   CONNECT mode      a session: bit 0 trusted, bit 1 a bearer header,
+ *                     bit 2 with the viewer's token (else the
+ *                     controller's), bit 3 a client that never reads
+ *   AUTH c token role
+ *   SUBSCRIBE c set period window n counter... flags
+ *   UNSUBSCRIBE c id, RECONFIGURE c id set period, MARK c id kind,
+ *   START_RECORDING c set period max, STOP_RECORDING c id, PING c
+ *   CLOSE c           the connection goes away
+ *   ADVANCE t         the sim runs on (100 us to 50 ms)
+ *   READ c            connection c reads what it was sent
+ *   RAW c n bytes...  n bytes as one message
+ *   LOOP              the loop turns once (recordings end there)
+ *
+ * c picks one of the open connections. Requests are real Envelopes through
+ * gpd_session_receive; names, periods and windows come from small tables
+ * of valid and invalid values.
+ *
+ * Checked beyond memory safety, after every operation: every subscription
+ * is bound to the set its device runs; everything a session
+ * queued is an Envelope of a server kind; a frame carries as many values
+ * (and per-context values) as its subscription's counters, as the client
+ * was last told them (Subscribed, Reconfigured, CONFIG_CHANGED); a closing
+ * session queues nothing more. At the end every connection closes and the
+ * device must be idle again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/net/server.h"
+#include "daemon/net/session_internal.h"
+#include "daemon/sim/sim_source.h"
+#include "daemon/subscription_internal.h"
+
+#define K(x) GPUPERF__ENVELOPE__KIND_##x
+#define N_CONNECTIONS 4
+#define N_TRACKED 16
+
+enum op {
+	OP_CONNECT,
+	OP_AUTH,
+	OP_SUBSCRIBE,
+	OP_UNSUBSCRIBE,
+	OP_RECONFIGURE,
+	OP_MARK,
+	OP_START_RECORDING,
+	OP_STOP_RECORDING,
+	OP_PING,
+	OP_CLOSE,
+	OP_ADVANCE,
+	OP_READ,
+	OP_RAW,
+	OP_LOOP,
+	N_OPS,
+};
+
+static const char *const sets[] = {
+	"", "RenderBasic", "ComputeBasic", "MemoryL3", "Nope",
+};
+static const char *const counters[] = {
+	"GpuTime", "GpuBusy", "Nope", "EuActive", "L3Lookups", "ComputeBusy",
+	"", "RenderBusy",
+};
+static const uint64_t periods_ns[] = {
+	0, 1, 80000, 1000000, 10000000, UINT64_MAX,
+};
+static const uint64_t windows_ns[] = {
+	0, 1, 1000000, 10000000, 100000000,
+};
+static const uint64_t advances_ns[] = {
+	100000, 1000000, 5000000, 20000000, 50000000,
+};
+static const uint64_t max_bytes[] = { 0, 100, 4096, 1 << 20 };
+static const char *const tokens[] = { "fuzztoken", "ctl", "wrong", "" };
+static const char *const devices[] = { "", "sim0", "nope" };
+
+/* A subscription as its client knows it. */
+struct tracked {
+	uint32_t id;
+	size_t n_counters;
+};
+
+struct connection {
+	struct gpd_session *session;
+	bool reads;
+	struct tracked subs[N_TRACKED];
+	size_t n_subs;
+};
+
+static uv_loop_t loop;
+static struct gpd_daemon daemon_ctx;
+static struct gpd_server server;
+static struct connection connections[N_CONNECTIONS];
+static uint64_t next_request_id;
+
+static void wake(void *user)
+{
+}
+
+static void setup(void)
+{
+	static const char *specs[] = { "sim" };
+	struct gpd_options opts = {
+		.device_specs = specs,
+		.n_device_specs = 1,
+		.seed = 3,
+		.sim_buffer_size = 128 * 1024,
+		.sim_stepped = true,
+	};
+	struct gpd_error err = { 0 };
+	gpd_log_set_level(GPD_LOG_ERROR);
+	uv_loop_init(&loop);
+	if (gpd_daemon_init(&daemon_ctx, &loop, &opts, &err)) {
+		fprintf(stderr, "fuzz_session: %s\n", err.message);
+		abort();
+	}
+	char path[] = "/tmp/fuzz-session-tokens-XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] = "fuzztoken viewer\nctl controller\n";
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != sizeof(text) - 1)
+		abort();
+	close(fd);
+	struct gpd_server_options so = {
+		.token_file = path,
+		.max_subscriptions = 4,
+		.queue_frames = 8,
+		.max_requests_per_second = 1000000,
+	};
+	if (gpd_server_init(&server, &loop, &daemon_ctx.registry, &so, &err)) {
+		fprintf(stderr, "fuzz_session: %s\n", err.message);
+		abort();
+	}
+	unlink(path);
+}
+
+/* The input, read a byte at a time; 0 past its end. */
+struct cursor {
+	const uint8_t *data;
+	size_t size;
+};
+
+static uint8_t take(struct cursor *c)
+{
+	if (!c->size)
+		return 0;
+	c->size--;
+	return *c->data++;
+}
+
+#define PICK(c, table) ((table)[take(c) % (sizeof(table) / sizeof((table)[0]))])
+
+static struct tracked *find_tracked(struct connection *conn, uint32_t id)
+{
+	for (size_t i = 0; i < conn->n_subs; i++)
+		if (conn->subs[i].id == id)
+			return &conn->subs[i];
+	return NULL;
+}
+
+static void track(struct connection *conn, uint32_t id, size_t n_counters)
+{
+	struct tracked *t = find_tracked(conn, id);
+	if (!t && conn->n_subs < N_TRACKED)
+		t = &conn->subs[conn->n_subs++];
+	if (t)
+		*t = (struct tracked){ .id = id, .n_counters = n_counters };
+}
+
+static void untrack(struct connection *conn, uint32_t id)
+{
+	struct tracked *t = find_tracked(conn, id);
+	if (t)
+		*t = conn->subs[--conn->n_subs];
+}
+
+static void check_frame(struct connection *conn, const Gpuperf__Frame *f)
+{
+	struct tracked *t = find_tracked(conn, f->subscription_id);
+	if (!t)
+		abort();        /* a frame of a subscription never granted */
+	if (f->n_values != t->n_counters)
+		abort();
+	for (size_t i = 0; i < f->n_contexts; i++)
+		if (f->contexts[i]->n_values != t->n_counters)
+			abort();
+}
+
+/* A Hello checked before: every session gets one, nearly always the
+ * same bytes, and decoding all its counters is most of a short sequence. */
+static uint8_t *hello_checked;
+static size_t hello_checked_len;
+
+static bool is_checked_hello(const struct gpd_message *m)
+{
+	return m->len == hello_checked_len &&
+	       !memcmp(m->data, hello_checked, m->len);
+}
+
+static void remember_hello(const struct gpd_message *m)
+{
+	uint8_t *copy = realloc(hello_checked, m->len);
+	if (!copy)
+		abort();
+	memcpy(copy, m->data, m->len);
+	hello_checked = copy;
+	hello_checked_len = m->len;
+}
+
+/* Reads what conn was sent, in order, as its client would. */
+static void read_all(struct connection *conn)
+{
+	struct gpd_message *m;
+	while ((m = gpd_session_pop(conn->session))) {
+		if (is_checked_hello(m)) {
+			free(m);
+			continue;
+		}
+		Gpuperf__Envelope *env = gpuperf__envelope__unpack(NULL, m->len,
+								   m->data);
+		if (!env || env->kind_case < K(HELLO))
+			abort();
+		if (env->kind_case == K(HELLO))
+			remember_hello(m);
+		switch (env->kind_case) {
+		case K(SUBSCRIBED):
+			track(conn, env->subscribed->subscription_id,
+			      env->subscribed->n_counters);
+			break;
+		case K(RECONFIGURED):
+			track(conn, env->reconfigured->subscription_id,
+			      env->reconfigured->n_counters);
+			break;
+		case K(UNSUBSCRIBED):
+			untrack(conn, env->unsubscribed->subscription_id);
+			break;
+		case K(EVENT):
+			if (env->event->kind ==
+			    GPUPERF__STREAM_EVENT__KIND__CONFIG_CHANGED)
+				track(conn, env->event->subscription_id,
+				      env->event->n_counters);
+			break;
+		case K(FRAME):
+			check_frame(conn, env->frame);
+			break;
+		default:
+			break;
+		}
+		gpuperf__envelope__free_unpacked(env, NULL);
+		free(m);
+	}
+}
+
+/* Every subscription is bound to the set its device runs. */
+static void check_subscriptions(void)
+{
+	for (unsigned i = 0; i < N_CONNECTIONS; i++) {
+		const struct gpd_session *s = connections[i].session;
+		if (!s)
+			continue;
+		for (const struct gpd_session_sub *ss = s->subs; ss; ss = ss->next)
+			if (ss->sub->set != ss->sub->device->set)
+				abort();
+	}
+}
+
+static void close_connection(struct connection *conn)
+{
+	read_all(conn);
+	gpd_session_destroy(conn->session);
+	memset(conn, 0, sizeof(*conn));
+}
+
+static struct connection *pick_connection(struct cursor *c)
+{
+	uint8_t i = take(c) % N_CONNECTIONS;
+	for (unsigned n = 0; n < N_CONNECTIONS; n++) {
+		struct connection *conn = &connections[(i + n) % N_CONNECTIONS];
+		if (conn->session)
+			return conn;
+	}
+	return NULL;
+}
+
+static void send_request(struct connection *conn, Gpuperf__Envelope *env)
+{
+	env->request_id = ++next_request_id;
+	size_t len = gpuperf__envelope__get_packed_size(env);
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		abort();
+	gpuperf__envelope__pack(env, buf);
+	bool was_closing = conn->session->closing;
+	size_t queued = conn->session->queue.bytes;
+	gpd_session_receive(conn->session, buf, len);
+	free(buf);
+	if (was_closing && conn->session->queue.bytes > queued)
+		abort();
+}
+
+static void op_connect(struct cursor *c)
+{
+	uint8_t mode = take(c);
+	for (unsigned i = 0; i < N_CONNECTIONS; i++) {
+		struct connection *conn = &connections[i];
+		if (conn->session)
+			continue;
+		struct gpd_session_transport t = { .wake = wake };
+		const char *bearer = NULL;
+		if (mode & 2)
+			bearer = mode & 4 ? "Bearer fuzztoken" : "Bearer ctl";
+		if (gpd_session_create(&server, &t, mode & 1, bearer,
+				       &conn->session))
+			return;
+		conn->reads = !(mode & 8);
+		return;
+	}
+}
+
+static void op_subscribe(struct connection *conn, struct cursor *c)
+{
+	Gpuperf__Subscribe s = GPUPERF__SUBSCRIBE__INIT;
+	s.metric_set = (char *)PICK(c, sets);
+	s.sampling_period_ns = PICK(c, periods_ns);
+	s.window_ns = PICK(c, windows_ns);
+	char *names[4];
+	s.n_counters = take(c) % 5;
+	for (size_t i = 0; i < s.n_counters; i++)
+		names[i] = (char *)PICK(c, counters);
+	s.counters = names;
+	uint8_t flags = take(c);
+	s.raw = flags & 1;
+	s.per_context = flags & 2;
+	if (flags & 4) {
+		s.context_filter_case = GPUPERF__SUBSCRIBE__CONTEXT_FILTER_CTX_ID;
+		s.ctx_id = flags >> 5;
+	}
+	s.device = (char *)devices[(flags >> 3) % 3];
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.kind_case = K(SUBSCRIBE);
+	env.subscribe = &s;
+	send_request(conn, &env);
+}
+
+static void op_request(enum op op, struct connection *conn, struct cursor *c)
+{
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	Gpuperf__Auth auth = GPUPERF__AUTH__INIT;
+	Gpuperf__Unsubscribe unsub = GPUPERF__UNSUBSCRIBE__INIT;
+	Gpuperf__Reconfigure reconf = GPUPERF__RECONFIGURE__INIT;
+	Gpuperf__Mark mark = GPUPERF__MARK__INIT;
+	Gpuperf__StartRecording start = GPUPERF__START_RECORDING__INIT;
+	Gpuperf__StopRecording stop = GPUPERF__STOP_RECORDING__INIT;
+	Gpuperf__Ping ping = GPUPERF__PING__INIT;
+	switch (op) {
+	case OP_AUTH:
+		auth.token = (char *)PICK(c, tokens);
+		auth.role = take(c) % 3;
+		env.kind_case = K(AUTH);
+		env.auth = &auth;
+		break;
+	case OP_UNSUBSCRIBE:
+		unsub.subscription_id = take(c) % 8;
+		env.kind_case = K(UNSUBSCRIBE);
+		env.unsubscribe = &unsub;
+		break;
+	case OP_RECONFIGURE:
+		reconf.subscription_id = take(c) % 8;
+		reconf.metric_set = (char *)PICK(c, sets);
+		reconf.sampling_period_ns = PICK(c, periods_ns);
+		env.kind_case = K(RECONFIGURE);
+		env.reconfigure = &reconf;
+		break;
+	case OP_MARK:
+		mark.subscription_id = take(c) % 8;
+		mark.kind = take(c) % 3;
+		env.kind_case = K(MARK);
+		env.mark = &mark;
+		break;
+	case OP_START_RECORDING:
+		start.metric_set = (char *)PICK(c, sets);
+		start.sampling_period_ns = PICK(c, periods_ns);
+		start.max_bytes = PICK(c, max_bytes);
+		env.kind_case = K(START_RECORDING);
+		env.start_recording = &start;
+		break;
+	case OP_STOP_RECORDING:
+		stop.recording_id = take(c) % 4;
+		env.kind_case = K(STOP_RECORDING);
+		env.stop_recording = &stop;
+		break;
+	case OP_PING:
+		ping.client_time_ns = take(c);
+		env.kind_case = K(PING);
+		env.ping = &ping;
+		break;
+	default:
+		return;
+	}
+	send_request(conn, &env);
+}
+
+static void op_advance(struct cursor *c)
+{
+	uint64_t ns = PICK(c, advances_ns);
+	const struct gpd_device_registry *r = &daemon_ctx.registry;
+	for (size_t i = 0; i < r->n_devices; i++)
+		if (r->devices[i]->open)
+			gpd_sim_source_advance(r->devices[i]->source, ns);
+}
+
+static void op_raw(struct connection *conn, struct cursor *c)
+{
+	size_t len = take(c);
+	if (len > c->size)
+		len = c->size;
+	gpd_session_receive(conn->session, c->data, len);
+	c->data += len;
+	c->size -= len;
+}
+
+static void run_op(enum op op, struct cursor *c)
+{
+	if (op == OP_CONNECT) {
+		op_connect(c);
+		return;
+	}
+	if (op == OP_ADVANCE) {
+		op_advance(c);
+		return;
+	}
+	if (op == OP_LOOP) {
+		uv_run(&loop, UV_RUN_NOWAIT);
+		return;
+	}
+	struct connection *conn = pick_connection(c);
+	if (!conn)
+		return;
+	switch (op) {
+	case OP_SUBSCRIBE:
+		op_subscribe(conn, c);
+		break;
+	case OP_CLOSE:
+		close_connection(conn);
+		return;
+	case OP_READ:
+		read_all(conn);
+		return;
+	case OP_RAW:
+		op_raw(conn, c);
+		break;
+	default:
+		op_request(op, conn, c);
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!daemon_ctx.loop)
+		setup();
+	struct cursor c = { .data = data, .size = size };
+	while (c.size) {
+		run_op((enum op)(take(&c) % N_OPS), &c);
+		for (unsigned i = 0; i < N_CONNECTIONS; i++)
+			if (connections[i].session && connections[i].reads)
+				read_all(&connections[i]);
+		check_subscriptions();
+	}
+	for (unsigned i = 0; i < N_CONNECTIONS; i++)
+		if (connections[i].session)
+			close_connection(&connections[i]);
+	uv_run(&loop, UV_RUN_NOWAIT);
+	const struct gpd_device_registry *r = &daemon_ctx.registry;
+	for (size_t i = 0; i < r->n_devices; i++)
+		if (r->devices[i]->subscribers || r->devices[i]->open)
+			abort();
+	return 0;
+}
