@@ -13,151 +13,23 @@
 #include "daemon/daemon.h"
 #include "daemon/discovery.h"
 #include "daemon/log.h"
-#include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metrics_db.h"
 #include "tests/unit/fake_machine_daemon.h"
 #include "tests/unit/test_util.h"
 
-#define MAX_FRAMES 12
-#define MAX_VALUES 128
-
-struct collector {
-	struct gpd_daemon *daemon;
-	struct gpd_subscription *sub;
-	unsigned frames;
-	unsigned stop_after;
-	uint32_t reports[MAX_FRAMES];
-	uint64_t gpu_start[MAX_FRAMES], gpu_end[MAX_FRAMES];
-	size_t n_values;
-	struct gpm_value values[MAX_FRAMES][MAX_VALUES];
-	uint64_t lost_reports, buffers_lost;
-	unsigned frames_after_loss;
-	const char *last_set;
-	enum gpd_event_kind events[16];
-	char messages[16][256];
-	unsigned n_events;
-	bool stop_on_event;
-	enum gpd_event_kind stop_event;
-};
-
-static void on_frame(void *user, const struct gpd_frame *f)
-{
-	struct collector *c = user;
-	if (c->frames < MAX_FRAMES) {
-		c->reports[c->frames] = f->reports;
-		c->gpu_start[c->frames] = f->gpu_start_ns;
-		c->gpu_end[c->frames] = f->gpu_end_ns;
-		c->n_values = f->n_values < MAX_VALUES ? f->n_values : MAX_VALUES;
-		memcpy(c->values[c->frames], f->values,
-		       c->n_values * sizeof(*f->values));
-	}
-	if (c->buffers_lost && f->reports)
-		c->frames_after_loss++;
-	c->lost_reports += f->lost_reports;
-	c->buffers_lost += f->buffer_lost;
-	c->last_set = c->sub->device->set->symbol_name;
-	c->frames++;
-	if (c->stop_after && c->frames >= c->stop_after)
-		uv_stop(c->daemon->loop);
-}
-
-static void on_event(void *user, const struct gpd_event *ev)
-{
-	struct collector *c = user;
-	if (c->n_events < 16) {
-		c->events[c->n_events] = ev->kind;
-		snprintf(c->messages[c->n_events], sizeof(c->messages[0]), "%s",
-			 ev->message);
-		c->n_events++;
-	}
-	if (c->stop_on_event && ev->kind == c->stop_event)
-		uv_stop(c->daemon->loop);
-}
-
-static bool saw_event(const struct collector *c, enum gpd_event_kind kind,
-		      const char *text)
-{
-	for (unsigned i = 0; i < c->n_events; i++)
-		if (c->events[i] == kind && strstr(c->messages[i], text))
-			return true;
-	return false;
-}
-
-static const struct gpd_subscriber_ops collector_ops = {
-	.frame = on_frame,
-	.event = on_event,
-};
-
-static void subscribe(struct fixture *fx, struct collector *c, const char *set,
-		      uint64_t period_ns)
-{
-	struct gpd_subscribe_request req = {
-		.metric_set = set,
-		.sampling_period_ns = period_ns,
-		.window_ns = 10000000,
-		.role = GPD_ROLE_CONTROLLER,
-	};
-	struct gpd_error err = { 0 };
-	c->daemon = &fx->daemon;
-	ck_assert_msg(gpd_subscribe(&fx->daemon.registry, &req, &collector_ops, c,
-				    &c->sub, &err) == 0, "%s", err.message);
-}
-
-static void same_value(struct gpm_value a, struct gpm_value b, unsigned frame,
-		       size_t i)
-{
-	ck_assert_msg(a.type == b.type && a.u == b.u,
-		      "frame %u value %zu: %g through i915, %g through sim",
-		      frame, i, gpm_value_as_double(a), gpm_value_as_double(b));
-}
-
 START_TEST(frames_equal_the_sim_source)
 {
-	struct fixture fx;
-	struct collector *kernel = calloc(1, sizeof(*kernel));
-	struct collector *sim = calloc(1, sizeof(*sim));
-	kernel->stop_after = sim->stop_after = MAX_FRAMES;
-
-	fixture_start(&fx, "i915", "");
-	subscribe(&fx, kernel, "RenderBasic", 100000);
-	fixture_run(&fx, 5000);
-	gpd_unsubscribe(kernel->sub);
-	fixture_stop(&fx);
-
-	/* The sim source runs the same model: same device, seed and start. */
-	fixture_daemon(&fx, "sim:tglgt2", 1);
-	subscribe(&fx, sim, "RenderBasic", 100000);
-	fixture_run(&fx, 5000);
-	gpd_unsubscribe(sim->sub);
-	fixture_stop(&fx);
-
-	ck_assert_uint_ge(kernel->frames, MAX_FRAMES);
-	ck_assert_uint_ge(sim->frames, MAX_FRAMES);
-	ck_assert_uint_gt(kernel->n_values, 10);
-	ck_assert_uint_eq(kernel->n_values, sim->n_values);
-	for (unsigned f = 0; f < MAX_FRAMES; f++) {
-		ck_assert_uint_gt(kernel->reports[f], 0);
-		ck_assert_uint_eq(kernel->reports[f], sim->reports[f]);
-		ck_assert_uint_eq(kernel->gpu_start[f], sim->gpu_start[f]);
-		ck_assert_uint_eq(kernel->gpu_end[f], sim->gpu_end[f]);
-		for (size_t i = 0; i < kernel->n_values; i++)
-			same_value(kernel->values[f][i], sim->values[f][i], f, i);
-	}
-	free(kernel);
-	free(sim);
-	fake_machine_stop(&fx.machine);
+	fixture_check_frames_equal_the_sim_source("i915");
 }
 END_TEST
 
 START_TEST(add_config_gets_the_binding_registers_and_close_removes_them)
 {
 	struct fixture fx;
-	struct collector c = { .stop_after = 2 };
+	struct collector c = { 0 };
 	fixture_start(&fx, "i915", "");
-	subscribe(&fx, &c, "RenderBasic", 1000000);
-	fixture_run(&fx, 5000);
-	ck_assert_uint_ge(c.frames, 2);
+	fixture_stream(&fx, &c);
 
 	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
 	const struct gpm_binding *b = dev->binding;
@@ -181,21 +53,28 @@ START_TEST(add_config_gets_the_binding_registers_and_close_removes_them)
 }
 END_TEST
 
+/* c, streaming RenderBasic, switches to ComputeBasic and gets more
+ * frames of it. */
+static void switch_to_compute_basic(struct fixture *fx, struct collector *c,
+				    unsigned more)
+{
+	fixture_stream(fx, c);
+	struct gpd_error err = { 0 };
+	/* The switch hands out the window summed so far. */
+	c->stop_after = 0;
+	ck_assert_msg(gpd_reconfigure(c->sub, "ComputeBasic", 0, &err) == 0, "%s",
+		      err.message);
+	c->stop_after = c->frames + more;
+	fixture_run(fx, 5000);
+	ck_assert_str_eq(c->last_set, "ComputeBasic");
+}
+
 START_TEST(set_switch_keeps_the_stream)
 {
 	struct fixture fx;
-	struct collector c = { .stop_after = 2 };
+	struct collector c = { 0 };
 	fixture_start(&fx, "i915", "");
-	subscribe(&fx, &c, "RenderBasic", 1000000);
-	fixture_run(&fx, 5000);
-	struct gpd_error err = { 0 };
-	/* The switch hands out the window summed so far. */
-	c.stop_after = 0;
-	ck_assert_msg(gpd_reconfigure(c.sub, "ComputeBasic", 0, &err) == 0, "%s",
-		      err.message);
-	c.stop_after = c.frames + 3;
-	fixture_run(&fx, 5000);
-	ck_assert_str_eq(c.last_set, "ComputeBasic");
+	switch_to_compute_basic(&fx, &c, 3);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "PERF_OPEN"), 1);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream DISABLE"), 1);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream CONFIG id=3 -> 2"), 1);
@@ -211,25 +90,15 @@ END_TEST
 START_TEST(old_kernels_reopen_instead)
 {
 	struct fixture fx;
-	struct collector c = { .stop_after = 2 };
+	struct collector c = { 0 };
 	setenv("GPD_FAKE_KERNEL_PERF_REVISION", "1", 1);
 	fixture_start(&fx, "i915", "RenderBasic,ComputeBasic");
-	subscribe(&fx, &c, "RenderBasic", 1000000);
-	fixture_run(&fx, 5000);
-	struct gpd_error err = { 0 };
-	c.stop_after = 0;
-	ck_assert_msg(gpd_reconfigure(c.sub, "ComputeBasic", 0, &err) == 0, "%s",
-		      err.message);
-	c.stop_after = c.frames + 2;
-	fixture_run(&fx, 5000);
-	ck_assert_str_eq(c.last_set, "ComputeBasic");
+	switch_to_compute_basic(&fx, &c, 2);
 	/* Revision 1: no CONFIG ioctl and no poll period property. */
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "PERF_OPEN"), 2);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "POLL_OA_PERIOD"), 0);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "stream CONFIG"), 0);
-	gpd_unsubscribe(c.sub);
-	fixture_stop(&fx);
-	fake_machine_stop(&fx.machine);
+	fixture_finish(&fx, &c);
 	unsetenv("GPD_FAKE_KERNEL_PERF_REVISION");
 }
 END_TEST
@@ -303,49 +172,31 @@ START_TEST(short_reads_grow_the_buffer)
 	struct collector c = { .stop_after = 3 };
 	fixture_start(&fx, "i915", "RenderBasic");
 	fake_machine_control(&fx.machine, "enospc=3\n");
-	subscribe(&fx, &c, "RenderBasic", 1000000);
+	fixture_subscribe_ok(&fx, &c, "RenderBasic", 1000000);
 	fixture_run(&fx, 5000);
 	ck_assert_uint_ge(c.frames, 3);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
 						"read -> ENOSPC (injected)"), 3);
-	gpd_unsubscribe(c.sub);
-	fixture_stop(&fx);
-	fake_machine_stop(&fx.machine);
+	fixture_finish(&fx, &c);
 }
 END_TEST
 
 START_TEST(lost_reports_and_buffers_are_counted)
 {
 	struct fixture fx;
-	struct collector c = { .stop_after = 5 };
+	struct collector c = { 0 };
 	fixture_start(&fx, "i915", "RenderBasic");
-	fake_machine_control(&fx.machine, "report_loss=0.02\n");
-	/* 27 us: the 16 MiB buffer holds 1.7 s. */
-	subscribe(&fx, &c, "RenderBasic", 30000);
-	fixture_run(&fx, 5000);
-	ck_assert_uint_gt(c.lost_reports, 0);
-	fake_machine_control(&fx.machine, "stall_ms=2500\n");
-	c.stop_after = c.frames + 5;
-	fixture_run(&fx, 5000);
-	ck_assert_uint_gt(c.buffers_lost, 0);
-	ck_assert_uint_gt(c.frames_after_loss, 0);
-	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
-	/* The open window may hold loss not yet in a frame. */
-	ck_assert_uint_ge(dev->stats.reports_lost, c.lost_reports);
-	ck_assert_uint_ge(dev->stats.buffers_lost, c.buffers_lost);
-	gpd_unsubscribe(c.sub);
-	fixture_stop(&fx);
-	fake_machine_stop(&fx.machine);
+	fixture_check_loss(&fx, &c, NULL);
+	fixture_finish(&fx, &c);
 }
 END_TEST
 
 START_TEST(eio_reopens_and_counts_the_gap)
 {
 	struct fixture fx;
-	struct collector c = { .stop_after = 2 };
+	struct collector c = { 0 };
 	fixture_start(&fx, "i915", "RenderBasic");
-	subscribe(&fx, &c, "RenderBasic", 1000000);
-	fixture_run(&fx, 5000);
+	fixture_stream(&fx, &c);
 	/* The unit is taken while the stream is down: the subscriber hears
 	 * of it, and of the recovery once it is free again. */
 	fake_machine_control(&fx.machine, "eio_after=2\nbusy=1\n");
@@ -353,28 +204,26 @@ START_TEST(eio_reopens_and_counts_the_gap)
 	c.stop_event = GPD_EVENT_BUSY_ELSEWHERE;
 	c.stop_after = 0;
 	fixture_run(&fx, 5000);
-	ck_assert(saw_event(&c, GPD_EVENT_DEVICE_LOST,
+	ck_assert(collector_saw(&c, GPD_EVENT_DEVICE_LOST,
 			    "the kernel stopped the OA stream (EIO"));
-	ck_assert(saw_event(&c, GPD_EVENT_BUSY_ELSEWHERE,
+	ck_assert(collector_saw(&c, GPD_EVENT_BUSY_ELSEWHERE,
 			    "the OA unit of card0 is in use by another process"));
 	/* Nobody has to do anything but free the unit: the daemon retries. */
-	ck_assert(saw_event(&c, GPD_EVENT_BUSY_ELSEWHERE, "resumes by itself"));
-	ck_assert(!saw_event(&c, GPD_EVENT_BUSY_ELSEWHERE, "subscribe again"));
+	ck_assert(collector_saw(&c, GPD_EVENT_BUSY_ELSEWHERE, "resumes by itself"));
+	ck_assert(!collector_saw(&c, GPD_EVENT_BUSY_ELSEWHERE, "subscribe again"));
 	/* Whoever passes an event on names the device; it does not. */
-	ck_assert(!saw_event(&c, GPD_EVENT_DEVICE_LOST, "card0:"));
+	ck_assert(!collector_saw(&c, GPD_EVENT_DEVICE_LOST, "card0:"));
 	fake_machine_control(&fx.machine, "busy=0\n");
 	c.stop_event = GPD_EVENT_RECOVERED;
 	fixture_run(&fx, 10000);
-	ck_assert(saw_event(&c, GPD_EVENT_RECOVERED, "OA stream reopened after"));
+	ck_assert(collector_saw(&c, GPD_EVENT_RECOVERED, "OA stream reopened after"));
 	c.stop_on_event = false;
 	c.stop_after = c.frames + 2;
 	fixture_run(&fx, 5000);
 	ck_assert_uint_eq(c.buffers_lost, 1);
 	ck_assert_uint_gt(c.frames_after_loss, 0);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "-> EBUSY"), 1);
-	gpd_unsubscribe(c.sub);
-	fixture_stop(&fx);
-	fake_machine_stop(&fx.machine);
+	fixture_finish(&fx, &c);
 }
 END_TEST
 
