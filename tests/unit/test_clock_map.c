@@ -17,10 +17,7 @@ static uint64_t seed = 99;
 
 static uint64_t rng(void)
 {
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
+	return test_xorshift64(&seed);
 }
 
 /* The CPU time the map gives a tick, less the true one. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "metrics/device.h"
+#include "tests/unit/test_gpus.h"
 #include "tests/unit/test_util.h"
 
 static int lookup(const char *name)
@@ -24,15 +25,7 @@ static void make_device(struct gpm_device_info *dev, uint16_t version,
 	dev->gpu_min_freq = 300000000;
 	dev->gpu_max_freq = 1500000000;
 	dev->revision = 3;
-	dev->topology.max_slices = (uint16_t)slices;
-	dev->topology.max_subslices = (uint16_t)subslices;
-	dev->topology.max_eus_per_subslice = (uint16_t)eus;
-	dev->topology.slice_mask = (uint8_t)((1u << slices) - 1);
-	for (unsigned s = 0; s < slices; s++) {
-		dev->topology.subslice_mask[s] = (1ull << subslices) - 1;
-		for (unsigned ss = 0; ss < subslices; ss++)
-			dev->topology.eu_mask[s][ss] = (uint16_t)((1u << eus) - 1);
-	}
+	make_full_topology(&dev->topology, slices, subslices, eus);
 }
 
 START_TEST(fixed_names_and_aliases)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metrics/equation.h"
+#include "tests/unit/test_gpus.h"
 #include "tests/unit/test_util.h"
 #include "tests/unit/xml_sets.h"
 
@@ -84,13 +85,7 @@ static void tgl_gt2(struct gpm_device_info *dev)
 	dev->timestamp_frequency = 19200000;
 	dev->gpu_min_freq = 350000000;
 	dev->gpu_max_freq = 1300000000;
-	dev->topology.max_slices = 1;
-	dev->topology.max_subslices = 6;
-	dev->topology.max_eus_per_subslice = 16;
-	dev->topology.slice_mask = 0x1;
-	dev->topology.subslice_mask[0] = 0x3f;
-	for (unsigned ss = 0; ss < 6; ss++)
-		dev->topology.eu_mask[0][ss] = 0xffff;
+	make_tgl_gt2_topology(&dev->topology);
 }
 
 /* SKL GT2: one slice of three subslices with 8 EUs each. */
@@ -100,13 +95,7 @@ static void skl_gt2(struct gpm_device_info *dev, uint64_t subslice_mask)
 	dev->graphics_version = 900;
 	dev->eu_threads_count = 7;
 	dev->timestamp_frequency = 12000000;
-	dev->topology.max_slices = 1;
-	dev->topology.max_subslices = 3;
-	dev->topology.max_eus_per_subslice = 8;
-	dev->topology.slice_mask = 0x1;
-	dev->topology.subslice_mask[0] = subslice_mask;
-	for (unsigned ss = 0; ss < 3; ss++)
-		dev->topology.eu_mask[0][ss] = 0xff;
+	make_topology(&dev->topology, 1, 3, 8, 0x1, subslice_mask, 0xff);
 }
 
 static void setup(void)
@@ -164,14 +153,7 @@ static void eval_tgl_counters(void)
 
 START_TEST(worked_examples)
 {
-	acc.slot[GPM_ACC_GPU_TIME] = 19200;
-	acc.slot[GPM_ACC_GPU_CLOCK] = 1300000;
-	acc.slot[GPM_ACC_A + 0] = 650000;
-	for (unsigned i = 7; i <= 10; i++)
-		acc.slot[GPM_ACC_A + i] = 15600000;
-	for (unsigned i = 2; i <= 5; i++)
-		acc.slot[GPM_ACC_C + i] = 1000;
-
+	fill_worked_example_deltas(&acc);
 	eval_tgl_counters();
 
 	ck_assert_uint_eq(counters[GPU_TIME].u, 1000000);

@@ -6,6 +6,8 @@
 
 #include "metrics/metric_binding.h"
 #include "metrics/metric_xml.h"
+#include "tests/unit/metric_text.h"
+#include "tests/unit/test_gpus.h"
 #include "tests/unit/test_util.h"
 
 static struct gpm_diagnostics diag;
@@ -27,9 +29,7 @@ static const struct gpm_metric_set *load_set(const char *rel,
 
 static const struct gpm_metric_set *parse_set(const char *xml)
 {
-	gpm_diagnostics_init(&diag);
-	ck_assert_int_eq(gpm_metrics_file_parse("oa-test.xml", xml,
-						strlen(xml), &diag, &file), 0);
+	file = parse_metric_text("oa-test.xml", xml, &diag);
 	ck_assert_uint_eq(diag.count, 0);
 	ck_assert_uint_eq(file->n_sets, 1);
 	return &file->sets[0];
@@ -37,8 +37,7 @@ static const struct gpm_metric_set *parse_set(const char *xml)
 
 static void finish(void)
 {
-	gpm_metrics_file_free(file);
-	gpm_diagnostics_fini(&diag);
+	free_metric_text(file, &diag);
 }
 
 /* A uniform topology: slices x subslices x EUs, all present. */
@@ -48,16 +47,7 @@ static void make_device(struct gpm_device_info *dev, uint16_t version,
 	memset(dev, 0, sizeof(*dev));
 	dev->graphics_version = version;
 	dev->eu_threads_count = 7;
-	dev->topology.max_slices = (uint16_t)slices;
-	dev->topology.max_subslices = (uint16_t)subslices;
-	dev->topology.max_eus_per_subslice = (uint16_t)eus;
-	dev->topology.slice_mask = (uint8_t)((1u << slices) - 1);
-	for (unsigned s = 0; s < slices; s++) {
-		dev->topology.subslice_mask[s] = (1ull << subslices) - 1;
-		for (unsigned ss = 0; ss < subslices; ss++)
-			dev->topology.eu_mask[s][ss] =
-				(uint16_t)((1u << eus) - 1);
-	}
+	make_full_topology(&dev->topology, slices, subslices, eus);
 }
 
 static int counter(const struct gpm_metric_set *set, const char *symbol)
@@ -74,7 +64,7 @@ START_TEST(tgl_render_basic_worked_example)
 	struct gpm_device_info dev;
 	struct gpm_device_vars vars;
 	struct gpm_binding b;
-	struct gpm_accumulator acc = { 0 };
+	struct gpm_accumulator acc;
 	struct gpm_value values[128], max[128];
 
 	ck_assert_uint_le(set->n_counters, 128);
@@ -86,13 +76,7 @@ START_TEST(tgl_render_basic_worked_example)
 	ck_assert_int_eq(gpm_binding_init(&b, set, &vars), 0);
 	ck_assert_uint_eq(b.n_steps, set->n_counters);
 
-	acc.slot[GPM_ACC_GPU_TIME] = 19200;
-	acc.slot[GPM_ACC_GPU_CLOCK] = 1300000;
-	acc.slot[GPM_ACC_A + 0] = 650000;
-	for (unsigned i = 7; i <= 10; i++)
-		acc.slot[GPM_ACC_A + i] = 15600000;
-	for (unsigned i = 2; i <= 5; i++)
-		acc.slot[GPM_ACC_C + i] = 1000;
+	fill_worked_example_deltas(&acc);
 	gpm_binding_evaluate(&b, &acc, values);
 	gpm_binding_evaluate_max(&b, &acc, values, max);
 

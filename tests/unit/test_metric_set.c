@@ -8,41 +8,31 @@
 
 #include "metrics/metric_binding.h"
 #include "metrics/metric_xml.h"
+#include "tests/unit/metric_text.h"
 #include "tests/unit/test_util.h"
 
-#define SET_OPEN(sym)                                                        \
-	"<metrics>\n<set name=\"" sym " set\" chipset=\"TEST\" "             \
-	"symbol_name=\"" sym "\" "                                           \
-	"hw_config_guid=\"01234567-89ab-cdef-0123-456789abcdef\">\n"
+/* A file of one set; its lines are numbered in the tests. */
+#define SET_OPEN(sym) "<metrics>\n" METRIC_SET_OPEN(sym)
 #define SET_CLOSE "</set>\n</metrics>\n"
-#define COUNTER(sym, type, eq)                                               \
-	"<counter name=\"" sym "\" symbol_name=\"" sym "\" units=\"events\" " \
-	"semantic_type=\"event\" data_type=\"" type "\" equation=\"" eq "\"/>\n"
+#define COUNTER(sym, type, eq) METRIC_COUNTER(sym, "event", type, eq, "")
 #define COUNTER_MAX(sym, eq, max)                                            \
-	"<counter name=\"" sym "\" symbol_name=\"" sym "\" units=\"events\" " \
-	"semantic_type=\"event\" data_type=\"uint64\" equation=\"" eq "\" "  \
-	"max_equation=\"" max "\"/>\n"
+	METRIC_COUNTER(sym, "event", "uint64", eq, " max_equation=\"" max "\"")
 #define COUNTER_AVAIL(sym, eq, avail)                                        \
-	"<counter name=\"" sym "\" symbol_name=\"" sym "\" units=\"events\" " \
-	"semantic_type=\"event\" data_type=\"uint64\" equation=\"" eq "\" "  \
-	"availability=\"" avail "\"/>\n"
+	METRIC_COUNTER(sym, "event", "uint64", eq, " availability=\"" avail "\"")
 
 static struct gpm_diagnostics diag;
 static struct gpm_metrics_file *file;
 
 static const struct gpm_metric_set *parse(const char *xml)
 {
-	gpm_diagnostics_init(&diag);
-	ck_assert_int_eq(gpm_metrics_file_parse("dir/oa-test.xml", xml,
-						strlen(xml), &diag, &file), 0);
+	file = parse_metric_text("dir/oa-test.xml", xml, &diag);
 	ck_assert_uint_eq(file->n_sets, 1);
 	return &file->sets[0];
 }
 
 static void finish(void)
 {
-	gpm_metrics_file_free(file);
-	gpm_diagnostics_fini(&diag);
+	free_metric_text(file, &diag);
 }
 
 static void assert_diag(size_t i, unsigned line, const char *text)

@@ -10,6 +10,7 @@
 
 #include "metrics/metric_xml.h"
 #include "metrics/sim_builtin.h"
+#include "tests/unit/metric_text.h"
 #include "tests/unit/test_util.h"
 
 static char *read_whole(const char *path, size_t *size)
@@ -109,18 +110,7 @@ END_TEST
 static struct gpm_metrics_file *parse(const char *xml,
 				      struct gpm_diagnostics *diag)
 {
-	struct gpm_metrics_file *file;
-	gpm_diagnostics_init(diag);
-	ck_assert_int_eq(gpm_metrics_file_parse("test/oa-test.xml", xml,
-						strlen(xml), diag, &file), 0);
-	return file;
-}
-
-static void finish(struct gpm_metrics_file *file,
-		   struct gpm_diagnostics *diag)
-{
-	gpm_metrics_file_free(file);
-	gpm_diagnostics_fini(diag);
+	return parse_metric_text("test/oa-test.xml", xml, diag);
 }
 
 START_TEST(keeps_the_attributes)
@@ -181,7 +171,7 @@ START_TEST(keeps_the_attributes)
 	ck_assert_uint_gt(set->register_configs[0].n_registers, 0);
 	ck_assert_ptr_null(set->register_configs[0].availability);
 	ck_assert_int_eq(set->register_configs[0].priority, -1);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
@@ -195,7 +185,7 @@ START_TEST(keeps_oa_format_and_priority)
 	gpm_diagnostics_init(&diag);
 	ck_assert_int_eq(gpm_metrics_file_load(path, &diag, &file), 0);
 	ck_assert_str_eq(file->sets[0].oa_format, "256B_GENERIC_NOA16");
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 
 	test_shared_path(path, sizeof(path), "intel-metrics/i915/oa-sklgt2.xml");
 	gpm_diagnostics_init(&diag);
@@ -207,18 +197,12 @@ START_TEST(keeps_oa_format_and_priority)
 			 "$SkuRevisionId 0x02 ULT");
 	ck_assert_ptr_nonnull(set->register_configs[0].availability_eq);
 	ck_assert_int_eq(set->register_configs[0].priority, 0);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
-#define SET_OPEN(sym)                                                        \
-	"<set name=\"" sym " set\" chipset=\"TEST\" symbol_name=\"" sym "\" " \
-	"underscore_name=\"x\" mdapi_supported_apis=\"\" "                   \
-	"hw_config_guid=\"01234567-89ab-cdef-0123-456789abcdef\">\n"
-#define COUNTER(sym, sem, type, eq)                                          \
-	"<counter name=\"" sym "\" symbol_name=\"" sym "\" units=\"events\" " \
-	"semantic_type=\"" sem "\" data_type=\"" type "\" equation=\"" eq    \
-	"\"/>\n"
+#define SET_OPEN(sym) METRIC_SET_OPEN(sym)
+#define COUNTER(sym, sem, type, eq) METRIC_COUNTER(sym, sem, type, eq, "")
 
 START_TEST(maps_semantic_and_data_types)
 {
@@ -248,7 +232,7 @@ START_TEST(maps_semantic_and_data_types)
 			 GPM_VALUE_U64);
 	/* The file name gives no platform when the sets name a chipset. */
 	ck_assert_str_eq(file->platform, "test");
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
@@ -273,7 +257,7 @@ START_TEST(malformed_xml_names_file_and_line)
 	ck_assert_uint_eq(file->n_sets, 1);
 	ck_assert_str_eq(file->sets[0].symbol_name, "Good");
 	ck_assert_uint_eq(file->sets[0].n_counters, 1);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
@@ -289,7 +273,7 @@ START_TEST(truncated_and_empty_inputs)
 	ck_assert_uint_eq(diag.items[0].line, 1);
 	ck_assert_uint_eq(file->n_sets, 0);
 	ck_assert_str_eq(file->platform, "test");
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 
 	/* A shipped file cut in the middle keeps the sets before the cut. */
 	test_shared_path(path, sizeof(path), "intel-metrics/i915/oa-tglgt2.xml");
@@ -300,7 +284,7 @@ START_TEST(truncated_and_empty_inputs)
 	ck_assert_uint_eq(diag.count, 1);
 	ck_assert_uint_gt(file->n_sets, 5);
 	ck_assert_uint_lt(file->n_sets, 26);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 	free(text);
 }
 END_TEST
@@ -312,7 +296,7 @@ START_TEST(rejects_other_documents)
 	ck_assert_uint_eq(diag.count, 1);
 	ck_assert_ptr_nonnull(strstr(diag.items[0].message, "<html>"));
 	ck_assert_uint_eq(file->n_sets, 0);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
@@ -376,7 +360,7 @@ START_TEST(skips_bad_definitions_and_keeps_the_rest)
 	ck_assert_uint_eq(s->register_configs[0].n_registers, 1);
 	ck_assert_uint_eq(s->register_configs[0].registers[0].address, 0x9888);
 	ck_assert_uint_eq(s->register_configs[0].registers[0].value, 1);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
@@ -415,7 +399,7 @@ START_TEST(keeps_raw_counters)
 	ck_assert_uint_eq(s->raw_counters[1].slot, GPM_ACC_PEC + 31);
 	ck_assert_uint_eq(s->n_counters, 1);
 	ck_assert_uint_eq(file->sets[1].n_raw_counters, 0);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 
@@ -432,7 +416,7 @@ START_TEST(loads_the_builtin_definitions)
 	ck_assert_uint_eq(diag.count, 0);
 	ck_assert_str_eq(file->platform, "simgen12");
 	ck_assert_uint_gt(file->n_sets, 0);
-	finish(file, &diag);
+	free_metric_text(file, &diag);
 }
 END_TEST
 

@@ -18,10 +18,7 @@ static uint64_t rng_state = 0x853c49e6748fea9bull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return test_xorshift64(&rng_state);
 }
 
 /* What the text must be: printf and strtod, precision by precision. */

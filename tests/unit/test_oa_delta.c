@@ -9,17 +9,8 @@
 #include "metrics/oa_delta.h"
 #include "metrics/oa_format.h"
 #include "metrics/oa_report.h"
+#include "tests/unit/test_oa.h"
 #include "tests/unit/test_util.h"
-
-static struct gpm_oa_decoder decoder(enum gpm_oa_format_id id, unsigned version)
-{
-	const struct gpm_oa_format *fmt;
-	struct gpm_oa_decoder dec;
-
-	ck_assert_int_eq(gpm_oa_format_get(id, &fmt), 0);
-	ck_assert_int_eq(gpm_oa_decoder_init(&dec, fmt, version), 0);
-	return dec;
-}
 
 START_TEST(test_u32)
 {
@@ -52,7 +43,7 @@ END_TEST
 
 START_TEST(test_a32u40_pair)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
 	struct gpm_oa_report r0, r1;
 	struct gpm_accumulator acc;
 
@@ -101,7 +92,7 @@ END_TEST
  * still counted right. */
 START_TEST(test_dg2_timestamp_shift)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
 	struct gpm_oa_report r0, r1;
 	struct gpm_accumulator acc;
 
@@ -126,7 +117,7 @@ END_TEST
 
 START_TEST(test_hsw_has_no_clock)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_A45_B8_C8, 750);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A45_B8_C8, 750);
 	struct gpm_oa_report r0, r1;
 	struct gpm_accumulator acc;
 
@@ -147,7 +138,7 @@ END_TEST
 
 START_TEST(test_64bit_fields)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_PEC64u64, 2000);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_PEC64u64, 2000);
 	struct gpm_oa_report r0, r1;
 	struct gpm_accumulator acc;
 
@@ -169,7 +160,7 @@ START_TEST(test_64bit_fields)
 	ck_assert_uint_eq(acc.slot[GPM_ACC_PEC + 63], 1);
 
 	/* MTL OAM: 64-bit timestamp delta, then the MTL shift. */
-	dec = decoder(GPM_OA_FORMAT_MPEC8u32_B8_C8, 1270);
+	dec = test_oa_decoder(GPM_OA_FORMAT_MPEC8u32_B8_C8, 1270);
 	memset(&acc, 0, sizeof(acc));
 	r0.value[GPM_ACC_GPU_TIME] = 0xfffffff0ull;
 	r1.value[GPM_ACC_GPU_TIME] = 0x100000010ull;
@@ -197,15 +188,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static uint64_t bits_max(unsigned bits)
-{
-	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	return test_xorshift64(&rng_state);
 }
 
 enum run_kind {
@@ -223,12 +206,12 @@ static uint64_t edge_value(unsigned width)
 		0xff00000000ull, 0xfeffffffffull, UINT64_MAX, UINT64_MAX - 1,
 	};
 
-	return edges[rng() % (sizeof(edges) / sizeof(edges[0]))] & bits_max(width);
+	return edges[rng() % (sizeof(edges) / sizeof(edges[0]))] & test_bits_max(width);
 }
 
 static uint64_t next_value(enum run_kind kind, uint64_t prev, unsigned width, bool first)
 {
-	uint64_t max = bits_max(width);
+	uint64_t max = test_bits_max(width);
 
 	if (kind == RUN_EDGES)
 		return edge_value(width);
@@ -291,7 +274,7 @@ static void add_decoded_pairs(const struct gpm_oa_decoder *dec, const unsigned c
 /* Raw deltas equal decoded ones on every format, whatever the bytes. */
 START_TEST(test_raw_equals_decoded)
 {
-	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
 	size_t size = dec.format->size;
 	unsigned char bytes[2 * GPM_OA_MAX_REPORT_SIZE + 8];
 
@@ -316,7 +299,7 @@ END_TEST
 START_TEST(test_run_equals_pairs)
 {
 	enum { MAX_RUN = 3000 };
-	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
 	size_t size = dec.format->size;
 	unsigned char *buf = malloc(MAX_RUN * (size + 17) + 8);
 
@@ -347,7 +330,7 @@ END_TEST
 /* Clearing zeroes what deltas add to and leaves every other slot. */
 START_TEST(test_clear)
 {
-	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
 	unsigned char bytes[2 * GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_accumulator acc, touched;
 

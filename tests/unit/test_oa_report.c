@@ -8,6 +8,7 @@
 
 #include "metrics/oa_format.h"
 #include "metrics/oa_report.h"
+#include "tests/unit/test_oa.h"
 #include "tests/unit/test_util.h"
 
 /* A platform each format runs on. */
@@ -22,48 +23,30 @@ static const unsigned version_of[GPM_OA_FORMAT_COUNT] = {
 	[GPM_OA_FORMAT_NVPM32u64] = 0,          /* not an Intel GPU */
 };
 
-static struct gpm_oa_decoder decoder(enum gpm_oa_format_id id, unsigned version)
-{
-	const struct gpm_oa_format *fmt;
-	struct gpm_oa_decoder dec;
-
-	ck_assert_int_eq(gpm_oa_format_get(id, &fmt), 0);
-	ck_assert_int_eq(gpm_oa_decoder_init(&dec, fmt, version), 0);
-	return dec;
-}
-
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static uint64_t bits_max(unsigned bits)
-{
-	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	return test_xorshift64(&rng_state);
 }
 
 /* A report with every field of the format random but in range. */
 static void random_report(const struct gpm_oa_decoder *dec, struct gpm_oa_report *r)
 {
 	const struct gpm_oa_format *fmt = dec->format;
-	uint64_t id_bits = ((bits_max(dec->reason_width) << GPM_OA_REASON_SHIFT) |
+	uint64_t id_bits = ((test_bits_max(dec->reason_width) << GPM_OA_REASON_SHIFT) |
 			    dec->ctx_valid_mask);
 
 	memset(r, 0, sizeof(*r));
-	r->report_id = rng() & bits_max(fmt->header_bits) & ~id_bits;
-	r->reason = (uint32_t)(rng() & bits_max(dec->reason_width));
+	r->report_id = rng() & test_bits_max(fmt->header_bits) & ~id_bits;
+	r->reason = (uint32_t)(rng() & test_bits_max(dec->reason_width));
 	r->ctx_valid = dec->ctx_valid_mask ? rng() & 1 : true;
 	r->ctx_id = (uint32_t)rng();
-	r->value[GPM_ACC_GPU_TIME] = rng() & bits_max(fmt->header_bits);
+	r->value[GPM_ACC_GPU_TIME] = rng() & test_bits_max(fmt->header_bits);
 	r->timestamp = (r->value[GPM_ACC_GPU_TIME] >> dec->ts_shift) & dec->ts_mask;
 	for (unsigned g = 0; g < fmt->n_groups; g++)
 		for (unsigned i = 0; i < fmt->group[g].count; i++)
-			r->value[fmt->group[g].slot + i] = rng() & bits_max(fmt->group[g].width);
+			r->value[fmt->group[g].slot + i] = rng() & test_bits_max(fmt->group[g].width);
 }
 
 static void assert_same_report(const struct gpm_oa_decoder *dec,
@@ -85,7 +68,7 @@ static void assert_same_report(const struct gpm_oa_decoder *dec,
 
 START_TEST(test_round_trip_every_format)
 {
-	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
 	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE], again[GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report r, back;
 
@@ -103,7 +86,7 @@ END_TEST
 /* The header alone: the fields decode gives, and no counter slot touched. */
 START_TEST(test_header_only)
 {
-	struct gpm_oa_decoder dec = decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
 	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report r, full, header;
 
@@ -140,7 +123,7 @@ START_TEST(test_bytes_round_trip)
 	struct gpm_oa_report r;
 
 	for (size_t f = 0; f < sizeof(ids) / sizeof(ids[0]); f++) {
-		struct gpm_oa_decoder dec = decoder(ids[f], version_of[ids[f]]);
+		struct gpm_oa_decoder dec = test_oa_decoder(ids[f], version_of[ids[f]]);
 
 		for (int n = 0; n < 100; n++) {
 			for (size_t i = 0; i < sizeof(bytes); i++)
@@ -167,7 +150,7 @@ static void put64(unsigned char *b, unsigned off, uint64_t v)
 
 START_TEST(test_a32u40_offsets)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 900);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 900);
 	unsigned char b[256] = { 0 };
 	struct gpm_oa_report r;
 
@@ -213,7 +196,7 @@ END_TEST
 static void assert_lone_value(enum gpm_oa_format_id id, unsigned slot, uint64_t value,
 			      unsigned offset, unsigned width_bytes, int high_offset)
 {
-	struct gpm_oa_decoder dec = decoder(id, version_of[id]);
+	struct gpm_oa_decoder dec = test_oa_decoder(id, version_of[id]);
 	unsigned char b[GPM_OA_MAX_REPORT_SIZE], expect[GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report r;
 
@@ -274,7 +257,7 @@ END_TEST
 
 START_TEST(test_header_64)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_MPEC8u32_B8_C8, 1270);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_MPEC8u32_B8_C8, 1270);
 	unsigned char b[128] = { 0 };
 	struct gpm_oa_report r;
 
@@ -322,7 +305,7 @@ START_TEST(test_dword0_per_platform)
 		enum gpm_oa_format_id id = cases[i].version < 800 ? GPM_OA_FORMAT_A45_B8_C8 :
 					   cases[i].version < 1255 ? GPM_OA_FORMAT_A32u40_A4u32_B8_C8 :
 					   GPM_OA_FORMAT_A24u40_A14u32_B8_C8;
-		struct gpm_oa_decoder dec = decoder(id, cases[i].version);
+		struct gpm_oa_decoder dec = test_oa_decoder(id, cases[i].version);
 		unsigned char b[256] = { 0 }, again[256];
 		struct gpm_oa_report r;
 
@@ -339,7 +322,7 @@ END_TEST
 
 START_TEST(test_dg2_timestamp)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
 	unsigned char b[256] = { 0 };
 	struct gpm_oa_report r;
 
@@ -353,10 +336,10 @@ START_TEST(test_dg2_timestamp)
 	ck_assert_int_eq(gpm_oa_report_decode(&dec, b, sizeof(b), &r), 0);
 	ck_assert_uint_eq(r.timestamp, 1);
 
-	dec = decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
+	dec = test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
 	ck_assert_uint_eq(dec.ts_shift, 0);
 	ck_assert_uint_eq(dec.ts_mask, 0xffffffff);
-	dec = decoder(GPM_OA_FORMAT_PEC64u64, 2000);
+	dec = test_oa_decoder(GPM_OA_FORMAT_PEC64u64, 2000);
 	ck_assert_uint_eq(dec.ts_shift, 0);
 	ck_assert_uint_eq(dec.ts_mask, UINT64_MAX);
 }
@@ -404,7 +387,7 @@ END_TEST
 
 START_TEST(test_encode_errors)
 {
-	struct gpm_oa_decoder dec = decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 900);
+	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 900);
 	unsigned char b[256];
 	struct gpm_oa_report r, ok;
 
@@ -458,9 +441,9 @@ static struct gpm_oa_report ctx_report(uint32_t ctx, bool valid, uint32_t reason
 
 START_TEST(test_context_rule)
 {
-	struct gpm_oa_decoder gen9 = decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 900);
-	struct gpm_oa_decoder gen12 = decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
-	struct gpm_oa_decoder dg2 = decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
+	struct gpm_oa_decoder gen9 = test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 900);
+	struct gpm_oa_decoder gen12 = test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
+	struct gpm_oa_decoder dg2 = test_oa_decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
 	struct gpm_oa_report r;
 
 	r = ctx_report(5, true, GPM_OA_REASON_TIMER);

@@ -10,6 +10,7 @@
 #include "metrics/oa_record.h"
 #include "metrics/oa_report.h"
 #include "metrics/oa_window.h"
+#include "tests/unit/test_oa.h"
 #include "tests/unit/test_util.h"
 
 #define MAX_WINDOWS 64
@@ -27,6 +28,13 @@ static void collect(void *data, const struct gpm_oa_window *window)
 	c->w[c->n++] = *window;
 }
 
+/* The report format the windows are cut from on Graphics IP version. */
+static enum gpm_oa_format_id format_of(unsigned version)
+{
+	return version >= 1255 ? GPM_OA_FORMAT_A24u40_A14u32_B8_C8
+			       : GPM_OA_FORMAT_A32u40_A4u32_B8_C8;
+}
+
 struct fixture {
 	struct gpm_oa_decoder dec;
 	struct gpm_oa_windower w;
@@ -36,13 +44,8 @@ struct fixture {
 static void setup(struct fixture *f, unsigned version, enum gpm_oa_window_mode mode,
 		  uint64_t interval)
 {
-	enum gpm_oa_format_id id = version >= 1255 ? GPM_OA_FORMAT_A24u40_A14u32_B8_C8
-						   : GPM_OA_FORMAT_A32u40_A4u32_B8_C8;
-	const struct gpm_oa_format *fmt;
-
 	memset(f, 0, sizeof(*f));
-	ck_assert_int_eq(gpm_oa_format_get(id, &fmt), 0);
-	ck_assert_int_eq(gpm_oa_decoder_init(&f->dec, fmt, version), 0);
+	f->dec = test_oa_decoder(format_of(version), version);
 	ck_assert_int_eq(gpm_oa_windower_init(&f->w, &f->dec, mode, interval,
 					      collect, &f->got), 0);
 }
@@ -547,10 +550,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return test_xorshift64(&rng_state);
 }
 
 enum stream_event { EV_REPORT, EV_REPORT_LOST, EV_BUFFER_LOST, EV_MARK, EV_FLUSH };
@@ -570,21 +570,17 @@ START_TEST(test_runs_equal_single_reports)
 	};
 	enum gpm_oa_window_mode mode = modes[_i % 4];
 	unsigned version = _i < 4 ? 1200 : 1255;
-	enum gpm_oa_format_id id = version >= 1255 ? GPM_OA_FORMAT_A24u40_A14u32_B8_C8
-						   : GPM_OA_FORMAT_A32u40_A4u32_B8_C8;
 	unsigned char *reports = malloc((size_t)N_EVENTS * STRIDE);
 	enum stream_event *events = malloc(N_EVENTS * sizeof(*events));
 	struct gpm_oa_windower *one = malloc(sizeof(*one)), *runs = malloc(sizeof(*runs));
 	struct window_log log_one = { 0 }, log_runs = { 0 };
-	const struct gpm_oa_format *fmt;
-	struct gpm_oa_decoder dec;
+	struct gpm_oa_decoder dec = test_oa_decoder(format_of(version), version);
+	const struct gpm_oa_format *fmt = dec.format;
 	struct gpm_oa_report r;
 	uint64_t mark_ts = 0;
 
 	ck_assert_ptr_nonnull(reports);
 	ck_assert_ptr_nonnull(events);
-	ck_assert_int_eq(gpm_oa_format_get(id, &fmt), 0);
-	ck_assert_int_eq(gpm_oa_decoder_init(&dec, fmt, version), 0);
 	ck_assert_int_eq(gpm_oa_windower_init(one, &dec, mode, 1000, log_window, &log_one), 0);
 	ck_assert_int_eq(gpm_oa_windower_init(runs, &dec, mode, 1000, log_window, &log_runs), 0);
 

@@ -20,6 +20,7 @@
 
 #include "metrics/i915_topology.h"
 #include "metrics/recording.h"
+#include "tests/unit/test_gpus.h"
 #include "tests/unit/test_util.h"
 
 #define REPORT_SIZE 256
@@ -60,27 +61,7 @@ static void put16(unsigned char *p, uint16_t v)
 /* Skylake GT2 with 24 EUs: 1 of 3 slices, 3 of 4 subslices, 8 EUs each. */
 static void skl_topology(struct gpm_topology *t)
 {
-	memset(t, 0, sizeof(*t));
-	t->max_slices = 3;
-	t->max_subslices = 4;
-	t->max_eus_per_subslice = 8;
-	t->slice_mask = 0x1;
-	t->subslice_mask[0] = 0x7;
-	for (int ss = 0; ss < 3; ss++)
-		t->eu_mask[0][ss] = 0xff;
-}
-
-/* Tiger Lake GT2 with 96 EUs: 1 slice, 6 dual subslices of 16 EUs. */
-static void tgl_topology(struct gpm_topology *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->max_slices = 1;
-	t->max_subslices = 6;
-	t->max_eus_per_subslice = 16;
-	t->slice_mask = 0x1;
-	t->subslice_mask[0] = 0x3f;
-	for (int ss = 0; ss < 6; ss++)
-		t->eu_mask[0][ss] = 0xffff;
+	make_topology(t, 3, 4, 8, 0x1, 0x7, 0xff);
 }
 
 static void skl_info(struct gpm_recording_info *info)
@@ -328,7 +309,7 @@ END_TEST
 START_TEST(test_topology_tgl_gt2)
 {
 	struct gpm_topology t;
-	tgl_topology(&t);
+	make_tgl_gt2_topology(&t);
 	/* 30 bytes from i915, 2 of padding in the record */
 	check_topology_record(&t, tgl_blob, sizeof(tgl_blob), 30);
 }

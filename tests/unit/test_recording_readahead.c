@@ -20,6 +20,7 @@
 
 #include "client/recording_readahead.h"
 #include "metrics/recording.h"
+#include "tests/unit/test_gpus.h"
 #include "tests/unit/test_util.h"
 
 #define REPORT_SIZE 256
@@ -40,14 +41,7 @@ static void skl_info(struct gpm_recording_info *info)
 	info->device.timestamp_frequency = 12000000;
 	info->device.gpu_min_freq = 300000000;
 	info->device.gpu_max_freq = 1150000000;
-	struct gpm_topology *t = &info->device.topology;
-	t->max_slices = 3;
-	t->max_subslices = 4;
-	t->max_eus_per_subslice = 8;
-	t->slice_mask = 0x1;
-	t->subslice_mask[0] = 0x7;
-	for (int ss = 0; ss < 3; ss++)
-		t->eu_mask[0][ss] = 0xff;
+	make_topology(&info->device.topology, 3, 4, 8, 0x1, 0x7, 0xff);
 	info->oa_format = FORMAT_A32u40_A4u32_B8_C8;
 	strcpy(info->metric_set, "RenderBasic");
 	strcpy(info->uuid, "07b25942-d9fd-4fce-bd58-e29abd66b7de");

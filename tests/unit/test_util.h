@@ -5,6 +5,7 @@
 #define GPM_TEST_UTIL_H
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,6 +22,15 @@ static inline const char *test_shared_path(char *buf, size_t size,
 {
 	snprintf(buf, size, "%s/%s", test_shared_dir(), rel);
 	return buf;
+}
+
+/* xorshift64: the next of a reproducible run of test inputs. */
+static inline uint64_t test_xorshift64(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
 }
 
 #define GPM_TEST_MAIN(suite_fn)                                              \
