@@ -172,18 +172,6 @@ START_TEST(test_64bit_fields)
 }
 END_TEST
 
-/* A platform each format runs on. */
-static const unsigned version_of[GPM_OA_FORMAT_COUNT] = {
-	[GPM_OA_FORMAT_A45_B8_C8] = 750,
-	[GPM_OA_FORMAT_A32u40_A4u32_B8_C8] = 1200,
-	[GPM_OA_FORMAT_OAR_A32u40_A4u32_B8_C8] = 1255,
-	[GPM_OA_FORMAT_A24u40_A14u32_B8_C8] = 1255,
-	[GPM_OA_FORMAT_MPEC8u64_B8_C8] = 1270,
-	[GPM_OA_FORMAT_MPEC8u32_B8_C8] = 1270,
-	[GPM_OA_FORMAT_PEC64u64] = 2000,
-	[GPM_OA_FORMAT_NVPM32u64] = 0,
-};
-
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rng(void)
@@ -274,7 +262,7 @@ static void add_decoded_pairs(const struct gpm_oa_decoder *dec, const unsigned c
 /* Raw deltas equal decoded ones on every format, whatever the bytes. */
 START_TEST(test_raw_equals_decoded)
 {
-	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
 	size_t size = dec.format->size;
 	unsigned char bytes[2 * GPM_OA_MAX_REPORT_SIZE + 8];
 
@@ -299,7 +287,7 @@ END_TEST
 START_TEST(test_run_equals_pairs)
 {
 	enum { MAX_RUN = 3000 };
-	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
 	size_t size = dec.format->size;
 	unsigned char *buf = malloc(MAX_RUN * (size + 17) + 8);
 
@@ -330,7 +318,7 @@ END_TEST
 /* Clearing zeroes what deltas add to and leaves every other slot. */
 START_TEST(test_clear)
 {
-	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
 	unsigned char bytes[2 * GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_accumulator acc, touched;
 

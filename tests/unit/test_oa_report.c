@@ -11,18 +11,6 @@
 #include "tests/unit/test_oa.h"
 #include "tests/unit/test_util.h"
 
-/* A platform each format runs on. */
-static const unsigned version_of[GPM_OA_FORMAT_COUNT] = {
-	[GPM_OA_FORMAT_A45_B8_C8] = 750,
-	[GPM_OA_FORMAT_A32u40_A4u32_B8_C8] = 1200,
-	[GPM_OA_FORMAT_OAR_A32u40_A4u32_B8_C8] = 1255,
-	[GPM_OA_FORMAT_A24u40_A14u32_B8_C8] = 1255,
-	[GPM_OA_FORMAT_MPEC8u64_B8_C8] = 1270,
-	[GPM_OA_FORMAT_MPEC8u32_B8_C8] = 1270,
-	[GPM_OA_FORMAT_PEC64u64] = 2000,
-	[GPM_OA_FORMAT_NVPM32u64] = 0,          /* not an Intel GPU */
-};
-
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
@@ -68,7 +56,7 @@ static void assert_same_report(const struct gpm_oa_decoder *dec,
 
 START_TEST(test_round_trip_every_format)
 {
-	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
 	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE], again[GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report r, back;
 
@@ -86,7 +74,7 @@ END_TEST
 /* The header alone: the fields decode gives, and no counter slot touched. */
 START_TEST(test_header_only)
 {
-	struct gpm_oa_decoder dec = test_oa_decoder(_i, version_of[_i]);
+	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
 	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report r, full, header;
 
@@ -123,7 +111,7 @@ START_TEST(test_bytes_round_trip)
 	struct gpm_oa_report r;
 
 	for (size_t f = 0; f < sizeof(ids) / sizeof(ids[0]); f++) {
-		struct gpm_oa_decoder dec = test_oa_decoder(ids[f], version_of[ids[f]]);
+		struct gpm_oa_decoder dec = test_oa_format_decoder(ids[f]);
 
 		for (int n = 0; n < 100; n++) {
 			for (size_t i = 0; i < sizeof(bytes); i++)
@@ -196,7 +184,7 @@ END_TEST
 static void assert_lone_value(enum gpm_oa_format_id id, unsigned slot, uint64_t value,
 			      unsigned offset, unsigned width_bytes, int high_offset)
 {
-	struct gpm_oa_decoder dec = test_oa_decoder(id, version_of[id]);
+	struct gpm_oa_decoder dec = test_oa_format_decoder(id);
 	unsigned char b[GPM_OA_MAX_REPORT_SIZE], expect[GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report r;
 
