@@ -38,7 +38,6 @@ struct wsc {
 	struct out_msg *out_head, *out_tail;
 	struct in_msg *in_head, *in_tail;
 	bool want_close;
-	uint64_t undecodable;
 };
 
 uint64_t wsc_now_ns(void)
@@ -53,10 +52,8 @@ static void deliver(struct wsc *c)
 	uint64_t now = wsc_now_ns();
 	Gpuperf__Envelope *env = gpuperf__envelope__unpack(NULL, c->rx_len, c->rx);
 	c->rx_len = 0;
-	if (!env) {
-		c->undecodable++;
+	if (!env)
 		return;
-	}
 	if (c->options.on_message) {
 		c->options.on_message(c, env, now, c->options.user);
 		gpuperf__envelope__free_unpacked(env, NULL);
@@ -200,8 +197,9 @@ static void on_timeout(uv_timer_t *t)
 	ctx->timed_out = true;
 }
 
-bool wsc_pump_until(struct wsc_ctx *ctx, bool (*done)(void *arg), void *arg,
-		    unsigned ms)
+/* Runs the loop until done(arg) or ms pass; returns done(arg). */
+static bool pump_until(struct wsc_ctx *ctx, bool (*done)(void *arg), void *arg,
+		       unsigned ms)
 {
 	ctx->timed_out = false;
 	ctx->timer.data = ctx;
@@ -215,7 +213,7 @@ bool wsc_pump_until(struct wsc_ctx *ctx, bool (*done)(void *arg), void *arg,
 
 void wsc_pump(struct wsc_ctx *ctx, unsigned ms)
 {
-	wsc_pump_until(ctx, NULL, NULL, ms);
+	pump_until(ctx, NULL, NULL, ms);
 }
 
 void wsc_ctx_fini(struct wsc_ctx *ctx)
@@ -297,7 +295,7 @@ static bool opened(void *arg)
 
 bool wsc_wait_open(struct wsc *c, unsigned ms)
 {
-	wsc_pump_until(c->ctx, opened, c, ms);
+	pump_until(c->ctx, opened, c, ms);
 	return c->open && !c->closed;
 }
 
@@ -318,7 +316,7 @@ static bool ended(void *arg)
 
 int wsc_wait_closed(struct wsc *c, unsigned ms)
 {
-	if (!wsc_pump_until(c->ctx, ended, c, ms))
+	if (!pump_until(c->ctx, ended, c, ms))
 		return -1;
 	return c->close_code;
 }
@@ -362,7 +360,7 @@ static bool has_message(void *arg)
 
 Gpuperf__Envelope *wsc_next(struct wsc *c, unsigned ms)
 {
-	wsc_pump_until(c->ctx, has_message, c, ms);
+	pump_until(c->ctx, has_message, c, ms);
 	struct in_msg *m = c->in_head;
 	if (!m)
 		return NULL;
@@ -397,17 +395,6 @@ void wsc_free_message(Gpuperf__Envelope *env)
 		gpuperf__envelope__free_unpacked(env, NULL);
 }
 
-uint64_t wsc_undecodable(const struct wsc *c)
-{
-	return c->undecodable;
-}
-
-void wsc_pause(struct wsc *c, bool pause)
-{
-	if (c->wsi)
-		lws_rx_flow_control(c->wsi, pause ? 0 : 1);
-}
-
 void wsc_close(struct wsc *c)
 {
 	if (!c)
@@ -416,7 +403,7 @@ void wsc_close(struct wsc *c)
 		c->want_close = true;
 		lws_rx_flow_control(c->wsi, 1);
 		lws_callback_on_writable(c->wsi);
-		wsc_pump_until(c->ctx, ended, c, 2000);
+		pump_until(c->ctx, ended, c, 2000);
 	}
 	if (c->wsi && !c->closed) {
 		/* Still not closed: detach so a late callback finds nothing. */

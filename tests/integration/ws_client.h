@@ -1,8 +1,10 @@
 /*
- * A WebSocket client of the gpuperf protocol for tests and benchmarks:
- * libwebsockets on a libuv loop of its own, with calls that run the loop
- * until what they wait for arrives (or a timeout passes), so a test reads
- * top to bottom.
+ * A raw WebSocket client of the gpuperf protocol, for what libgpuperf
+ * never does: sending malformed or out-of-place messages, another path or
+ * subprotocol, watching close codes, and timing frames at the socket
+ * (bench_ws). libwebsockets on a libuv loop of its own, with calls that
+ * run the loop until what they wait for arrives (or a timeout passes), so
+ * a test reads top to bottom.
  */
 #ifndef GPD_TEST_WS_CLIENT_H
 #define GPD_TEST_WS_CLIENT_H
@@ -34,10 +36,6 @@ void wsc_ctx_fini(struct wsc_ctx *ctx);
 
 /* Runs the loop for ms milliseconds. */
 void wsc_pump(struct wsc_ctx *ctx, unsigned ms);
-
-/* Runs the loop until done(arg) or ms pass; returns done(arg). */
-bool wsc_pump_until(struct wsc_ctx *ctx, bool (*done)(void *arg), void *arg,
-		    unsigned ms);
 
 struct wsc_options {
 	const char *protocol;           /* NULL: gpuperf.v1; "" none */
@@ -76,12 +74,6 @@ Gpuperf__Envelope *wsc_next_kind(struct wsc *c, Gpuperf__Envelope__KindCase kind
 				 unsigned ms);
 
 void wsc_free_message(Gpuperf__Envelope *env);
-
-/* Messages that did not decode as an Envelope. */
-uint64_t wsc_undecodable(const struct wsc *c);
-
-/* Stops or resumes reading from the socket. */
-void wsc_pause(struct wsc *c, bool pause);
 
 /* Closes (if open) and frees. */
 void wsc_close(struct wsc *c);
