@@ -62,6 +62,41 @@ int gpuperf_parse_duration(const char *text, uint64_t *ns)
 	return -EINVAL;
 }
 
+int gpuperf_parse_bytes(const char *text, uint64_t *bytes)
+{
+	static const struct {
+		const char *prefix;
+		double factor;
+	} prefixes[] = {
+		{ "", 1 }, { "k", 1e3 }, { "M", 1e6 }, { "G", 1e9 },
+		{ "T", 1e12 }, { "Ki", 1024.0 }, { "Mi", 1048576.0 },
+		{ "Gi", 1073741824.0 }, { "Ti", 1099511627776.0 },
+	};
+	char *end;
+
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || !isfinite(v))
+		return -EINVAL;
+	size_t len = strlen(end);
+	/* An optional B after the prefix: 10k and 10kB are the same. */
+	if (len && end[len - 1] == 'B')
+		len--;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (strlen(prefixes[i].prefix) != len ||
+		    strncmp(end, prefixes[i].prefix, len))
+			continue;
+		double total = v * prefixes[i].factor;
+		if (total >= 9223372036854775808.0)
+			return -ERANGE;
+		if (total != floor(total))
+			return -EINVAL;
+		*bytes = (uint64_t)total;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int gpuperf_parse_number(const char *text, double *out)
 {
 	char *end;

@@ -25,6 +25,12 @@ bool gpuperf_arg_flag(const char *arg, const char *name,
  * -EINVAL, or -ERANGE outside 1 ns..10^18 ns. */
 int gpuperf_parse_duration(const char *text, uint64_t *ns);
 
+/* A size in bytes: "100000", "10k", "10kB", "4M", "1G" (k, M, G, T are
+ * powers of 1000, as everywhere gpuperf writes sizes), or "64Ki", "1MiB"
+ * (powers of 1024). -EINVAL for anything else, a fraction of a byte
+ * included; -ERANGE past 2^63. */
+int gpuperf_parse_bytes(const char *text, uint64_t *bytes);
+
 /* A non-negative decimal number; -EINVAL otherwise. */
 int gpuperf_parse_number(const char *text, double *out);
 

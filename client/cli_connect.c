@@ -8,6 +8,7 @@
 
 #include "client/cli_args.h"
 #include "client/cli_connect.h"
+#include "client/human_text.h"
 #include "client/commands.h"
 
 const char gpuperf_connection_help[] =
@@ -102,7 +103,7 @@ static int read_token(const char *cmd, struct gpuperf_connection *conn)
 	FILE *f = fopen(conn->token_file, "re");
 
 	if (!f)
-		return gpuperf_fail(cmd, GPUPERF_EXIT_INPUT, "--token-file %s: %s",
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "--token-file %s: %s",
 				    conn->token_file, strerror(errno));
 	conn->token[0] = '\0';
 	while (!conn->token[0] && fgets(line, sizeof(line), f)) {
@@ -111,7 +112,7 @@ static int read_token(const char *cmd, struct gpuperf_connection *conn)
 			continue;
 		if (strlen(word) >= sizeof(conn->token)) {
 			fclose(f);
-			return gpuperf_fail(cmd, GPUPERF_EXIT_INPUT,
+			return gpuperf_fail(cmd, GPUPERF_EXIT_FILE,
 					    "--token-file %s: the token is longer "
 					    "than %zu bytes", conn->token_file,
 					    sizeof(conn->token) - 1);
@@ -121,7 +122,7 @@ static int read_token(const char *cmd, struct gpuperf_connection *conn)
 	fclose(f);
 	explicit_bzero(line, sizeof(line));
 	if (!conn->token[0])
-		return gpuperf_fail(cmd, GPUPERF_EXIT_INPUT, "--token-file %s "
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "--token-file %s "
 				    "holds no token", conn->token_file);
 	return 0;
 }
@@ -171,6 +172,41 @@ int gpuperf_report(const char *cmd, const char *what,
 	fprintf(stderr, "gpuperf %s: %s%s%s%s\n", cmd, what ? what : "",
 		what ? ": " : "", err->message, hint);
 	return gpuperf_exit_for(err->code);
+}
+
+void gpuperf_note_period(const char *cmd, const struct gpc_client *client,
+			 const char *device, uint64_t asked_ns,
+			 uint64_t granted_ns)
+{
+	const struct gpc_device *d = gpc_find_device(client, device);
+	char asked[GPUPERF_HUMAN_TEXT_MAX], granted[GPUPERF_HUMAN_TEXT_MAX];
+	char above[GPUPERF_HUMAN_TEXT_MAX];
+	uint64_t nearest = 0, next = UINT64_MAX;
+
+	if (!asked_ns || asked_ns == granted_ns || !d)
+		return;
+	for (size_t i = 0; i < d->n_sampling_periods; i++) {
+		uint64_t p = d->sampling_periods[i].period_ns;
+		if (p <= asked_ns && p > nearest)
+			nearest = p;
+		if (p > asked_ns && p < next)
+			next = p;
+	}
+	gpuperf_duration_text(asked, sizeof(asked), (double)asked_ns);
+	gpuperf_duration_text(granted, sizeof(granted), (double)granted_ns);
+	fprintf(stderr, "gpuperf %s: sampling every %s, not the %s asked: ",
+		cmd, granted, asked);
+	if (granted_ns != nearest) {
+		fprintf(stderr, "the period device %s runs at for its other "
+			"clients\n", d->name);
+	} else if (next == UINT64_MAX) {
+		fprintf(stderr, "the longest period device %s has\n", d->name);
+	} else {
+		gpuperf_duration_text(above, sizeof(above), (double)next);
+		fprintf(stderr, "device %s's periods double from one to the "
+			"next, and %s is the nearest at or below it (the next is "
+			"%s)\n", d->name, granted, above);
+	}
 }
 
 int gpuperf_connect(const char *cmd, struct gpuperf_connection *conn,

@@ -48,6 +48,13 @@ int gpuperf_exit_for(int code);
 int gpuperf_report(const char *cmd, const char *what,
 		   const struct gpc_error *err);
 
+/* Says on stderr, when the daemon samples device every granted_ns where
+ * -p asked for asked_ns (0: nothing asked), why: the device's longest or
+ * nearest period, or what it runs for others. */
+void gpuperf_note_period(const char *cmd, const struct gpc_client *client,
+			 const char *device, uint64_t asked_ns,
+			 uint64_t granted_ns);
+
 /* Moves global options given before the command name after it, so that
  * `gpuperf --host H devices` works like `gpuperf devices --host H`. */
 void gpuperf_move_global_options(int argc, char **argv);

@@ -85,7 +85,7 @@ static int finish_table(const char *cmd, struct text_table *t)
 		table_print(t);
 	table_fini(t);
 	if (fflush(stdout) != 0)
-		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "cannot write the "
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write the "
 				   "output");
 	return ret;
 }

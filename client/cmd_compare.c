@@ -264,7 +264,7 @@ static int compare(const struct options *o, const struct gpuperf_result *base,
 		failed += v == VERDICT_WORSE || v == VERDICT_CHANGED;
 	}
 	if (!compared)
-		return gpuperf_fail(cmd, GPUPERF_EXIT_INPUT, "%s and %s have no "
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "%s and %s have no "
 				    "counter in common", o->baseline, o->result);
 	printf("%zu counters compared, %zu past the threshold of %g%% in the "
 	       "bad direction\n", compared, failed, o->threshold);
@@ -286,12 +286,12 @@ int gpuperf_cmd_compare(int argc, char **argv)
 	if (ret || o.help)
 		goto out;
 	if (gpuperf_result_load(o.baseline, &base, why, sizeof(why)) < 0) {
-		ret = gpuperf_fail(cmd, GPUPERF_EXIT_INPUT, "%s", why);
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "%s", why);
 		goto out;
 	}
 	if (gpuperf_result_load(o.result, &result, why, sizeof(why)) < 0) {
 		gpuperf_result_fini(&base);
-		ret = gpuperf_fail(cmd, GPUPERF_EXIT_INPUT, "%s", why);
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "%s", why);
 		goto out;
 	}
 	ret = compare(&o, &base, &result);

@@ -424,7 +424,7 @@ static int load(struct gpm_metrics_db *db, const struct options *opt,
 			fprintf(stderr, "gpuperf metrics %s: no metric files "
 				"(oa-*.xml) in '%s'\n", cmd->name,
 				opt->dirs[i]);
-			return GPUPERF_EXIT_INPUT;
+			return GPUPERF_EXIT_FILE;
 		}
 		if (ret > 0)
 			ret = 0;
@@ -432,7 +432,7 @@ static int load(struct gpm_metrics_db *db, const struct options *opt,
 			fprintf(stderr, "gpuperf metrics %s: cannot read "
 				"metrics directory '%s': %s\n", cmd->name,
 				opt->dirs[i], strerror(-ret));
-			return GPUPERF_EXIT_INPUT;
+			return GPUPERF_EXIT_FILE;
 		}
 	}
 	if (ret) {

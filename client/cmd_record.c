@@ -18,6 +18,7 @@
 #include "client/cli_args.h"
 #include "client/cli_connect.h"
 #include "client/commands.h"
+#include "client/human_text.h"
 
 static const char *const cmd = "record";
 
@@ -35,8 +36,14 @@ static const char help[] =
 	"      --duration D      stop after D (e.g. 10s, 500ms)\n"
 	"  -p, --period D        the sampling period (default: what runs, or\n"
 	"                        the daemon's default)\n"
-	"      --max-bytes N     stop at N bytes (default: the daemon's limit)\n"
+	"      --max-bytes N     stop before the file passes N bytes (k, M, G:\n"
+	"                        powers of 1000; Ki, Mi, Gi: of 1024; at\n"
+	"                        least 4096; default: the daemon's limit)\n"
 	"  -d, --device DEVICE   the device (default: the first)\n\n";
+
+/* A recording's header alone takes about 1 kB; the daemon refuses
+ * limits with no room for it and a report. */
+#define MIN_MAX_BYTES 4096u
 
 /* Progress redrawn on a terminal this often, else printed this often. */
 #define PROGRESS_TTY_MS 250
@@ -99,7 +106,6 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 			return gpuperf_usage_error(cmd, usage, "unknown "
 						   "argument '%s'", arg);
 		}
-		double number;
 		if (!strncmp(arg, "--metric-set", 12) || !strcmp(arg, "-m")) {
 			r->metric_set = value;
 		} else if (!strncmp(arg, "--output", 8) || !strcmp(arg, "-o")) {
@@ -107,11 +113,14 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 		} else if (!strncmp(arg, "--device", 8) || !strcmp(arg, "-d")) {
 			r->device = value;
 		} else if (!strncmp(arg, "--max-bytes", 11)) {
-			if (gpuperf_parse_number(value, &number) || number < 1)
+			if (gpuperf_parse_bytes(value, &r->max_bytes) ||
+			    r->max_bytes < MIN_MAX_BYTES)
 				return gpuperf_usage_error(cmd, usage, "--max-bytes "
-							   "takes a number of "
-							   "bytes");
-			r->max_bytes = (uint64_t)number;
+							   "takes a size of at "
+							   "least %u bytes, such "
+							   "as 100000, 500k, 20M "
+							   "or 1Gi, not '%s'",
+							   MIN_MAX_BYTES, value);
 		} else if (gpuperf_parse_duration(value,
 						  strncmp(arg, "--duration", 10) ?
 						  &r->period_ns :
@@ -209,13 +218,18 @@ static void on_started(struct gpc_recording *rec, const struct gpc_error *err,
 	if (r->fd < 0) {
 		fprintf(stderr, "gpuperf record: cannot write %s: %s\n", r->path,
 			strerror(errno));
-		finish(r, GPUPERF_EXIT_FAILURE);
+		finish(r, GPUPERF_EXIT_FILE);
 		return;
 	}
 	const struct gpc_recording_info *info = gpc_recording_info(rec);
-	fprintf(stderr, "gpuperf record: recording %s of %s every %.4g ms to "
-		"%s; Ctrl-C ends it\n", info->metric_set, info->device,
-		(double)info->sampling_period_ns / 1e6, r->path);
+	char period[GPUPERF_HUMAN_TEXT_MAX];
+	gpuperf_duration_text(period, sizeof(period),
+			      (double)info->sampling_period_ns);
+	gpuperf_note_period(cmd, r->client, info->device, r->period_ns,
+			    info->sampling_period_ns);
+	fprintf(stderr, "gpuperf record: recording %s of %s every %s to %s; "
+		"Ctrl-C ends it\n", info->metric_set, info->device, period,
+		r->path);
 	r->start_ms = uv_now(&r->loop);
 	uint64_t every = r->tty ? PROGRESS_TTY_MS : PROGRESS_LOG_MS;
 	uv_timer_start(&r->progress, on_progress, every, every);
@@ -239,7 +253,7 @@ static void on_data(struct gpc_recording *rec, uint64_t offset,
 		if (n < 0) {
 			fprintf(stderr, "\ngpuperf record: cannot write %s: %s\n",
 				r->path, strerror(errno));
-			finish(r, GPUPERF_EXIT_FAILURE);
+			finish(r, GPUPERF_EXIT_FILE);
 			return;
 		}
 		p += n;
@@ -363,7 +377,7 @@ int gpuperf_cmd_record(int argc, char **argv)
 	uv_run(&r.loop, UV_RUN_DEFAULT);
 	uv_loop_close(&r.loop);
 	if (r.fd >= 0 && close(r.fd) != 0 && !ret)
-		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "cannot write %s: "
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write %s: "
 				   "%s", r.path, strerror(errno));
 	return ret;
 }

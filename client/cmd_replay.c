@@ -309,7 +309,7 @@ static int input_error(const struct replay *r, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
-	return GPUPERF_EXIT_INPUT;
+	return GPUPERF_EXIT_FILE;
 }
 
 static int failure(const char *fmt, ...)
@@ -327,6 +327,22 @@ static int failure(const char *fmt, ...)
 	return GPUPERF_EXIT_FAILURE;
 }
 
+static int file_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A file or directory that cannot be read or written. */
+static int file_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gpuperf replay: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return GPUPERF_EXIT_FILE;
+}
+
 static int load_metrics(struct replay *r)
 {
 	const struct options *opt = &r->opt;
@@ -339,7 +355,7 @@ static int load_metrics(struct replay *r)
 			&r->db, opt->dirs[i], r->platform->name,
 			r->reader->info.metric_set, r->reader->info.uuid);
 		if (ret < 0 && ret != -ENOMEM)
-			return failure("cannot read metrics directory %s: %s",
+			return file_error("cannot read metrics directory %s: %s",
 				       opt->dirs[i], strerror(-ret));
 	}
 	if (ret < 0)
@@ -542,7 +558,7 @@ static int setup_output(struct replay *r)
 	if (r->opt.output) {
 		r->out = fopen(r->opt.output, "w");
 		if (!r->out)
-			return failure("cannot write %s: %s", r->opt.output,
+			return file_error("cannot write %s: %s", r->opt.output,
 				       strerror(errno));
 	}
 	if (gpuperf_output_init(&r->output, r->out, r->opt.format, r->columns,
@@ -682,7 +698,7 @@ static int replay_records(struct replay *r)
 	}
 	gpm_oa_windower_flush(r->windower);
 	if (r->write_error)
-		return failure("cannot write %s: %s",
+		return file_error("cannot write %s: %s",
 			       r->opt.output ? r->opt.output : "the output",
 			       strerror(-r->write_error));
 	return GPUPERF_EXIT_OK;

@@ -10,7 +10,9 @@ enum gpuperf_exit {
 	GPUPERF_EXIT_OK = 0,
 	GPUPERF_EXIT_FAILURE = 1,       /* the command ran and found a problem */
 	GPUPERF_EXIT_USAGE = 2,         /* bad arguments */
-	GPUPERF_EXIT_INPUT = 3,         /* unreadable or invalid input file */
+	GPUPERF_EXIT_FILE = 3,          /* a file or directory cannot be read
+					 * or written, or is not what it
+					 * should be */
 	GPUPERF_EXIT_CONNECT = 4,       /* the daemon cannot be reached, or
 					 * the connection to it ended */
 	GPUPERF_EXIT_REFUSED = 5,       /* the daemon refused: token, role,

@@ -176,9 +176,9 @@ static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 		return;
 	}
 	if (ret) {
-		gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "cannot write the "
+		gpuperf_fail(s->cmd, GPUPERF_EXIT_FILE, "cannot write the "
 			     "output: %s", strerror(-ret));
-		gpuperf_streaming_stop(s, GPUPERF_EXIT_FAILURE);
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_FILE);
 		return;
 	}
 	if (f->mark && s->hooks.mark_frame)
@@ -331,6 +331,9 @@ static int subscribe(struct gpuperf_streaming *s,
 	if (ret)
 		return gpuperf_report(s->cmd, "the daemon refused the "
 				      "subscription", &err);
+	const struct gpc_subscription_info *info = gpc_subscription_info(s->sub);
+	gpuperf_note_period(s->cmd, s->client, info->device, o->period_ns,
+			    info->sampling_period_ns);
 	return 0;
 }
 
@@ -350,7 +353,7 @@ static int start_view(struct gpuperf_streaming *s)
 	if (o->output) {
 		s->out = fopen(o->output, "w");
 		if (!s->out)
-			return gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+			return gpuperf_fail(s->cmd, GPUPERF_EXIT_FILE,
 					    "cannot write %s: %s", o->output,
 					    strerror(errno));
 	}
@@ -449,7 +452,7 @@ void gpuperf_streaming_fini(struct gpuperf_streaming *s)
 	if (s->view_ready)
 		gpuperf_stream_view_fini(&s->view);
 	if (s->out && s->out != stdout && fclose(s->out) != 0 && !s->exit_code)
-		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FILE,
 					    "cannot write the output: %s",
 					    strerror(errno));
 	s->out = NULL;

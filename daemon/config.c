@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/config.h"
+#include "daemon/device_spec.h"
 #include "daemon/error.h"
 
 void gpd_config_usage(FILE *out)
@@ -241,9 +242,17 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 	struct gpd_server_options *s = &cfg->server;
 	uint32_t *limit = NULL;
 	switch (c) {
-	case 'd':
+	case 'd': {
+		struct gpd_device_spec spec;
+		const char *why = NULL;
+		int ret = gpd_device_spec_parse(arg, &spec, &why);
+		if (ret)
+			return gpd_fail(err, ret, "--device %s: %s", arg,
+				    why ? why : strerror(-ret));
+		gpd_device_spec_fini(&spec);
 		d->device_specs[d->n_device_specs++] = arg;
 		break;
+	}
 	case 'm':
 		d->metrics_dirs[d->n_metrics_dirs++] = arg;
 		break;
@@ -378,7 +387,7 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 			    "'gpuperfd --help'", cfg->args[optind]);
 	if (cfg->server.no_tcp && cfg->server.n_listen)
 		return gpd_fail(err, -EINVAL, "--listen none goes alone");
-	return 0;
+	return gpd_server_check_options(&cfg->server, err);
 }
 
 int gpd_config_load(struct gpd_config *cfg, int argc, char *const *argv,

@@ -20,6 +20,10 @@
 
 /* IGT's recorder also correlates the clocks about once a second. */
 #define CORRELATION_PERIOD_NS 1000000000ull
+/* A record is written only if what may follow it still fits under
+ * max_bytes: a correlation before the next sample, and the two that can
+ * close the file (finish()). */
+#define LIMIT_RESERVED_BYTES (3 * GPM_RECORDING_CORRELATION_SIZE)
 
 struct gpd_recorder {
 	struct gpd_device *dev;
@@ -185,6 +189,12 @@ static void on_records(void *user, const void *data, size_t len)
 				  r->dev->source->format->size, data, len);
 	int ret = 0;
 	while (!ret && !r->stopping && gpm_oa_record_next(&rd, &rec) > 0) {
+		if (r->max_bytes && gpm_recording_writer_offset(r->writer) +
+		    rec.size + LIMIT_RESERVED_BYTES > r->max_bytes) {
+			stop_with(r, "the recording reached its limit of %llu "
+				  "bytes", (unsigned long long)r->max_bytes);
+			break;
+		}
 		switch (rec.type) {
 		case GPM_OA_RECORD_SAMPLE:
 			ret = record_sample(r, rec.payload, rec.payload_size);
@@ -200,10 +210,6 @@ static void on_records(void *user, const void *data, size_t len)
 		default:
 			break;
 		}
-		if (r->max_bytes &&
-		    gpm_recording_writer_offset(r->writer) >= r->max_bytes)
-			stop_with(r, "the recording reached its limit of %llu bytes",
-				  (unsigned long long)r->max_bytes);
 	}
 }
 
@@ -271,6 +277,11 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 		       struct gpd_recorder **out, struct gpd_error *err)
 {
 	*out = NULL;
+	if (req->max_bytes && req->max_bytes < GPD_RECORDING_MIN_BYTES)
+		return gpd_fail(err, -EINVAL, "a recording limit of %llu bytes "
+			    "leaves no room for the recording's header; give "
+			    "at least %u", (unsigned long long)req->max_bytes,
+			    GPD_RECORDING_MIN_BYTES);
 	struct gpd_recorder *r = calloc(1, sizeof(*r));
 	if (r)
 		r->writer = malloc(sizeof(*r->writer));

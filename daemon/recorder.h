@@ -36,9 +36,15 @@ struct gpd_recorder_request {
 	const char *device;             /* NULL: the first */
 	const char *metric_set;         /* NULL: what runs or the default */
 	uint64_t sampling_period_ns;    /* 0: what runs or the default */
-	uint64_t max_bytes;             /* stops there; 0: no limit */
+	/* The file stays within it, closing records included; 0: no limit,
+	 * else at least GPD_RECORDING_MIN_BYTES. */
+	uint64_t max_bytes;
 	enum gpd_role role;
 };
+
+/* A recording limit below this leaves no room for the file's header
+ * (VERSION, DEVICE_INFO, the topology, a correlation) and one report. */
+#define GPD_RECORDING_MIN_BYTES 4096u
 
 /* Records one of devices. */
 int gpd_recorder_start(const struct gpd_device_registry *devices,

@@ -95,6 +95,8 @@ enum gpm_recording_errc {
 	GPM_RECORDING_ERR_TOPOLOGY,     /* DEVICE_TOPOLOGY contents invalid */
 	GPM_RECORDING_ERR_INCONSISTENT, /* a repeated header record differs */
 	GPM_RECORDING_ERR_ARGUMENT,     /* the caller asked for something invalid */
+	GPM_RECORDING_ERR_NOT_RECORDING,        /* the file does not start with
+						 * a record of the format */
 };
 
 struct gpm_recording_error {

@@ -206,6 +206,18 @@ static int frame(struct gpm_recording_reader *r, struct raw_record *rec,
 
 		type = gpm__le32_load(p + GPM__REC_HDR_TYPE);
 		size = gpm__le16_load(p + GPM__REC_HDR_SIZE);
+		/* Unknown records are skipped as IGT's reader skips them, but
+		 * a file that starts with one is some other kind of file. */
+		if (offset == 0 && !is_oa_record(type) &&
+		    (type < GPM_RECORDING_TYPE_VERSION ||
+		     type > GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION))
+			return gpm__recording_fail(
+				err, -EBADMSG, GPM_RECORDING_ERR_NOT_RECORDING,
+				GPM_RECORDING_NO_OFFSET,
+				"not an i915 perf recording: it does not start "
+				"with a record of that format (gpuperf record, "
+				"gpuperfd, its web UI and IGT's "
+				"i915-perf-recorder write them)");
 		if (is_oa_record(type)) {
 			rc = need_device(r, offset, err);
 			if (rc < 0)

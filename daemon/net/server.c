@@ -17,6 +17,7 @@
 #include "daemon/log.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/http_routes.h"
+#include "daemon/net/listen_probe.h"
 #include "daemon/net/metrics_exporter.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
@@ -101,33 +102,58 @@ static void fill_defaults(struct gpd_server_options *o)
 		o->max_recording_bytes = 1ull << 30;
 }
 
-static int make_listeners(struct gpd_server *s, struct gpd_error *err)
+/* The TCP listeners' addresses (parsed into l when not NULL) and the
+ * rule that one reachable from other machines needs tokens. */
+static int check_tcp_listeners(const struct gpd_server_options *o,
+			       struct gpd_listener *l, struct gpd_error *err)
 {
-	const struct gpd_server_options *o = &s->options;
 	static const char *const default_listen[] = { GPD_DEFAULT_LISTEN };
 	const char *const *listen = o->n_listen ? o->listen : default_listen;
 	size_t n_tcp = o->no_tcp ? 0 : o->n_listen ? o->n_listen : 1;
-	size_t n = n_tcp + (o->unix_path ? 1 : 0);
-	if (!n)
-		return gpd_fail(err, -EINVAL, "nothing to listen on: give --listen "
-			    "or --unix");
-	s->listeners = calloc(n, sizeof(*s->listeners));
-	if (!s->listeners)
-		return gpd_fail(err, -ENOMEM, "out of memory");
+	struct gpd_listener scratch;
 	for (size_t i = 0; i < n_tcp; i++) {
-		struct gpd_listener *l = &s->listeners[s->n_listeners++];
-		l->server = s;
-		int ret = parse_listen(listen[i], l, err);
+		struct gpd_listener *to = l ? &l[i] : &scratch;
+		memset(to, 0, sizeof(*to));
+		int ret = parse_listen(listen[i], to, err);
 		if (ret)
 			return ret;
-		l->tls = o->tls_cert != NULL;
-		if (!l->trusted && !o->token_file)
-			return gpd_fail(err, -EPERM,
+		if (!to->trusted && !o->token_file)
+			return gpd_fail(err, -EINVAL,
 				    "--listen %s is not a loopback address: other "
 				    "machines could reach the GPU's counters, so "
 				    "it needs --token-file (and --tls-cert/"
 				    "--tls-key to keep the tokens secret)",
 				    listen[i]);
+	}
+	return 0;
+}
+
+int gpd_server_check_options(const struct gpd_server_options *o,
+			     struct gpd_error *err)
+{
+	if (!o->tls_cert != !o->tls_key)
+		return gpd_fail(err, -EINVAL, "--tls-cert and --tls-key go together");
+	if (o->no_tcp && !o->unix_path)
+		return gpd_fail(err, -EINVAL, "nothing to listen on: give --listen "
+			    "or --unix");
+	return check_tcp_listeners(o, NULL, err);
+}
+
+static int make_listeners(struct gpd_server *s, struct gpd_error *err)
+{
+	const struct gpd_server_options *o = &s->options;
+	size_t n_tcp = o->no_tcp ? 0 : o->n_listen ? o->n_listen : 1;
+	size_t n = n_tcp + (o->unix_path ? 1 : 0);
+	s->listeners = calloc(n ? n : 1, sizeof(*s->listeners));
+	if (!s->listeners)
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	int ret = check_tcp_listeners(o, s->listeners, err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n_tcp; i++) {
+		struct gpd_listener *l = &s->listeners[s->n_listeners++];
+		l->server = s;
+		l->tls = o->tls_cert != NULL;
 	}
 	if (o->unix_path) {
 		struct gpd_listener *l = &s->listeners[s->n_listeners++];
@@ -147,9 +173,7 @@ int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
 	s->devices = devices;
 	s->options = *options;
 	fill_defaults(&s->options);
-	int ret = 0;
-	if (!options->tls_cert != !options->tls_key)
-		ret = gpd_fail(err, -EINVAL, "--tls-cert and --tls-key go together");
+	int ret = gpd_server_check_options(options, err);
 	if (!ret)
 		ret = make_listeners(s, err);
 	if (!ret && options->token_file)
@@ -292,6 +316,9 @@ static int open_vhost(struct gpd_server *s, struct gpd_listener *l,
 	info.server_string = "gpuperfd";
 	char name[96];
 	if (l->host[0]) {
+		int ret = gpd_listen_probe(l->host, l->port, err);
+		if (ret)
+			return ret;
 		bool any = !strcmp(l->host, "0.0.0.0") || !strcmp(l->host, "::");
 		info.iface = any ? NULL : l->host;
 		info.port = l->port;
@@ -431,6 +458,7 @@ void gpd_server_fini(struct gpd_server *s)
 			unlink(s->options.unix_path);
 	free(s->listeners);
 	s->listeners = NULL;
+	s->n_listeners = 0;
 	free(s->protocols);
 	s->protocols = NULL;
 	free(s->mounts);

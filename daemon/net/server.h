@@ -84,6 +84,12 @@ struct gpd_server {
 	bool stopping;
 };
 
+/* Checks the options alone, before anything is opened: the --listen
+ * addresses, a non-loopback one without --token-file, half of a TLS
+ * pair, nothing to listen on. 0, or -EINVAL with err saying why. */
+int gpd_server_check_options(const struct gpd_server_options *options,
+			     struct gpd_error *err);
+
 /* Fills in the defaults and checks the options (a non-loopback --listen
  * without --token-file, half of a TLS pair); loads the tokens. Serves
  * devices, which must outlive the server, on loop. */

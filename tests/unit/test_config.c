@@ -201,6 +201,18 @@ START_TEST(test_command_line_errors)
 		    "127.0.0.1:0");
 	CHECK_ERROR("unexpected argument 'sim'; see 'gpuperfd --help'",
 		    "--seed", "1", "sim", "--linger", "2");
+	/* Options that name a device or an address are checked whole here,
+	 * so that they are refused as bad options, as a misspelled one is. */
+	CHECK_ERROR("--device foo: unknown device kind; use auto, "
+		    "sim[:PLATFORM], replay:FILE[,loop][,speed=X|max], "
+		    "i915:PATH, xe:PATH or nvidia:N", "--device", "foo");
+	CHECK_ERROR("--listen 7890: expected ADDR:PORT, e.g. 127.0.0.1:7890 "
+		    "or [::1]:7890", "--listen", "7890");
+	CHECK_ERROR("--listen 0.0.0.0:0 is not a loopback address: other "
+		    "machines could reach the GPU's counters, so it needs "
+		    "--token-file (and --tls-cert/--tls-key to keep the tokens "
+		    "secret)", "-l", "127.0.0.1:0", "-l", "0.0.0.0:0");
+	CHECK_ERROR("--tls-cert and --tls-key go together", "--tls-cert", "/c");
 }
 END_TEST
 

@@ -575,6 +575,23 @@ START_TEST(test_bad_size)
 }
 END_TEST
 
+/* Text, or any file that does not start with a record, is named as what
+ * it is not, not as a recording cut short. */
+START_TEST(test_not_a_recording)
+{
+	static const char text[] = "# Network services, Internet style\n"
+				   "tcpmux\t\t1/tcp\n";
+	struct gpm_recording_error err;
+
+	ck_assert_int_eq(read_all(text, sizeof(text) - 1, &err, NULL), -EBADMSG);
+	ck_assert_int_eq(err.code, GPM_RECORDING_ERR_NOT_RECORDING);
+	ck_assert_str_eq(err.message, "not an i915 perf recording: it does "
+			 "not start with a record of that format (gpuperf "
+			 "record, gpuperfd, its web UI and IGT's "
+			 "i915-perf-recorder write them)");
+}
+END_TEST
+
 START_TEST(test_size_past_end)
 {
 	struct membuf m;
@@ -1701,6 +1718,7 @@ static Suite *recording_suite(void)
 
 	TCase *bad = tcase_create("corruption");
 	tcase_add_test(bad, test_bad_size);
+	tcase_add_test(bad, test_not_a_recording);
 	tcase_add_test(bad, test_size_past_end);
 	tcase_add_test(bad, test_truncated_tail);
 	tcase_add_test(bad, test_bad_version);

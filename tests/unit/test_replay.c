@@ -749,7 +749,7 @@ START_TEST(test_errors)
 	close(mkstemp(out));
 
 	ck_assert_int_eq(replay("/nonexistent/recording", NULL),
-			 GPUPERF_EXIT_INPUT);
+			 GPUPERF_EXIT_FILE);
 	ck_assert_int_eq(replay(path, "--bogus", NULL), GPUPERF_EXIT_USAGE);
 	ck_assert_int_eq(replay(path, "--interval", "10", NULL),
 			 GPUPERF_EXIT_USAGE);
@@ -772,7 +772,7 @@ START_TEST(test_errors)
 	fclose(f);
 	ck_assert_int_eq(replay(bad, "--metrics-dir", intel_metrics_dir(),
 				"--per-report", "--format", "csv", "-o", out,
-				NULL), GPUPERF_EXIT_INPUT);
+				NULL), GPUPERF_EXIT_FILE);
 	char *text = read_file(out);
 	size_t lines = 0;
 	for (char *p = text; *p; p++)
@@ -787,7 +787,7 @@ START_TEST(test_errors)
 	ck_assert_uint_eq(fwrite(data, 1, 1000, f), 1000);
 	fclose(f);
 	ck_assert_int_eq(replay(bad, "--metrics-dir", intel_metrics_dir(),
-				NULL), GPUPERF_EXIT_INPUT);
+				NULL), GPUPERF_EXIT_FILE);
 	free(data);
 	unlink(bad);
 	unlink(out);
@@ -822,7 +822,7 @@ START_TEST(test_long_recording)
 	close(mkstemp(out));
 	ck_assert_int_eq(replay(cut, "--metrics-dir", intel_metrics_dir(),
 				"--per-report", "--raw", "--format", "csv",
-				"-o", out, NULL), GPUPERF_EXIT_INPUT);
+				"-o", out, NULL), GPUPERF_EXIT_FILE);
 	char *part = read_file(out);
 	size_t part_len = strlen(part);
 	ck_assert_uint_gt(part_len, 1000);
@@ -857,7 +857,7 @@ START_TEST(test_fifo)
 		_exit(fd >= 0 && write(fd, data, 4096) == 4096 ? 0 : 1);
 	}
 	ck_assert_int_eq(replay(fifo, "--metrics-dir", intel_metrics_dir(),
-				"-o", "/dev/null", NULL), GPUPERF_EXIT_INPUT);
+				"-o", "/dev/null", NULL), GPUPERF_EXIT_FILE);
 	int status;
 	ck_assert_int_eq(waitpid(writer, &status, 0), writer);
 	free(data);

@@ -1,0 +1,59 @@
+/*
+ * Numbers for people, as every human view of gpuperf shows them (the live
+ * table, table rows, devices, counters, compare's report) and as the web
+ * UI's units.js does, so that a value reads the same everywhere:
+ *
+ * - A counter that counts something over its window (event and
+ *   throughput counters: bytes, cycles, events, pixels...) is shown as a
+ *   rate per second of GPU time, so it does not change with the window's
+ *   length; percentages, frequencies, ratios and durations as they are.
+ * - SI prefixes (k, M, G, T: powers of 1000; m, µ, n), three significant
+ *   digits: "43.6 GB/s", "1.21 G cycles/s", "834 µs", "55.9 %".
+ * - Durations in the largest unit under which they are at least 1:
+ *   "105 ns", "1.67 µs", "6.99 s"; from 1000 s on, whole seconds.
+ *
+ * Machine formats (CSV, NDJSON) carry the plain values instead (output.h).
+ */
+#ifndef GPUPERF_HUMAN_TEXT_H
+#define GPUPERF_HUMAN_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "client/include/gpuperf.h"
+
+/* Room for any text these functions write, with its NUL. */
+#define GPUPERF_HUMAN_TEXT_MAX 48
+
+/* How a counter's value is shown. */
+struct gpuperf_display {
+	bool per_second;        /* the window's value over its length */
+	double scale;           /* then times this, to the unit below */
+	char unit[32];          /* "B/s", "Hz", "%", "s", "cycles/s", "" */
+};
+
+/* The display of a counter with these metric-XML units ("ns", "bytes",
+ * "percent"...), type and semantic type ("ratio" is never a rate). */
+void gpuperf_display_for(struct gpuperf_display *d, const char *units,
+			 enum gpc_counter_type type, const char *semantic_type);
+
+/* The display of a counter of the catalog (NULL: plain numbers). */
+void gpuperf_display_of(struct gpuperf_display *d,
+			const struct gpc_counter *counter);
+
+/* A window's value as the display shows it, for a window of seconds. */
+double gpuperf_display_value(const struct gpuperf_display *d, double value,
+			     double seconds);
+
+/* v, already in unit, with an SI prefix: "43.6 GB/s", "1.21 G cycles/s",
+ * "55.9 %", "-" when not finite. */
+void gpuperf_human_value(char *buf, size_t size, double v, const char *unit);
+
+/* ns as a short duration: "105 ns", "834 µs", "6.99 s". */
+void gpuperf_duration_text(char *buf, size_t size, double ns);
+
+/* Columns of text in a terminal: the cells of s, for alignment (UTF-8
+ * sequences such as µ count once). */
+int gpuperf_text_width(const char *s);
+
+#endif

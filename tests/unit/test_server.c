@@ -1,0 +1,62 @@
+/*
+ * The server's options and its life: what is refused before anything is
+ * opened, and a server that refused to start finished again as gpuperfd's
+ * main does without harm.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/daemon.h"
+#include "daemon/net/server.h"
+#include "tests/unit/test_util.h"
+
+START_TEST(refused_server_finishes_twice)
+{
+	static const char *const listen[] = { "127.0.0.1:0", "0.0.0.0:0" };
+	struct gpd_server_options o = { .listen = listen, .n_listen = 2 };
+	struct gpd_daemon daemon;
+	struct gpd_server server;
+	struct gpd_error err = { 0 };
+
+	memset(&daemon, 0, sizeof(daemon));
+	ck_assert_int_eq(gpd_server_init(&server, &daemon, &o, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "needs --token-file"));
+	ck_assert_ptr_null(daemon.server);
+	/* main() finishes the server whether or not it started. */
+	gpd_server_fini(&server);
+	gpd_server_fini(&server);
+}
+END_TEST
+
+START_TEST(options_checked_alone)
+{
+	static const char *const good[] = { "127.0.0.1:0", "[::1]:0",
+					    "localhost:7890" };
+	static const char *const remote[] = { "10.0.0.1:7890" };
+	struct gpd_server_options o = { .listen = good, .n_listen = 3 };
+	struct gpd_error err = { 0 };
+
+	ck_assert_int_eq(gpd_server_check_options(&o, &err), 0);
+	o.listen = remote;
+	o.n_listen = 1;
+	ck_assert_int_eq(gpd_server_check_options(&o, &err), -EINVAL);
+	o.token_file = "/tokens";
+	ck_assert_int_eq(gpd_server_check_options(&o, &err), 0);
+	o = (struct gpd_server_options){ .no_tcp = true };
+	ck_assert_int_eq(gpd_server_check_options(&o, &err), -EINVAL);
+	ck_assert_str_eq(err.message, "nothing to listen on: give --listen or "
+			 "--unix");
+}
+END_TEST
+
+static Suite *server_suite(void)
+{
+	Suite *s = suite_create("server");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, refused_server_finishes_twice);
+	tcase_add_test(tc, options_checked_alone);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(server_suite)
