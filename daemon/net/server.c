@@ -133,9 +133,6 @@ int gpd_server_check_options(const struct gpd_server_options *o,
 {
 	if (!o->tls_cert != !o->tls_key)
 		return gpd_fail(err, -EINVAL, "--tls-cert and --tls-key go together");
-	if (o->no_tcp && !o->unix_path)
-		return gpd_fail(err, -EINVAL, "nothing to listen on: give --listen "
-			    "or --unix");
 	return check_tcp_listeners(o, NULL, err);
 }
 
@@ -144,7 +141,10 @@ static int make_listeners(struct gpd_server *s, struct gpd_error *err)
 	const struct gpd_server_options *o = &s->options;
 	size_t n_tcp = o->no_tcp ? 0 : o->n_listen ? o->n_listen : 1;
 	size_t n = n_tcp + (o->unix_path ? 1 : 0);
-	s->listeners = calloc(n ? n : 1, sizeof(*s->listeners));
+	if (!n)
+		return gpd_fail(err, -EINVAL, "nothing to listen on: give --listen "
+			    "or --unix");
+	s->listeners = calloc(n, sizeof(*s->listeners));
 	if (!s->listeners)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	int ret = check_tcp_listeners(o, s->listeners, err);

@@ -86,7 +86,7 @@ struct gpd_server {
 
 /* Checks the options alone, before anything is opened: the --listen
  * addresses, a non-loopback one without --token-file, half of a TLS
- * pair, nothing to listen on. 0, or -EINVAL with err saying why. */
+ * pair. 0, or -EINVAL with err saying why. */
 int gpd_server_check_options(const struct gpd_server_options *options,
 			     struct gpd_error *err);
 

@@ -42,10 +42,9 @@ START_TEST(options_checked_alone)
 	ck_assert_int_eq(gpd_server_check_options(&o, &err), -EINVAL);
 	o.token_file = "/tokens";
 	ck_assert_int_eq(gpd_server_check_options(&o, &err), 0);
-	o = (struct gpd_server_options){ .no_tcp = true };
+	o = (struct gpd_server_options){ .tls_cert = "/cert" };
 	ck_assert_int_eq(gpd_server_check_options(&o, &err), -EINVAL);
-	ck_assert_str_eq(err.message, "nothing to listen on: give --listen or "
-			 "--unix");
+	ck_assert_str_eq(err.message, "--tls-cert and --tls-key go together");
 }
 END_TEST
 
