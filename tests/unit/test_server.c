@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/daemon.h"
+#include "daemon/device_registry.h"
 #include "daemon/net/server.h"
 #include "tests/unit/test_util.h"
 
@@ -14,17 +14,19 @@ START_TEST(refused_server_finishes_twice)
 {
 	static const char *const listen[] = { "127.0.0.1:0", "0.0.0.0:0" };
 	struct gpd_server_options o = { .listen = listen, .n_listen = 2 };
-	struct gpd_daemon daemon;
+	struct gpd_device_registry devices = { 0 };
 	struct gpd_server server;
 	struct gpd_error err = { 0 };
+	uv_loop_t loop;
 
-	memset(&daemon, 0, sizeof(daemon));
-	ck_assert_int_eq(gpd_server_init(&server, &daemon, &o, &err), -EINVAL);
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	ck_assert_int_eq(gpd_server_init(&server, &loop, &devices, &o, &err),
+			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "needs --token-file"));
-	ck_assert_ptr_null(daemon.server);
 	/* main() finishes the server whether or not it started. */
 	gpd_server_fini(&server);
 	gpd_server_fini(&server);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
 }
 END_TEST
 
