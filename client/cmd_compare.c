@@ -53,7 +53,7 @@ static const char help[] =
 /* Columns that describe a row, not the GPU's work. */
 static const char *const metadata[] = {
 	"timestamp_ns", "gpu_timestamp", "duration_ns", "context_id",
-	"reports", "lost", "buffers_lost", "dropped", "mark",
+	"reports", "lost", "buffers_lost", "dropped", "mark", "partial",
 };
 
 struct options {

@@ -90,6 +90,13 @@ static void on_child_exit(uv_process_t *p, int64_t status, int signum)
 	}
 }
 
+/* The rows run writes: the intervals within the measured window, which
+ * add up to it, and its totals. */
+static bool wanted_frame(struct gpuperf_streaming *s, const struct gpc_frame *f)
+{
+	return f->mark || f->within_mark;
+}
+
 static void on_mark_frame(struct gpuperf_streaming *s, const struct gpc_frame *f)
 {
 	struct run *r = s->user;
@@ -192,6 +199,7 @@ int gpuperf_cmd_run(int argc, char **argv)
 		return ret;
 	}
 	struct gpuperf_streaming_hooks hooks = {
+		.wanted_frame = wanted_frame,
 		.mark_frame = on_mark_frame,
 		.signal = on_signal,
 	};

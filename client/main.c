@@ -44,7 +44,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\nexit codes:\n"
 		"  0  success\n"
-		"  1  the command ran and found a problem (e.g. metric errors)\n"
+		"  1  the command ran and found a problem: metric errors, a\n"
+		"     regression (compare), no window measured or no report\n"
+		"     of the --ctx context (stream, run; the reason is printed)\n"
 		"  2  bad arguments\n"
 		"  3  a file cannot be read or written: an input that is\n"
 		"     unreadable or not what it should be, a --metrics-dir\n"

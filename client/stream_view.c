@@ -14,6 +14,7 @@
 enum metadata_column {
 	COL_TIMESTAMP,
 	COL_DURATION,
+	COL_PARTIAL,
 	COL_MARK,
 	COL_CONTEXT,
 	COL_REPORTS,
@@ -26,6 +27,7 @@ enum metadata_column {
 static const struct gpuperf_column metadata[N_METADATA] = {
 	[COL_TIMESTAMP] = { "timestamp_ns", GPUPERF_UNITS_TIMESTAMP },
 	[COL_DURATION] = { "duration_ns", "ns" },
+	[COL_PARTIAL] = { "partial", NULL },
 	[COL_MARK] = { "mark", NULL },
 	[COL_CONTEXT] = { "context_id", GPUPERF_UNITS_CONTEXT },
 	[COL_REPORTS] = { "reports", NULL },
@@ -162,6 +164,9 @@ static int write_row(struct gpuperf_stream_view *v, const struct gpc_frame *f,
 			cells[c] = u64_cell(row ? row->gpu_time_ns :
 					    f->gpu_end_ns - f->gpu_start_ns);
 			break;
+		case COL_PARTIAL:
+			cells[c] = u64_cell(f->partial);
+			break;
 		case COL_MARK:
 			cells[c] = u64_cell(f->mark);
 			break;
@@ -191,9 +196,11 @@ static int write_row(struct gpuperf_stream_view *v, const struct gpc_frame *f,
 	for (size_t i = 0; i < v->n_counters; i++, c++)
 		cells[c] = i < n_values ? double_cell(values[i]) :
 			   (struct gpuperf_cell){ .type = GPUPERF_CELL_NONE };
+	const uint64_t *raw = row ? row->raw : f->raw;
+	size_t n_raw = row ? row->n_raw : f->n_raw;
 	for (; c < v->n_columns; c++) {
 		size_t slot = c - v->first_counter - v->n_counters;
-		cells[c] = !row && slot < f->n_raw ? u64_cell(f->raw[slot]) :
+		cells[c] = slot < n_raw ? u64_cell(raw[slot]) :
 			   (struct gpuperf_cell){ .type = GPUPERF_CELL_NONE };
 	}
 	return gpuperf_output_row(&v->output, cells);
@@ -295,6 +302,9 @@ int gpuperf_stream_view_frame(struct gpuperf_stream_view *v,
 			      const struct gpc_frame *f)
 {
 	v->windows++;
+	v->reports += f->reports;
+	if (!f->mark)
+		v->gpu_ns += f->gpu_end_ns - f->gpu_start_ns;
 	v->lost += f->lost_reports;
 	v->buffers_lost += f->buffer_lost;
 	v->dropped += f->frames_dropped;

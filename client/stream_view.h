@@ -40,8 +40,11 @@ struct gpuperf_stream_view {
 	struct gpuperf_output output;
 	bool output_ready;
 	size_t first_counter;           /* column of the first counter */
+	/* Totals, for the summary and for a stream that measured nothing. */
 	uint64_t windows;
-	uint64_t lost, buffers_lost, dropped;   /* totals, for the summary */
+	uint64_t reports;                       /* in every window */
+	uint64_t gpu_ns;                        /* GPU time of the intervals */
+	uint64_t lost, buffers_lost, dropped;
 	char *screen;                   /* the live view being built */
 	size_t screen_len, screen_cap;
 };

@@ -11,6 +11,7 @@
 
 #include "client/cli_args.h"
 #include "client/commands.h"
+#include "client/human_text.h"
 #include "client/streaming.h"
 
 const char gpuperf_stream_options_help[] =
@@ -34,10 +35,18 @@ const char gpuperf_stream_options_help[] =
 	"      --units          csv: a second header row with each column's\n"
 	"                       units\n"
 	"  -o, --output FILE    write the rows to FILE\n"
-	"      --duration D     stop after D (e.g. 30s)\n"
+	"      --duration D     cover D of GPU time (e.g. 30s), to within a\n"
+	"                       sampling period, then stop\n"
 	"\n"
+	"Windows are aligned to multiples of the interval on the GPU's time\n"
+	"line: the first begins where the stream does and the last ends with\n"
+	"--duration, so both are partial, and are flushed and marked so.\n"
+	"--ctx rows of windows where the context did not run have no values;\n"
+	"a stream that measured no window, or no report of its --ctx context,\n"
+	"says so and exits 1.\n\n"
 	"Columns: timestamp_ns (the window's start, the daemon's\n"
-	"CLOCK_MONOTONIC), duration_ns (GPU time), reports (report pairs),\n"
+	"CLOCK_MONOTONIC), duration_ns (GPU time), partial (1: shorter than\n"
+	"the interval), reports (report pairs),\n"
 	"lost (OA_REPORT_LOST), buffers_lost (OA_BUFFER_LOST), dropped (frames\n"
 	"the daemon dropped because this client read too slowly), then one\n"
 	"column per counter, named by its symbol.\n";
@@ -144,7 +153,7 @@ void gpuperf_streaming_stop(struct gpuperf_streaming *s, int exit_code)
 	if (s->handles_ready) {
 		uv_close((uv_handle_t *)&s->sigint, NULL);
 		uv_close((uv_handle_t *)&s->sigterm, NULL);
-		uv_close((uv_handle_t *)&s->duration, NULL);
+		uv_close((uv_handle_t *)&s->watchdog, NULL);
 		s->handles_ready = false;
 	}
 	if (s->client) {
@@ -165,11 +174,20 @@ static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 
 	if (s->stopping)
 		return;
+	/* A frame can come before gpc_subscribe_sync() has returned the
+	 * handle. */
+	if (!s->sub)
+		s->sub = sub;
 	if (!s->view_ready && (ret = start_view(s))) {
 		gpuperf_streaming_stop(s, ret);
 		return;
 	}
-	ret = gpuperf_stream_view_frame(&s->view, f);
+	/* A last frame with nothing in it only says the end. */
+	bool end_only = f->last && !f->reports && !f->lost_reports &&
+			!f->buffer_lost && f->gpu_end_ns == f->gpu_start_ns;
+	bool shown = !end_only &&
+		     (!s->hooks.wanted_frame || s->hooks.wanted_frame(s, f));
+	ret = shown ? gpuperf_stream_view_frame(&s->view, f) : 0;
 	if (ret == -EPIPE) {
 		/* Whoever read the output has had enough. */
 		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
@@ -183,6 +201,8 @@ static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 	}
 	if (f->mark && s->hooks.mark_frame)
 		s->hooks.mark_frame(s, f);
+	if (f->last)
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
 }
 
 static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
@@ -254,9 +274,52 @@ static void on_signal(uv_signal_t *h, int signum)
 		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
 }
 
-static void on_duration(uv_timer_t *t)
+/* Wall time a --duration stream may take beyond its GPU time before it
+ * is given up: the GPU time again, at least this. */
+#define WATCHDOG_SLACK_MS 2000
+
+static void on_watchdog(uv_timer_t *t)
 {
-	gpuperf_streaming_stop(t->data, GPUPERF_EXIT_OK);
+	struct gpuperf_streaming *s = t->data;
+	char asked[GPUPERF_HUMAN_TEXT_MAX], waited[GPUPERF_HUMAN_TEXT_MAX];
+	char covered[GPUPERF_HUMAN_TEXT_MAX];
+
+	gpuperf_duration_text(asked, sizeof(asked), (double)s->duration_ns);
+	gpuperf_duration_text(waited, sizeof(waited),
+			      (double)(uv_now(&s->loop) - s->started_ms) * 1e6);
+	if (!s->view_ready || !s->view.windows) {
+		/* Said when the stream ends, for every way it can end. */
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
+		return;
+	}
+	gpuperf_duration_text(covered, sizeof(covered), (double)s->view.gpu_ns);
+	gpuperf_streaming_stop(s, gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+		"the device covered %s of GPU time in %s, not the %s asked: it "
+		"runs slower than real time, or stopped delivering reports",
+		covered, waited, asked));
+}
+
+/* A stream that ends without data says why (and fails). */
+static void check_measured(struct gpuperf_streaming *s)
+{
+	char streamed[GPUPERF_HUMAN_TEXT_MAX];
+
+	if (s->exit_code || !s->loop_ready)
+		return;
+	gpuperf_duration_text(streamed, sizeof(streamed),
+			      (double)(uv_now(&s->loop) - s->started_ms) * 1e6);
+	if (!s->view_ready || !s->view.windows) {
+		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+			"no window came in the %s streamed: the device delivered "
+			"no report in that time (a window needs two; gpuperfd's "
+			"log says why)", streamed);
+	} else if (s->filter_context && !s->view.reports) {
+		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+			"no report of context 0x%" PRIx32 " in the %" PRIu64
+			" windows of %s streamed: it did not run ('gpuperf "
+			"stream --per-context' lists the contexts that do)",
+			s->context_id, s->view.windows, streamed);
+	}
 }
 
 /* Checks the names against the catalog, for messages that say where the
@@ -321,6 +384,7 @@ static int subscribe(struct gpuperf_streaming *s,
 		.context_id = o->context_id,
 		.raw = o->raw,
 		.per_context = o->per_context,
+		.duration_ns = o->duration_ns,
 	};
 	struct gpc_subscription_cbs cbs = {
 		.frame = on_frame,
@@ -397,12 +461,16 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 	memset(s, 0, sizeof(*s));
 	s->cmd = cmd;
 	s->user = user;
+	s->duration_ns = o->duration_ns;
+	s->filter_context = o->filter_context;
+	s->context_id = o->context_id;
 	if (hooks)
 		s->hooks = *hooks;
 	if (uv_loop_init(&s->loop))
 		return gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "cannot start an "
 				    "event loop");
 	s->loop_ready = true;
+	s->started_ms = uv_now(&s->loop);
 	int ret = gpuperf_connect(cmd, &conn, &s->loop, &s->client);
 	if (ret)
 		return ret;
@@ -426,16 +494,20 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 	}
 	uv_signal_init(&s->loop, &s->sigint);
 	uv_signal_init(&s->loop, &s->sigterm);
-	uv_timer_init(&s->loop, &s->duration);
+	uv_timer_init(&s->loop, &s->watchdog);
 	s->sigint.data = s;
 	s->sigterm.data = s;
-	s->duration.data = s;
+	s->watchdog.data = s;
 	s->handles_ready = true;
 	uv_signal_start(&s->sigint, on_signal, SIGINT);
 	uv_signal_start(&s->sigterm, on_signal, SIGTERM);
-	if (o->duration_ns)
-		uv_timer_start(&s->duration, on_duration,
-			       (o->duration_ns + 999999) / 1000000, 0);
+	/* The daemon ends a --duration stream once it has covered that much
+	 * GPU time; this is only for a device that never gets there. */
+	if (o->duration_ns) {
+		uint64_t ms = (o->duration_ns + 999999) / 1000000;
+		uv_timer_start(&s->watchdog, on_watchdog,
+			       2 * ms + WATCHDOG_SLACK_MS, 0);
+	}
 	return 0;
 }
 
@@ -444,6 +516,7 @@ int gpuperf_streaming_run(struct gpuperf_streaming *s)
 	uv_run(&s->loop, UV_RUN_DEFAULT);
 	if (s->view_ready)
 		gpuperf_stream_view_summary(&s->view, s->cmd);
+	check_measured(s);
 	return s->exit_code;
 }
 
@@ -461,7 +534,7 @@ void gpuperf_streaming_fini(struct gpuperf_streaming *s)
 	if (s->handles_ready) {
 		uv_close((uv_handle_t *)&s->sigint, NULL);
 		uv_close((uv_handle_t *)&s->sigterm, NULL);
-		uv_close((uv_handle_t *)&s->duration, NULL);
+		uv_close((uv_handle_t *)&s->watchdog, NULL);
 		s->handles_ready = false;
 	}
 	if (s->client)

@@ -46,6 +46,9 @@ struct gpuperf_streaming;
 
 /* What gpuperf run adds. */
 struct gpuperf_streaming_hooks {
+	/* Whether the frame is shown; NULL: every one. */
+	bool (*wanted_frame)(struct gpuperf_streaming *s,
+			     const struct gpc_frame *f);
 	/* The frame of the marked window arrived (after the view shows it). */
 	void (*mark_frame)(struct gpuperf_streaming *s, const struct gpc_frame *f);
 	/* SIGINT or SIGTERM; NULL: they end the stream. */
@@ -67,8 +70,14 @@ struct gpuperf_streaming {
 	bool view_mark_column, view_live_allowed;
 	FILE *out;
 	uv_signal_t sigint, sigterm;
-	uv_timer_t duration;
+	/* Ends a --duration stream that the daemon cannot bring to its end
+	 * (a device that delivers nothing, or slower than real time). */
+	uv_timer_t watchdog;
 	bool handles_ready;
+	uint64_t started_ms;
+	uint64_t duration_ns;           /* --duration, of GPU time */
+	bool filter_context;            /* --ctx, to say it matched nothing */
+	uint32_t context_id;
 	struct gpuperf_streaming_hooks hooks;
 	void *user;
 	bool starting;                  /* a stop waits for the start to end */

@@ -9,6 +9,7 @@
  * words saying what runs and how to join it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,22 +29,32 @@ static struct gpd_subscription *subscription_of(struct gpd_device_subscriber *s)
 static void window_reset(struct gpd_window *w)
 {
 	w->open = false;
+	w->partial = false;
+	w->within_mark = false;
 	w->reports = 0;
 	w->reports_lost = 0;
 	w->buffers_lost = 0;
 	memset(&w->acc, 0, sizeof(w->acc));
 }
 
-static void window_add(struct gpd_window *w, const struct gpm_oa_decoder *dec,
-		       const struct gpm_oa_report *start,
-		       const struct gpm_oa_report *end, uint64_t start_ts,
-		       uint64_t end_ts)
+/* The window's time span takes in a pair, whoever's it is. */
+static void window_span(struct gpd_window *w, uint64_t start_ts,
+			uint64_t end_ts, bool within_mark)
 {
 	if (!w->open) {
 		w->open = true;
 		w->start_ts = start_ts;
+		w->within_mark = within_mark;
 	}
 	w->end_ts = end_ts;
+}
+
+static void window_add(struct gpd_window *w, const struct gpm_oa_decoder *dec,
+		       const struct gpm_oa_report *start,
+		       const struct gpm_oa_report *end, uint64_t start_ts,
+		       uint64_t end_ts, bool within_mark)
+{
+	window_span(w, start_ts, end_ts, within_mark);
 	w->reports++;
 	gpm_oa_delta_add(dec, start, end, &w->acc);
 }
@@ -72,19 +83,35 @@ static struct gpd_context_acc *context_slot(struct gpd_subscription *sub,
 	return c;
 }
 
+/* A window without a report of its own has no values, not zeros. */
 static void evaluate(struct gpd_subscription *sub,
-		     const struct gpm_accumulator *acc, struct gpm_value *out)
+		     const struct gpm_accumulator *acc, uint32_t reports,
+		     struct gpm_value *out)
 {
 	const struct gpm_binding *binding = sub->device->binding;
+	if (!reports) {
+		for (size_t i = 0; i < sub->n_counters; i++)
+			out[i] = (struct gpm_value){ .type = GPM_VALUE_DOUBLE,
+						     .d = NAN };
+		return;
+	}
 	gpm_binding_evaluate(binding, acc, sub->set_values);
 	for (size_t i = 0; i < sub->n_counters; i++)
 		out[i] = sub->set_values[sub->index[i]];
 }
 
+enum emit_kind {
+	EMIT_INTERVAL,          /* an interval window */
+	EMIT_MARK,              /* the window an end mark closed */
+	EMIT_LAST,              /* the interval window the duration ends */
+};
+
+/* Hands the window out as a frame, then empties it. */
 static void emit(struct gpd_subscription *sub, struct gpd_window *w,
-		 bool from_mark)
+		 enum emit_kind kind)
 {
 	struct gpd_device *dev = sub->device;
+	bool from_mark = kind == EMIT_MARK;
 	if (!dev->binding)
 		return;
 	struct gpd_frame frame = {
@@ -94,12 +121,17 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 		.lost_reports = w->reports_lost,
 		.buffer_lost = w->buffers_lost,
 		.from_mark = from_mark,
+		.partial = !from_mark && (w->partial || kind == EMIT_LAST),
+		.last = kind == EMIT_LAST,
+		.within_mark = !from_mark && w->within_mark,
 		.n_values = sub->n_counters,
 		.values = sub->values,
 	};
+	if (!w->open)
+		frame.gpu_start_ns = frame.gpu_end_ns = 0;
 	gpd_device_cpu_time(dev, w->start_ts, &frame.cpu_start_ns);
 	gpd_device_cpu_time(dev, w->end_ts, &frame.cpu_end_ns);
-	evaluate(sub, &w->acc, sub->values);
+	evaluate(sub, &w->acc, w->reports, sub->values);
 	if (sub->raw)
 		frame.raw = &w->acc;
 	if (sub->per_context && !from_mark && sub->n_contexts) {
@@ -121,22 +153,50 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 				struct gpd_context_acc *c = &sub->contexts[i];
 				struct gpm_value *vals =
 					sub->context_values + i * sub->n_counters;
-				evaluate(sub, &c->acc, vals);
+				evaluate(sub, &c->acc, c->reports, vals);
 				sub->rows[i] = (struct gpd_context_row){
 					.ctx_id = c->ctx_id,
 					.reports = c->reports,
 					.gpu_time_ns = gpd_device_ticks_to_ns(dev, c->ticks),
 					.values = vals,
+					.raw = sub->raw ? &c->acc : NULL,
 				};
 			}
 			frame.n_contexts = sub->n_contexts;
 			frame.contexts = sub->rows;
 		}
 	}
+	/* The frame points into the window and the contexts' sums: they are
+	 * emptied only once it has been handed out. */
+	sub->ops->frame(sub->user, &frame);
 	if (!from_mark)
 		sub->n_contexts = 0;
 	window_reset(w);
-	sub->ops->frame(sub->user, &frame);
+}
+
+/* Emits the interval window early, where something cuts it; the next one
+ * begins mid-window too. */
+static void cut_window(struct gpd_subscription *sub)
+{
+	struct gpd_window *w = &sub->window;
+	if (w->open || w->reports_lost || w->buffers_lost) {
+		w->partial = true;
+		emit(sub, w, EMIT_INTERVAL);
+	}
+	w->partial = true;
+}
+
+/* The duration is covered: the open interval window is the last. */
+static void end_subscription(struct gpd_subscription *sub)
+{
+	sub->ended = true;
+	if (sub->mark_state == GPD_MARK_CLOSING) {
+		sub->mark_state = GPD_MARK_IDLE;
+		emit(sub, &sub->mark, EMIT_MARK);
+		if (sub->base.dead)
+			return;
+	}
+	emit(sub, &sub->window, EMIT_LAST);
 }
 
 static void on_pair(struct gpd_device_subscriber *s,
@@ -148,22 +208,62 @@ static void on_pair(struct gpd_device_subscriber *s,
 	struct gpd_subscription *sub = subscription_of(s);
 	bool wanted = !sub->ctx_filter || ctx == sub->ctx_id;
 
+	if (sub->ended)
+		return;
+	/* Pairs are whole: the duration ends before the first that would
+	 * run past it, within a sampling period of it. */
+	if (sub->duration_ticks && !sub->duration_end_ts) {
+		sub->duration_end_ts = start_ts + sub->duration_ticks;
+	} else if (sub->duration_ticks && end_ts > sub->duration_end_ts) {
+		end_subscription(sub);
+		return;
+	}
 	if (sub->mark_state == GPD_MARK_CLOSING && end_ts > sub->mark_end_ts) {
+		/* Interval windows end with the mark, before its frame. */
+		if (sub->window_ticks && sub->window.within_mark)
+			cut_window(sub);
+		if (sub->base.dead)
+			return;
 		sub->mark_state = GPD_MARK_IDLE;
-		emit(sub, &sub->mark, true);
+		emit(sub, &sub->mark, EMIT_MARK);
 		if (sub->base.dead)
 			return;
 	}
-	if (sub->mark_state != GPD_MARK_IDLE && start_ts >= sub->mark_begin_ts &&
-	    wanted)
-		window_add(&sub->mark, dec, start, end, start_ts, end_ts);
+	bool in_mark = sub->mark_state != GPD_MARK_IDLE &&
+		       start_ts >= sub->mark_begin_ts;
+	if (in_mark && wanted)
+		window_add(&sub->mark, dec, start, end, start_ts, end_ts, false);
+	else if (in_mark)
+		window_span(&sub->mark, start_ts, end_ts, false);
 
 	if (!sub->window_ticks)
 		return;
-	if (!sub->deadline)
+	if (!sub->deadline) {
 		sub->deadline = (start_ts / sub->window_ticks + 1) * sub->window_ticks;
+		/* The first window begins where the stream did. */
+		sub->window.partial = start_ts % sub->window_ticks != 0;
+	}
+	/* A pair that begins past the deadline (after a gap: a lost buffer,
+	 * a stream of one context) belongs to a later window. */
+	if (start_ts >= sub->deadline) {
+		if (sub->window.open || sub->window.reports_lost ||
+		    sub->window.buffers_lost)
+			emit(sub, &sub->window, EMIT_INTERVAL);
+		if (sub->base.dead)
+			return;
+		sub->deadline = (start_ts / sub->window_ticks + 1) *
+				sub->window_ticks;
+	}
+	/* Interval windows begin with a mark, so that those within it add
+	 * up to its frame. */
+	if (sub->window.open && sub->window.within_mark != in_mark) {
+		cut_window(sub);
+		if (sub->base.dead)
+			return;
+	}
 	if (wanted) {
-		window_add(&sub->window, dec, start, end, start_ts, end_ts);
+		window_add(&sub->window, dec, start, end, start_ts, end_ts,
+			   in_mark);
 		if (sub->per_context) {
 			struct gpd_context_acc *c = context_slot(sub, ctx);
 			if (c) {
@@ -172,13 +272,15 @@ static void on_pair(struct gpd_device_subscriber *s,
 				gpm_oa_delta_add(dec, start, end, &c->acc);
 			}
 		}
+	} else {
+		window_span(&sub->window, start_ts, end_ts, in_mark);
 	}
 	/* The report that reaches the deadline ends the window; windows are
 	 * aligned to multiples of their length on the GPU time line. */
 	if (end_ts >= sub->deadline) {
 		if (sub->window.open || sub->window.reports_lost ||
 		    sub->window.buffers_lost)
-			emit(sub, &sub->window, false);
+			emit(sub, &sub->window, EMIT_INTERVAL);
 		sub->deadline = (end_ts / sub->window_ticks + 1) * sub->window_ticks;
 	}
 }
@@ -186,6 +288,8 @@ static void on_pair(struct gpd_device_subscriber *s,
 static void on_loss(struct gpd_device_subscriber *s, bool buffer_lost)
 {
 	struct gpd_subscription *sub = subscription_of(s);
+	if (sub->ended)
+		return;
 	if (buffer_lost) {
 		sub->window.buffers_lost++;
 		if (sub->mark_state != GPD_MARK_IDLE)
@@ -200,13 +304,17 @@ static void on_loss(struct gpd_device_subscriber *s, bool buffer_lost)
 static void on_flush(struct gpd_device_subscriber *s)
 {
 	struct gpd_subscription *sub = subscription_of(s);
+	if (sub->ended)
+		return;
 	if (sub->window.open || sub->window.reports_lost ||
-	    sub->window.buffers_lost)
-		emit(sub, &sub->window, false);
+	    sub->window.buffers_lost) {
+		sub->window.partial = true;
+		emit(sub, &sub->window, EMIT_INTERVAL);
+	}
 	sub->deadline = 0;
 	if (sub->mark_state == GPD_MARK_CLOSING) {
 		sub->mark_state = GPD_MARK_IDLE;
-		emit(sub, &sub->mark, true);
+		emit(sub, &sub->mark, EMIT_MARK);
 	}
 }
 
@@ -460,6 +568,9 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	sub->window_ticks = gpd_device_ns_to_ticks(dev, req->window_ns);
 	if (req->window_ns && !sub->window_ticks)
 		sub->window_ticks = 1;
+	sub->duration_ticks = gpd_device_ns_to_ticks(dev, req->duration_ns);
+	if (req->duration_ns && !sub->duration_ticks)
+		sub->duration_ticks = 1;
 	if (req->counters) {
 		sub->requested = calloc(req->n_counters ? req->n_counters : 1,
 					sizeof(*sub->requested));

@@ -40,6 +40,9 @@ struct gpd_subscribe_request {
 	uint32_t ctx_id;
 	bool raw;                       /* frames carry the summed raw deltas */
 	bool per_context;               /* frames carry per-context rows */
+	/* GPU time covered from the first report, the last window cut there
+	 * and sent with `last`; 0: until unsubscribed. */
+	uint64_t duration_ns;
 	enum gpd_role role;
 };
 
@@ -49,6 +52,7 @@ struct gpd_context_row {
 	uint32_t reports;
 	uint64_t gpu_time_ns;           /* time this context ran in the window */
 	const struct gpm_value *values; /* subscribed counters, as in the frame */
+	const struct gpm_accumulator *raw;      /* when requested */
 };
 
 #define GPD_CTX_IDLE UINT32_MAX
@@ -60,6 +64,14 @@ struct gpd_frame {
 	uint32_t lost_reports;                  /* REPORT_LOST seen */
 	uint32_t buffer_lost;                   /* BUFFER_LOST seen */
 	bool from_mark;                         /* closed by an end mark */
+	bool partial;                           /* shorter than the window:
+						 * the first, the last, or cut
+						 * where a mark begins or ends */
+	bool last;                              /* the duration is covered:
+						 * none follows (it may be
+						 * empty, saying only that) */
+	bool within_mark;                       /* an interval window inside
+						 * a mark */
 	size_t n_values;
 	const struct gpm_value *values;         /* in subscribed order */
 	const struct gpm_accumulator *raw;      /* when requested */

@@ -20,7 +20,12 @@ struct gpd_context_acc {
 
 /* A window being summed: the interval one or the mark one. */
 struct gpd_window {
-	bool open;                      /* holds at least one pair */
+	bool open;                      /* spans at least one pair (of any
+					 * context: a filtered window may hold
+					 * none of its own) */
+	bool partial;                   /* began after its aligned start, or
+					 * was cut before its deadline */
+	bool within_mark;               /* an interval window inside a mark */
 	uint64_t start_ts, end_ts;      /* extended ticks */
 	uint32_t reports;
 	uint32_t reports_lost;
@@ -58,6 +63,10 @@ struct gpd_subscription {
 	uint64_t window_ticks;          /* 0: frames at end marks only */
 	uint64_t deadline;              /* the interval window ends here */
 	struct gpd_window window;
+
+	uint64_t duration_ticks;        /* 0: until unsubscribed */
+	uint64_t duration_end_ts;       /* first pair + duration_ticks */
+	bool ended;                     /* its duration is covered */
 
 	enum gpd_mark_state mark_state;
 	uint64_t mark_begin_ts, mark_end_ts;

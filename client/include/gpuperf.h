@@ -318,6 +318,9 @@ struct gpc_subscribe_options {
 	uint32_t context_id;
 	bool raw;                       /* frames carry the raw deltas */
 	bool per_context;               /* frames carry per-context rows */
+	/* GPU time to cover from the first report: the window that reaches
+	 * it is cut there and comes with `last`; 0: until unsubscribed. */
+	uint64_t duration_ns;
 };
 
 /* The raw deltas' layout (struct gpc_frame.raw). */
@@ -339,6 +342,8 @@ struct gpc_context_row {
 	uint64_t gpu_time_ns;
 	size_t n_values;
 	const double *values;           /* as the frame's values */
+	size_t n_raw;                   /* as the frame's raw deltas, this */
+	const uint64_t *raw;            /* context's share */
 };
 
 struct gpc_frame {
@@ -357,6 +362,14 @@ struct gpc_frame {
 	const struct gpc_context_row *contexts;
 	uint32_t frames_dropped;        /* lost to slow reading since the last */
 	uint64_t frames_dropped_total;
+	/* Shorter than the window: the first (the stream began mid-window),
+	 * the last of a duration, or one cut where a mark begins or ends. */
+	bool partial;
+	/* The subscription's duration is covered: no frame follows. It may
+	 * hold no report, then it only says the end. */
+	bool last;
+	/* An interval window inside a mark: those add up to the mark's. */
+	bool within_mark;
 };
 
 enum gpc_event_kind {

@@ -85,6 +85,7 @@ int gpc_subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
 	}
 	m.raw = o->raw;
 	m.per_context = o->per_context;
+	m.duration_ns = o->duration_ns;
 	env.kind_case = GPUPERF__ENVELOPE__KIND_SUBSCRIBE;
 	env.subscribe = &m;
 	int64_t id = gpc__client_request(c, &env, GPC__REQUEST_SUBSCRIBE, sub,
@@ -208,6 +209,8 @@ void gpc__subscription_frame(struct gpc_client *c, const Gpuperf__Frame *f)
 			.gpu_time_ns = src->gpu_time_ns,
 			.n_values = src->n_values,
 			.values = src->values,
+			.n_raw = src->n_raw,
+			.raw = src->raw,
 		};
 	}
 	frame = (struct gpc_frame){
@@ -228,6 +231,9 @@ void gpc__subscription_frame(struct gpc_client *c, const Gpuperf__Frame *f)
 		.contexts = sub->rows,
 		.frames_dropped = f->frames_dropped,
 		.frames_dropped_total = f->frames_dropped_total,
+		.partial = f->partial,
+		.last = f->last,
+		.within_mark = f->within_mark,
 	};
 	sub->cbs.frame(sub, &frame, sub->user);
 }

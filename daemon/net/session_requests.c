@@ -131,6 +131,7 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		.ctx_id = r->ctx_id,
 		.raw = r->raw,
 		.per_context = r->per_context,
+		.duration_ns = r->duration_ns,
 		.role = s->role,
 	};
 	struct gpd_error err = { 0 };

@@ -39,9 +39,10 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	struct gpd_session *s = ss->session;
 	if (s->closing)
 		return;
-	/* The frame closing a Mark answers a request: never dropped. */
-	enum gpd_message_class class = f->from_mark ? GPD_MESSAGE_CONTROL
-						    : GPD_MESSAGE_FRAME;
+	/* The frame closing a Mark answers a request, and the last one
+	 * ends the subscription: never dropped. */
+	enum gpd_message_class class = f->from_mark || f->last ?
+				       GPD_MESSAGE_CONTROL : GPD_MESSAGE_FRAME;
 	if (class == GPD_MESSAGE_FRAME && !gpd_send_queue_frame_fits(&s->queue)) {
 		drop_frame(s);
 		return;
@@ -67,6 +68,10 @@ static void on_frame(void *user, const struct gpd_frame *f)
 			row_values[i] = gpm_value_as_double(src->values[i]);
 		row->n_values = nv;
 		row->values = row_values;
+		if (src->raw) {
+			row->n_raw = GPM_ACC_SLOTS;
+			row->raw = (uint64_t *)src->raw->slot;
+		}
 		s->row_ptrs[c] = row;
 	}
 	Gpuperf__Frame m = GPUPERF__FRAME__INIT;
@@ -80,6 +85,9 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	m.lost_reports = f->lost_reports;
 	m.buffer_lost = f->buffer_lost;
 	m.mark = f->from_mark;
+	m.partial = f->partial;
+	m.last = f->last;
+	m.within_mark = f->within_mark;
 	m.n_values = nv;
 	m.values = values;
 	if (f->raw) {

@@ -406,6 +406,20 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 	m->now = target;
 }
 
+void gpd_oa_model_overrun(struct gpd_oa_model *m, uint64_t ticks)
+{
+	if (m->enabled && m->period)
+		m->buffer.overflow = true;
+	gpd_oa_model_advance(m, ticks);
+}
+
+uint64_t gpd_oa_model_buffer_ticks(const struct gpd_oa_model *m)
+{
+	if (!m->period)
+		return UINT64_MAX;
+	return (uint64_t)(m->buffer.size / m->buffer.report_size) * m->period;
+}
+
 uint64_t gpd_oa_model_time(const struct gpd_oa_model *m)
 {
 	return m->now;

@@ -137,6 +137,19 @@ const struct gpd_rate_model *gpd_oa_model_rates(const struct gpd_oa_model *model
  */
 void gpd_oa_model_advance(struct gpd_oa_model *model, uint64_t ticks);
 
+/*
+ * Advances GPU time by ticks for a reader that has fallen so far behind
+ * that the buffer fills meanwhile: the unit overflows at once and writes
+ * nothing more until the next read, which returns BUFFER_LOST and resets
+ * the buffer as i915 does. What read() then returns is what advancing
+ * would have left, without the work of writing reports that are lost.
+ */
+void gpd_oa_model_overrun(struct gpd_oa_model *model, uint64_t ticks);
+
+/* Ticks the unit takes to fill its whole buffer at its period; UINT64_MAX
+ * when not periodic. */
+uint64_t gpd_oa_model_buffer_ticks(const struct gpd_oa_model *model);
+
 /* read() on the stream fd; see the top of this file. Returns the bytes
  * copied or a negative errno. */
 ssize_t gpd_oa_model_read(struct gpd_oa_model *model, void *buf, size_t len);

@@ -4,8 +4,11 @@
  *
  * Like i915's poll timer, a 5 ms timer advances the model by the time that
  * really passed and reads what it wrote. A daemon that falls behind (a
- * blocked loop) lets the modeled buffer fill exactly as a slow reader of a
- * real stream would, and gets the same BUFFER_LOST.
+ * blocked loop, or periods so short that reading takes longer than the
+ * unit takes to write) lets the modeled buffer overflow as a slow reader
+ * of a real stream would, and gets the same BUFFER_LOST: what was due
+ * before the newest half buffer is skipped as lost, and the newest half
+ * buffer is read, so windows keep coming with their loss counted.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -72,6 +75,14 @@ static void advance(struct sim_source *sim, uint64_t elapsed)
 	uint64_t ticks = (uint64_t)((unsigned __int128)elapsed * freq / 1000000000ull);
 	sim->ns_remainder = elapsed -
 		(uint64_t)((unsigned __int128)ticks * 1000000000ull / freq);
+	uint64_t readable = gpd_oa_model_buffer_ticks(sim->model) / 2;
+	if (ticks > readable) {
+		gpd_oa_model_overrun(sim->model, ticks - readable);
+		deliver(sim);
+		if (!sim->model)
+			return;
+		ticks = readable;
+	}
 	gpd_oa_model_advance(sim->model, ticks);
 	deliver(sim);
 }

@@ -43,6 +43,16 @@ struct collector {
 	/* Idle rows' first value (GpuBusy, when that is all subscribed),
 	 * weighted by their GPU time. */
 	double idle_busy_ns, idle_ns;
+	/* Partial and last windows, their GPU time summed. */
+	unsigned partial_frames;
+	bool first_partial, last_partial, saw_last;
+	uint64_t span_ns;
+	/* Raw GPU time ticks of the frames and of their context rows. */
+	uint64_t raw_ticks, context_raw_ticks;
+	/* Reports of the interval windows within a mark, and of the mark. */
+	uint64_t within_mark_reports, mark_reports;
+	/* Windows without a report, and whether their values were numbers. */
+	unsigned empty_frames, empty_with_numbers;
 };
 
 static void note_context(struct collector *c, uint32_t ctx)
@@ -81,6 +91,31 @@ static void on_frame(void *user, const struct gpd_frame *f)
 {
 	struct collector *c = user;
 	c->frames++;
+	if (!f->from_mark) {
+		c->partial_frames += f->partial;
+		if (c->frames == 1)
+			c->first_partial = f->partial;
+		c->last_partial = f->partial;
+		c->span_ns += f->gpu_end_ns - f->gpu_start_ns;
+	}
+	ck_assert_msg(!c->saw_last, "a frame came after the last");
+	c->saw_last |= f->last;
+	if (f->from_mark)
+		c->mark_reports += f->reports;
+	else if (f->within_mark)
+		c->within_mark_reports += f->reports;
+	if (!f->reports && !f->from_mark) {
+		c->empty_frames++;
+		for (size_t i = 0; i < f->n_values; i++)
+			c->empty_with_numbers += !isnan(gpm_value_as_double(f->values[i]));
+	}
+	if (f->raw) {
+		c->raw_ticks += f->raw->slot[GPM_ACC_GPU_TIME];
+		for (size_t i = 0; i < f->n_contexts; i++)
+			if (f->contexts[i].raw)
+				c->context_raw_ticks +=
+					f->contexts[i].raw->slot[GPM_ACC_GPU_TIME];
+	}
 	uint64_t len = f->gpu_end_ns - f->gpu_start_ns;
 	if (f->reports) {
 		if (!c->min_ns || len < c->min_ns)
@@ -115,7 +150,7 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	c->set_at_last_frame = c->sub->device->set->symbol_name;
 	if (c->stall_at_frame && c->frames == c->stall_at_frame)
 		usleep(c->stall_ms * 1000);
-	if (c->stop_after && c->frames >= c->stop_after)
+	if ((c->stop_after && c->frames >= c->stop_after) || f->last)
 		uv_stop(c->daemon->loop);
 }
 
@@ -556,6 +591,152 @@ START_TEST(leaving_from_a_callback_is_safe)
 }
 END_TEST
 
+/*
+ * At the fastest period the simulated unit writes reports faster than the
+ * daemon reads them: it loses buffers as a slow reader of a real stream
+ * would, and the windows still come, with the loss counted.
+ */
+START_TEST(the_fastest_period_streams_with_its_loss)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 3 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 1,
+		.window_ns = 50000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(c.sub->device->exponent, 0);
+	while (c.frames < 3)
+		fixture_run(&fx, 100);
+	ck_assert_uint_gt(c.reports, 1000);
+	ck_assert_uint_gt(c.buffers_lost, 0);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* Raw deltas are the window's sums, and each context row has its share. */
+START_TEST(frames_carry_their_raw_deltas)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 4 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 20000000,
+		.raw = true,
+		.per_context = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	while (c.frames < 4)
+		fixture_run(&fx, 100);
+	const struct gpd_device *dev = c.sub->device;
+	/* Four windows of about 20 ms, the first shorter. */
+	ck_assert_uint_gt(gpd_device_ticks_to_ns(dev, c.raw_ticks), 40000000);
+	ck_assert_uint_eq(c.context_raw_ticks, c.raw_ticks);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/*
+ * A duration is GPU time from the first report: the windows cover it to
+ * within a sampling period, the first and the last marked partial, and
+ * the last says so.
+ */
+START_TEST(a_duration_ends_with_a_last_partial_window)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 100000000,
+		.duration_ns = 250000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	while (!c.saw_last)
+		fixture_run(&fx, 100);
+	uint64_t period = gpd_exponent_to_ns(&c.sub->device->source->info,
+					     c.sub->device->exponent);
+	ck_assert_uint_le(c.span_ns, 250000000);
+	ck_assert_uint_ge(c.span_ns, 250000000 - period);
+	ck_assert(c.first_partial);
+	ck_assert(c.last_partial);
+	ck_assert_uint_ge(c.frames, 3);
+	/* Nothing follows the last window. */
+	unsigned frames = c.frames;
+	fixture_run(&fx, 150);
+	ck_assert_uint_eq(c.frames, frames);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* A context filter that matches nothing still has windows: empty ones,
+ * whose values are no numbers. */
+START_TEST(a_filter_that_matches_nothing_gives_empty_windows)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 3 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 20000000,
+		.ctx_filter = true,
+		.ctx_id = 0x999,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	while (c.frames < 3)
+		fixture_run(&fx, 100);
+	ck_assert_uint_eq(c.reports, 0);
+	ck_assert_uint_eq(c.empty_frames, c.frames);
+	ck_assert_uint_eq(c.empty_with_numbers, 0);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* Interval windows are cut where a mark begins and ends: those within it
+ * hold exactly its reports. */
+START_TEST(interval_windows_tile_a_mark)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 30000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	while (!c.sub->device->stats.reports)
+		fixture_run(&fx, 10);
+	ck_assert_int_eq(gpd_mark_begin(c.sub, &err), 0);
+	unsigned frames = c.frames;
+	while (c.frames < frames + 3)
+		fixture_run(&fx, 50);
+	ck_assert_int_eq(gpd_mark_end(c.sub, &err), 0);
+	while (!c.mark_reports)
+		fixture_run(&fx, 10);
+	ck_assert_uint_gt(c.mark_reports, 500);
+	ck_assert_uint_eq(c.within_mark_reports, c.mark_reports);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
 static Suite *daemon_sim_suite(void)
 {
 	Suite *s = suite_create("daemon_sim");
@@ -572,6 +753,11 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, marks_bound_a_window);
 	tcase_add_test(tc, frame_cpu_times_follow_the_gpu_clock);
 	tcase_add_test(tc, leaving_from_a_callback_is_safe);
+	tcase_add_test(tc, the_fastest_period_streams_with_its_loss);
+	tcase_add_test(tc, frames_carry_their_raw_deltas);
+	tcase_add_test(tc, a_duration_ends_with_a_last_partial_window);
+	tcase_add_test(tc, a_filter_that_matches_nothing_gives_empty_windows);
+	tcase_add_test(tc, interval_windows_tile_a_mark);
 	suite_add_tcase(s, tc);
 	return s;
 }
