@@ -10,7 +10,9 @@
 
 #include "client/cli_args.h"
 #include "client/cli_connect.h"
+#include "client/catalog_names.h"
 #include "client/commands.h"
+#include "client/human_text.h"
 
 /* Rows of text cells printed with each column as wide as its widest. */
 struct text_table {
@@ -55,14 +57,15 @@ static void table_print(const struct text_table *t)
 	int width[16] = { 0 };
 
 	for (size_t i = 0; i < t->n_cells; i++) {
-		int len = (int)strlen(t->cells[i]);
+		int len = gpuperf_text_width(t->cells[i]);
 		if (len > width[i % n])
 			width[i % n] = len;
 	}
 	for (size_t i = 0; i < t->n_cells; i++) {
 		size_t col = i % n;
 		if (col + 1 < n)
-			printf("%-*s  ", width[col], t->cells[i]);
+			printf("%s%*s  ", t->cells[i],
+			       width[col] - gpuperf_text_width(t->cells[i]), "");
 		else
 			printf("%s\n", t->cells[i]);
 	}
@@ -95,6 +98,9 @@ struct catalog_options {
 	struct gpuperf_connection conn;
 	const char *device;
 	const char *set;                /* counters' SET */
+	const char **names;             /* counters' COUNTERs */
+	size_t n_names;
+	bool long_form;                 /* counters -l */
 	bool help;
 };
 
@@ -121,34 +127,30 @@ static int parse(const char *cmd, const char *usage, bool takes_set,
 			o->device = value;
 			continue;
 		}
+		if (takes_set && gpuperf_arg_flag(arg, "--long", "-l")) {
+			o->long_form = true;
+			continue;
+		}
 		if (arg[0] == '-')
 			return gpuperf_usage_error(cmd, usage, "unknown option "
 						   "'%s'", arg);
-		if (!takes_set || o->set)
+		if (!takes_set)
 			return gpuperf_usage_error(cmd, usage, "unexpected "
 						   "argument '%s'", arg);
-		o->set = arg;
+		if (!o->set) {
+			o->set = arg;
+			continue;
+		}
+		if (!o->names && !(o->names = calloc((size_t)argc,
+						     sizeof(*o->names))))
+			return gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of "
+					    "memory");
+		o->names[o->n_names++] = arg;
 	}
 	if (takes_set && !o->set)
 		return gpuperf_usage_error(cmd, usage, "name the metric set "
 					   "('gpuperf sets' lists them)");
 	return 0;
-}
-
-static const struct gpc_device *find_device(const char *cmd,
-					    struct gpc_client *c,
-					    const char *name, int *ret)
-{
-	const struct gpc_device *d = gpc_find_device(c, name);
-
-	if (!d && name)
-		*ret = gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "the daemon has no "
-				    "device '%s'; 'gpuperf devices' lists them",
-				    name);
-	else if (!d)
-		*ret = gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "the daemon serves "
-				    "no device");
-	return d;
 }
 
 /* ------------------------------------------------------------------ */
@@ -174,7 +176,7 @@ int gpuperf_cmd_devices(int argc, char **argv)
 	struct catalog_options o = { 0 };
 	struct gpc_client *c;
 	struct text_table t = { .n_columns = 8 };
-	char freq[64];
+	char freq[64], period[GPUPERF_HUMAN_TEXT_MAX];
 
 	int ret = parse(cmd, devices_usage, false, argc, argv, &o);
 	if (ret || o.help) {
@@ -204,10 +206,11 @@ int gpuperf_cmd_devices(int argc, char **argv)
 		table_add(&t, "0x%04" PRIx32, d[i].pci_id);
 		table_add(&t, "%" PRIu32, d[i].topology.eu_count);
 		table_add(&t, "%s", freq);
-		if (cfg->streaming)
-			table_add(&t, "%s every %.3g ms", cfg->metric_set,
-				  (double)cfg->sampling_period_ns / 1e6);
-		else
+		if (cfg->streaming) {
+			gpuperf_duration_text(period, sizeof(period),
+					      (double)cfg->sampling_period_ns);
+			table_add(&t, "%s every %s", cfg->metric_set, period);
+		} else
 			table_add(&t, "-");
 		table_add(&t, "%s", d[i].description);
 	}
@@ -241,9 +244,11 @@ int gpuperf_cmd_sets(int argc, char **argv)
 		return ret;
 	const struct gpc_device *d;
 	size_t n = gpc_devices(c, &d);
-	if (o.device && !find_device(cmd, c, o.device, &ret)) {
+	const struct gpc_device *only = o.device ?
+		gpuperf_need_device(cmd, c, o.device) : NULL;
+	if (o.device && !only) {
 		gpc_close_sync(c);
-		return ret;
+		return GPUPERF_EXIT_REFUSED;
 	}
 	table_add(&t, "DEVICE");
 	table_add(&t, "SYMBOL");
@@ -251,7 +256,7 @@ int gpuperf_cmd_sets(int argc, char **argv)
 	table_add(&t, "GUID");
 	table_add(&t, "NAME");
 	for (size_t i = 0; i < n; i++) {
-		if (o.device && strcmp(o.device, d[i].name))
+		if (only && only != &d[i])
 			continue;
 		for (size_t s = 0; s < d[i].n_metric_sets; s++) {
 			const struct gpc_metric_set *set = &d[i].metric_sets[s];
@@ -269,11 +274,17 @@ int gpuperf_cmd_sets(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 
 static const char counters_usage[] =
-	"gpuperf counters SET [-d DEVICE] [CONNECTION OPTIONS]";
+	"gpuperf counters SET [COUNTER...] [-l] [-d DEVICE] [CONNECTION OPTIONS]";
 static const char counters_help[] =
-	"Lists the counters of a metric set (by symbol or GUID) that the\n"
-	"device has: symbol (what -c takes), units, type, data type, upper\n"
-	"bound, and name.\n\n"
+	"Lists the counters of a metric set (by symbol or GUID; any case)\n"
+	"that the device has: symbol (what -c takes), the unit they are shown\n"
+	"in, their upper bound on this device, and what they measure. Named\n"
+	"COUNTERs, or -l, give each in full: name, description, the metric\n"
+	"file's units and type, and how the bound is reached.\n\n"
+	"Counters of events and bytes are shown per second of GPU time (as\n"
+	"every human view shows them), and so are their bounds: at the\n"
+	"device's highest frequency.\n\n"
+	"  -l, --long           every counter in full\n"
 	"  -d, --device DEVICE  the device (default: the first)\n\n";
 
 static const char *const type_names[] = {
@@ -293,50 +304,124 @@ static const char *const data_type_names[] = {
 	[GPC_DATA_DOUBLE] = "double",
 };
 
+/* The counter's bound on the device, as it is shown. */
+static void bound_text(char *buf, size_t size, const struct gpc_counter *k)
+{
+	struct gpuperf_display display;
+
+	if (!k->has_max_value && !k->max_equation) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	gpuperf_display_of(&display, k);
+	/* device_max is over one second: a rate per second as it is. */
+	gpuperf_human_value(buf, size, k->device_max * display.scale,
+			    display.unit);
+}
+
+/* The first sentence of a description, for the table. */
+static int first_sentence(const char *text)
+{
+	const char *end = strstr(text, ". ");
+	return end ? (int)(end - text + 1) : (int)strlen(text);
+}
+
+static void print_long(const struct gpc_device *d, const struct gpc_counter *k)
+{
+	struct gpuperf_display display;
+	char bound[GPUPERF_HUMAN_TEXT_MAX], freq[GPUPERF_HUMAN_TEXT_MAX];
+
+	gpuperf_display_of(&display, k);
+	bound_text(bound, sizeof(bound), k);
+	printf("%s: %s\n", k->symbol, k->name);
+	if (k->description[0])
+		printf("  %s\n", k->description);
+	printf("  unit: %s (the metric file's: %s%s)\n",
+	       display.unit[0] ? display.unit : "none",
+	       k->units[0] ? k->units : "none",
+	       display.per_second ? ", summed over each window, shown per "
+				    "second of GPU time" : "");
+	if (k->max_equation) {
+		gpuperf_human_value(freq, sizeof(freq),
+				    (double)d->max_frequency, "Hz");
+		printf("  max: %s on %s at its highest frequency, %s (%s)\n",
+		       bound, d->name, freq, k->max_equation);
+	} else if (k->has_max_value) {
+		printf("  max: %s\n", bound);
+	} else {
+		printf("  max: none\n");
+	}
+	printf("  type: %s, %s%s%s%s%s\n", type_names[k->type],
+	       data_type_names[k->data_type],
+	       k->semantic_type[0] ? ", " : "", k->semantic_type,
+	       k->group[0] ? "; group: " : "", k->group);
+}
+
 int gpuperf_cmd_counters(int argc, char **argv)
 {
 	const char *cmd = "counters";
 	struct catalog_options o = { 0 };
 	struct gpc_client *c;
-	struct text_table t = { .n_columns = 6 };
+	struct text_table t = { .n_columns = 4 };
+	char bound[GPUPERF_HUMAN_TEXT_MAX];
 
 	int ret = parse(cmd, counters_usage, true, argc, argv, &o);
 	if (ret || o.help) {
 		if (o.help)
 			printf("usage: %s\n\n%s%s", counters_usage,
 			       counters_help, gpuperf_connection_help);
+		free(o.names);
 		return ret;
 	}
-	if ((ret = gpuperf_connect(cmd, &o.conn, NULL, &c)))
+	if ((ret = gpuperf_connect(cmd, &o.conn, NULL, &c))) {
+		free(o.names);
 		return ret;
-	const struct gpc_device *d = find_device(cmd, c, o.device, &ret);
-	const struct gpc_metric_set *set = d ? gpc_find_metric_set(d, o.set) : NULL;
-	if (d && !set)
-		ret = gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s has no "
-				   "metric set '%s'; 'gpuperf sets -d %s' lists "
-				   "them", d->name, o.set, d->name);
+	}
+	const struct gpc_device *d = gpuperf_need_device(cmd, c, o.device);
+	const struct gpc_metric_set *set = d ?
+		gpuperf_need_metric_set(cmd, d, o.set) : NULL;
+	/* Every named counter is checked before anything is printed. */
+	for (size_t i = 0; set && i < o.n_names; i++)
+		if (!gpuperf_need_counter(cmd, d, set, o.names[i]))
+			set = NULL;
 	if (!set) {
 		gpc_close_sync(c);
-		return ret;
+		free(o.names);
+		return GPUPERF_EXIT_REFUSED;
+	}
+	if (o.n_names || o.long_form) {
+		size_t n = o.n_names ? o.n_names : set->n_counters;
+		for (size_t i = 0; i < n; i++) {
+			const struct gpc_counter *k = o.n_names ?
+				gpc_find_counter(set, o.names[i]) :
+				&set->counters[i];
+			if (i)
+				printf("\n");
+			print_long(d, k);
+		}
+		gpc_close_sync(c);
+		free(o.names);
+		if (fflush(stdout) != 0)
+			return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write "
+					    "the output");
+		return GPUPERF_EXIT_OK;
 	}
 	table_add(&t, "SYMBOL");
-	table_add(&t, "UNITS");
-	table_add(&t, "TYPE");
-	table_add(&t, "DATA");
+	table_add(&t, "UNIT");
 	table_add(&t, "MAX");
-	table_add(&t, "NAME");
+	table_add(&t, "DESCRIPTION");
 	for (size_t i = 0; i < set->n_counters; i++) {
 		const struct gpc_counter *k = &set->counters[i];
+		struct gpuperf_display display;
+		gpuperf_display_of(&display, k);
+		bound_text(bound, sizeof(bound), k);
 		table_add(&t, "%s", k->symbol);
-		table_add(&t, "%s", k->units[0] ? k->units : "-");
-		table_add(&t, "%s", type_names[k->type]);
-		table_add(&t, "%s", data_type_names[k->data_type]);
-		if (k->has_max_value)
-			table_add(&t, "%.6g", k->max_value);
-		else
-			table_add(&t, "%s", k->max_equation ? k->max_equation : "-");
-		table_add(&t, "%s", k->name);
+		table_add(&t, "%s", display.unit[0] ? display.unit : "-");
+		table_add(&t, "%s", bound);
+		table_add(&t, "%.*s", first_sentence(k->description),
+			  k->description);
 	}
 	gpc_close_sync(c);
+	free(o.names);
 	return finish_table(cmd, &t);
 }

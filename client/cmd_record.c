@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include "client/catalog_names.h"
 #include "client/cli_args.h"
 #include "client/cli_connect.h"
 #include "client/commands.h"
@@ -303,17 +304,10 @@ static void on_disconnect(struct gpc_client *c, const struct gpc_error *err,
 
 static int check_names(struct record *r)
 {
-	const struct gpc_device *d = gpc_find_device(r->client, r->device);
-
-	if (!d)
-		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "the daemon has "
-				    "no device '%s'; 'gpuperf devices' lists "
-				    "them", r->device ? r->device : "");
-	if (!gpc_find_metric_set(d, r->metric_set))
-		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s has "
-				    "no metric set '%s'; 'gpuperf sets -d %s' "
-				    "lists them", d->name, r->metric_set,
-				    d->name);
+	const struct gpc_device *d = gpuperf_need_device(cmd, r->client,
+							 r->device);
+	if (!d || !gpuperf_need_metric_set(cmd, d, r->metric_set))
+		return GPUPERF_EXIT_REFUSED;
 	return 0;
 }
 

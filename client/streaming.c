@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client/catalog_names.h"
 #include "client/cli_args.h"
 #include "client/commands.h"
 #include "client/human_text.h"
@@ -328,31 +329,19 @@ static int check_names(struct gpuperf_streaming *s,
 		       const struct gpuperf_stream_options *o, char **counters,
 		       size_t n_counters)
 {
-	const struct gpc_device *d = gpc_find_device(s->client, o->device);
-
-	if (!d && o->device)
-		return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "the daemon has "
-				    "no device '%s'; 'gpuperf devices' lists "
-				    "them", o->device);
+	const struct gpc_device *d = gpuperf_need_device(s->cmd, s->client,
+							 o->device);
 	if (!d)
-		return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "the daemon "
-				    "serves no device");
+		return GPUPERF_EXIT_REFUSED;
 	if (!o->metric_set)
 		return 0;
-	const struct gpc_metric_set *set = gpc_find_metric_set(d, o->metric_set);
+	const struct gpc_metric_set *set =
+		gpuperf_need_metric_set(s->cmd, d, o->metric_set);
 	if (!set)
-		return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "device %s has "
-				    "no metric set '%s'; 'gpuperf sets -d %s' "
-				    "lists them", d->name, o->metric_set,
-				    d->name);
+		return GPUPERF_EXIT_REFUSED;
 	for (size_t i = 0; i < n_counters; i++)
-		if (!gpc_find_counter(set, counters[i]))
-			return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED,
-					    "metric set %s of device %s has no "
-					    "counter '%s'; 'gpuperf counters %s "
-					    "-d %s' lists them", set->symbol,
-					    d->name, counters[i], set->symbol,
-					    d->name);
+		if (!gpuperf_need_counter(s->cmd, d, set, counters[i]))
+			return GPUPERF_EXIT_REFUSED;
 	return 0;
 }
 

@@ -372,16 +372,23 @@ static int resolve_counters(struct gpd_subscription *sub,
 				sub->index[n++] = (unsigned)i;
 	} else {
 		for (size_t i = 0; i < sub->n_requested; i++) {
-			int c = gpm_metric_set_find_counter(set, sub->requested[i]);
+			int c = gpm_metric_set_lookup_counter(set,
+							      sub->requested[i]);
 			if (c < 0 || !binding->available[c]) {
 				if (!strict)
 					continue;
+				const char *close = c < 0 ?
+					gpm_metric_set_closest_counter(set,
+						sub->requested[i]) : NULL;
 				free_counters(sub);
 				return gpd_fail(err, -ENOENT,
 					    "metric set %s has no counter '%s'%s; "
-					    "list them with 'gpuperf counters %s'",
-					    set->symbol_name, sub->requested[i],
+					    "%s%s%slist them with 'gpuperf counters "
+					    "%s'", set->symbol_name,
+					    sub->requested[i],
 					    c >= 0 ? " on this device" : "",
+					    close ? "did you mean " : "",
+					    close ? close : "", close ? "? " : "",
 					    set->symbol_name);
 			}
 			sub->index[n++] = (unsigned)c;
@@ -502,13 +509,17 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 				  unsigned *exponent, struct gpd_error *err)
 {
 	if (name) {
-		*set = gpd_device_find_set(dev, name);
+		*set = gpm_metrics_file_lookup_set(dev->metrics, name);
+		const char *close = *set ? NULL :
+			gpm_metrics_file_closest_set(dev->metrics, name);
 		if (!*set)
 			return gpd_fail(err, -ENOENT,
-				    "device %s (%s) has no metric set '%s'; list "
-				    "them with 'gpuperf sets -d %s'",
+				    "device %s (%s) has no metric set '%s'; "
+				    "%s%s%slist them with 'gpuperf sets -d %s'",
 				    dev->source->name, dev->metrics->platform,
-				    name, dev->source->name);
+				    name, close ? "did you mean " : "",
+				    close ? close : "", close ? "? " : "",
+				    dev->source->name);
 	} else {
 		*set = dev->open && dev->set ? dev->set : gpd_device_default_set(dev);
 		if (!*set)

@@ -14,10 +14,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "metrics/arena.h"
 #include "metrics/metric_set_internal.h"
+#include "metrics/name_match.h"
 
 enum counter_state {
 	COUNTER_GOOD,
@@ -167,6 +170,54 @@ gpm_metrics_file_find_set(const struct gpm_metrics_file *file,
 		    !strcmp(file->sets[i].hw_config_guid, name))
 			return &file->sets[i];
 	return NULL;
+}
+
+const struct gpm_metric_set *
+gpm_metrics_file_lookup_set(const struct gpm_metrics_file *file,
+			    const char *name)
+{
+	const struct gpm_metric_set *set = gpm_metrics_file_find_set(file, name);
+
+	for (size_t i = 0; !set && i < file->n_sets; i++)
+		if (!strcasecmp(file->sets[i].symbol_name, name) ||
+		    !strcasecmp(file->sets[i].hw_config_guid, name))
+			set = &file->sets[i];
+	return set;
+}
+
+int gpm_metric_set_lookup_counter(const struct gpm_metric_set *set,
+				  const char *name)
+{
+	int i = gpm_metric_set_find_counter(set, name);
+
+	for (size_t k = 0; i < 0 && k < set->n_counters; k++)
+		if (!strcasecmp(set->counters[k].symbol_name, name))
+			i = (int)k;
+	return i;
+}
+
+const char *gpm_metrics_file_closest_set(const struct gpm_metrics_file *file,
+					 const char *name)
+{
+	const char *best = NULL;
+	size_t distance = SIZE_MAX;
+
+	for (size_t i = 0; i < file->n_sets; i++)
+		gpm_name_consider(name, file->sets[i].symbol_name, &best,
+				  &distance);
+	return best;
+}
+
+const char *gpm_metric_set_closest_counter(const struct gpm_metric_set *set,
+					   const char *name)
+{
+	const char *best = NULL;
+	size_t distance = SIZE_MAX;
+
+	for (size_t i = 0; i < set->n_counters; i++)
+		gpm_name_consider(name, set->counters[i].symbol_name, &best,
+				  &distance);
+	return best;
 }
 
 static void counter_free_equations(struct gpm_counter *c)

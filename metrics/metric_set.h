@@ -148,6 +148,21 @@ gpm_metrics_file_find_set(const struct gpm_metrics_file *file,
 int gpm_metric_set_find_counter(const struct gpm_metric_set *set,
 				const char *symbol_name);
 
+/* As a person names them: exactly, else ignoring case. (Equations and
+ * recordings name them exactly, as IGT does: the functions above.) */
+const struct gpm_metric_set *
+gpm_metrics_file_lookup_set(const struct gpm_metrics_file *file,
+			    const char *name);
+int gpm_metric_set_lookup_counter(const struct gpm_metric_set *set,
+				  const char *name);
+
+/* The set or counter name closest to a mistyped one; NULL if none is
+ * close enough to be what was meant. */
+const char *gpm_metrics_file_closest_set(const struct gpm_metrics_file *file,
+					 const char *name);
+const char *gpm_metric_set_closest_counter(const struct gpm_metric_set *set,
+					   const char *name);
+
 /* How a counter's declared data type evaluates. */
 enum gpm_value_type gpm_counter_value_type(enum gpm_counter_data_type type);
 

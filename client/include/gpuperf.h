@@ -209,6 +209,10 @@ struct gpc_counter {
 	bool has_max_value;
 	double max_value;
 	const char *max_equation;       /* NULL unless the bound varies */
+	/* The bound on this device over one second of GPU time at its
+	 * highest frequency (a counter shown per second peaks there); 0
+	 * when unbounded. */
+	double device_max;
 };
 
 struct gpc_metric_set {
@@ -292,11 +296,13 @@ size_t gpc_devices(const struct gpc_client *client,
 const struct gpc_device *gpc_find_device(const struct gpc_client *client,
 					 const char *name);
 
-/* By symbol or GUID; NULL when the device has none such. */
+/* By symbol or GUID, as a person types them: exactly, else ignoring
+ * case; NULL when the device has none such. */
 const struct gpc_metric_set *gpc_find_metric_set(const struct gpc_device *device,
 						 const char *symbol_or_guid);
 
-/* By symbol; NULL when the set has none such. */
+/* By symbol: exactly, else ignoring case; NULL when the set has none
+ * such. */
 const struct gpc_counter *gpc_find_counter(const struct gpc_metric_set *set,
 					   const char *symbol);
 

@@ -59,6 +59,7 @@ static void load_counter(struct gpc_counter *out, const Gpuperf__Counter *c)
 	out->max_value = out->has_max_value ? c->max_value : 0;
 	out->max_equation = c->max_case == GPUPERF__COUNTER__MAX_MAX_EQUATION ?
 			    c->max_equation : NULL;
+	out->device_max = c->device_max;
 }
 
 static void load_topology(struct gpc_topology *out, const Gpuperf__Topology *t)
@@ -226,6 +227,9 @@ const struct gpc_metric_set *gpc_find_metric_set(const struct gpc_device *d,
 		    !strcasecmp(s->guid, symbol_or_guid))
 			return s;
 	}
+	for (size_t i = 0; i < d->n_metric_sets; i++)
+		if (!strcasecmp(d->metric_sets[i].symbol, symbol_or_guid))
+			return &d->metric_sets[i];
 	return NULL;
 }
 
@@ -234,6 +238,9 @@ const struct gpc_counter *gpc_find_counter(const struct gpc_metric_set *s,
 {
 	for (size_t i = 0; i < s->n_counters; i++)
 		if (!strcmp(s->counters[i].symbol, symbol))
+			return &s->counters[i];
+	for (size_t i = 0; i < s->n_counters; i++)
+		if (!strcasecmp(s->counters[i].symbol, symbol))
 			return &s->counters[i];
 	return NULL;
 }

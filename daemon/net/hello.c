@@ -118,9 +118,10 @@ static Gpuperf__Topology *describe_topology(struct gpd_hello *h,
 }
 
 /* The counter's bound: a constant max equation is evaluated once for the
- * device; one that reads the window's counters goes out as its text. */
+ * device; one that reads the window's counters goes out as its text, and
+ * evaluated on peak_max's second at the highest frequency. */
 static void describe_max(Gpuperf__Counter *c, const struct gpm_binding *b,
-			 unsigned index)
+			 unsigned index, const struct gpm_value *peak_max)
 {
 	for (size_t i = 0; i < b->n_max; i++) {
 		const struct gpm_binding_max *m = &b->max[i];
@@ -129,12 +130,39 @@ static void describe_max(Gpuperf__Counter *c, const struct gpm_binding *b,
 		if (!m->equation) {
 			c->max_case = GPUPERF__COUNTER__MAX_MAX_VALUE;
 			c->max_value = gpm_value_as_double(m->constant);
+			c->device_max = c->max_value;
 		} else {
 			c->max_case = GPUPERF__COUNTER__MAX_MAX_EQUATION;
 			c->max_equation = str(b->set->counters[index].max_equation);
+			if (peak_max)
+				c->device_max = gpm_value_as_double(peak_max[index]);
 		}
 		return;
 	}
+}
+
+/* The bounds over one second of GPU time at the highest frequency, into
+ * max (n_counters of them): the window's clocks, the only counter bounds
+ * read, are then that frequency's. NULL when out of memory. */
+static struct gpm_value *peak_second_max(const struct gpm_binding *b,
+					 const struct gpm_device_info *info)
+{
+	size_t n = b->set->n_counters ? b->set->n_counters : 1;
+	struct gpm_value *values = calloc(n, sizeof(*values));
+	struct gpm_value *max = calloc(n, sizeof(*max));
+	struct gpm_accumulator acc = { 0 };
+
+	if (!values || !max) {
+		free(values);
+		free(max);
+		return NULL;
+	}
+	acc.slot[GPM_ACC_GPU_TIME] = info->timestamp_frequency;
+	acc.slot[GPM_ACC_GPU_CLOCK] = info->gpu_max_freq;
+	gpm_binding_evaluate(b, &acc, values);
+	gpm_binding_evaluate_max(b, &acc, values, max);
+	free(values);
+	return max;
 }
 
 static Gpuperf__MetricSet *describe_set(struct gpd_hello *h,
@@ -157,6 +185,7 @@ static Gpuperf__MetricSet *describe_set(struct gpd_hello *h,
 	Gpuperf__Counter **ptrs = hello_alloc(h, (n ? n : 1) * sizeof(*ptrs));
 	if (!counters || !ptrs)
 		return NULL;
+	struct gpm_value *peak_max = peak_second_max(b, &dev->source->info);
 	size_t k = 0;
 	for (size_t i = 0; i < set->n_counters; i++) {
 		if (!b->available[i])
@@ -172,9 +201,10 @@ static Gpuperf__MetricSet *describe_set(struct gpd_hello *h,
 		c->semantic_type = str(src->semantic_type);
 		c->type = counter_type(src->type);
 		c->data_type = data_type(src->data_type);
-		describe_max(c, b, (unsigned)i);
+		describe_max(c, b, (unsigned)i, peak_max);
 		ptrs[k++] = c;
 	}
+	free(peak_max);
 	m->n_counters = k;
 	m->counters = ptrs;
 	return m;

@@ -56,17 +56,61 @@ grep -q '^sim1' "$tmp/out" && fail "sets -d sim0 lists sim1" || ok
 run 0 counters RenderBasic --unix "$tmp/sock"
 expect out "SYMBOL"
 expect out "GpuTime"
-expect out "percent  raw         float"
 "$gpuperf" sets -d sim1 --unix "$tmp/sock" >"$tmp/sets" 2>&1
 guid=$(awk '$2 == "RenderBasic" { print $4 }' "$tmp/sets")
 run 0 counters "$guid" -d sim1 --unix "$tmp/sock"
 expect out "EuActive"
 
+# counters: the unit each is shown in, the bound on this device, what it
+# measures; the long form of some or all
+run 0 counters RenderBasic --unix "$tmp/sock"
+expect out "SYMBOL                    UNIT       MAX              DESCRIPTION"
+expect out "AvgGpuCoreFrequency       Hz         1.3 GHz          Mean GPU core clock frequency"
+expect out "GtiReadThroughput         B/s        83.2 GB/s        Bytes read from memory"
+expect out "EuActive                  %          100.0 %"
+check "counters shows bounds as equations" eval '! grep -q UMUL "$tmp/out"'
+run 0 counters RenderBasic SamplerTexels GpuBusy --unix "$tmp/sock"
+expect out "SamplerTexels: Sampler Texels"
+expect out "  Filtered texels the samplers returned to the EUs."
+expect out "  unit: texels/s (the metric file's: texels, summed over each window, shown per second of GPU time)"
+expect out "  max: 31.2 G texels/s on sim0 at its highest frequency, 1.3 GHz"
+expect out "GpuBusy: GPU Busy"
+run 0 counters RenderBasic -l --unix "$tmp/sock"
+check "counters -l describes $(grep -c '^  unit: ' "$tmp/out") of 24 counters" \
+	[ "$(grep -c '^  unit: ' "$tmp/out")" = 24 ]
+
+# names in any case; a typo answered with the nearest name
+run 0 counters renderbasic --unix "$tmp/sock"
+expect out "GpuBusy"
+run 0 stream -m renderbasic -c gpubusy,GPUTIME -i 100ms --duration 300ms \
+	--format csv --unix "$tmp/sock"
+expect out ",GpuBusy,GpuTime"
+run 5 stream -m RenderBasci --duration 1s --unix "$tmp/sock"
+expect err "no metric set 'RenderBasci'; did you mean RenderBasic? 'gpuperf sets -d sim0' lists them"
+run 5 stream -m RenderBasic -c GpuBusyy --duration 1s --unix "$tmp/sock"
+expect err "no counter 'GpuBusyy'; did you mean GpuBusy?"
+run 5 counters RenderBasic EuActiv --unix "$tmp/sock"
+expect err "did you mean EuActive?"
+run 5 record -m computebasc -o "$tmp/r.i915perf" --unix "$tmp/sock"
+expect err "did you mean ComputeBasic?"
+run 5 sets -d sim00 --unix "$tmp/sock"
+expect err "no device 'sim00'; did you mean sim0?"
+
+# devices: what streams, at a period in words
+"$gpuperf" stream --unix "$tmp/sock" -d sim1 -m RenderBasic -p 1ms -c GpuTime \
+	--format csv -o "$tmp/holder.csv" 2>/dev/null &
+holder=$!
+pids="$pids $holder"
+wait_for holder.csv "GpuTime" 10
+run 0 devices --unix "$tmp/sock"
+expect out "RenderBasic every 853 µs"
+kill "$holder"
+
 # errors: unknown device, set, counter name; bad arguments
 run 5 counters NoSuchSet --unix "$tmp/sock"
 expect err "device sim0 has no metric set 'NoSuchSet'; 'gpuperf sets -d sim0' lists them"
 run 5 sets -d sim7 --unix "$tmp/sock"
-expect err "no device 'sim7'; 'gpuperf devices' lists them"
+expect err "no device 'sim7'; did you mean sim0? 'gpuperf devices' lists them"
 run 5 stream -m RenderBasic -c GpuTime,NoSuchCounter --duration 1s --unix "$tmp/sock"
 expect err "has no counter 'NoSuchCounter'; 'gpuperf counters RenderBasic -d sim0' lists them"
 run 5 stream -m NoSuchSet --duration 1s --unix "$tmp/sock"

@@ -737,6 +737,44 @@ START_TEST(interval_windows_tile_a_mark)
 }
 END_TEST
 
+/* Sets and counters are named in any case; a typo is answered with the
+ * nearest name. */
+START_TEST(names_in_any_case_and_typos_answered)
+{
+	static const char *const lower[] = { "gpubusy" };
+	static const char *const typo[] = { "GpuBusyy" };
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "renderBASIC",
+		.window_ns = 20000000,
+		.counters = lower,
+		.n_counters = 1,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	const char *const *symbols;
+	ck_assert_uint_eq(gpd_subscription_counters(c.sub, &symbols), 1);
+	ck_assert_str_eq(symbols[0], "GpuBusy");
+	gpd_unsubscribe(c.sub);
+
+	struct collector d = { 0 };
+	req.counters = typo;
+	ck_assert_int_eq(subscribe(&fx, &d, req, &err), -ENOENT);
+	ck_assert_str_eq(err.message, "metric set RenderBasic has no counter "
+			 "'GpuBusyy'; did you mean GpuBusy? list them with "
+			 "'gpuperf counters RenderBasic'");
+	req.metric_set = "RenderBasci";
+	ck_assert_int_eq(subscribe(&fx, &d, req, &err), -ENOENT);
+	ck_assert_str_eq(err.message, "device sim0 (simgen12) has no metric set "
+			 "'RenderBasci'; did you mean RenderBasic? list them "
+			 "with 'gpuperf sets -d sim0'");
+	fixture_stop(&fx);
+}
+END_TEST
+
 static Suite *daemon_sim_suite(void)
 {
 	Suite *s = suite_create("daemon_sim");
@@ -758,6 +796,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, a_duration_ends_with_a_last_partial_window);
 	tcase_add_test(tc, a_filter_that_matches_nothing_gives_empty_windows);
 	tcase_add_test(tc, interval_windows_tile_a_mark);
+	tcase_add_test(tc, names_in_any_case_and_typos_answered);
 	suite_add_tcase(s, tc);
 	return s;
 }
