@@ -54,6 +54,7 @@ static const char help[] =
 static const char *const metadata[] = {
 	"timestamp_ns", "gpu_timestamp", "duration_ns", "context_id",
 	"reports", "lost", "buffers_lost", "dropped", "mark", "partial",
+	"platform", "metric_set",
 };
 
 struct options {
@@ -163,7 +164,7 @@ static double file_value(const struct gpuperf_result *r, size_t column)
 
 	for (size_t row = 0; row < r->n_rows; row++) {
 		if (context >= 0 &&
-		    !isnan(gpuperf_result_value(r, row, (size_t)context)))
+		    gpuperf_result_present(r, row, (size_t)context))
 			continue;
 		double v = gpuperf_result_value(r, row, column);
 		if (mark >= 0 && gpuperf_result_value(r, row, (size_t)mark) == 1)

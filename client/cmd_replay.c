@@ -71,6 +71,8 @@ static const char help_text[] =
 	"OA_BUFFER_LOST has no valid deltas and gives no row.\n";
 
 enum metadata_column {
+	COL_PLATFORM,
+	COL_METRIC_SET,
 	COL_TIMESTAMP,
 	COL_GPU_TIMESTAMP,
 	COL_DURATION,
@@ -82,13 +84,17 @@ enum metadata_column {
 };
 
 static const struct gpuperf_column metadata[N_METADATA] = {
-	[COL_TIMESTAMP] = { "timestamp_ns", GPUPERF_UNITS_TIMESTAMP },
-	[COL_GPU_TIMESTAMP] = { "gpu_timestamp", NULL },
-	[COL_DURATION] = { "duration_ns", "ns" },
-	[COL_CONTEXT] = { "context_id", GPUPERF_UNITS_CONTEXT },
-	[COL_REPORTS] = { "reports", NULL },
-	[COL_LOST] = { "lost", NULL },
-	[COL_BUFFERS_LOST] = { "buffers_lost", NULL },
+	[COL_PLATFORM] = { "platform", GPUPERF_COLUMN_TEXT,
+			   .machine_only = true },
+	[COL_METRIC_SET] = { "metric_set", GPUPERF_COLUMN_TEXT,
+			     .machine_only = true },
+	[COL_TIMESTAMP] = { "timestamp_ns", GPUPERF_COLUMN_TIME, "time_s" },
+	[COL_GPU_TIMESTAMP] = { "gpu_timestamp", GPUPERF_COLUMN_NUMBER },
+	[COL_DURATION] = { "duration_ns", GPUPERF_COLUMN_DURATION, "duration" },
+	[COL_CONTEXT] = { "context_id", GPUPERF_COLUMN_CONTEXT, "context" },
+	[COL_REPORTS] = { "reports", GPUPERF_COLUMN_NUMBER },
+	[COL_LOST] = { "lost", GPUPERF_COLUMN_NUMBER },
+	[COL_BUFFERS_LOST] = { "buffers_lost", GPUPERF_COLUMN_NUMBER },
 };
 
 struct options {
@@ -549,7 +555,12 @@ static int setup_output(struct replay *r)
 		const struct gpm_counter *counter =
 			&r->set->counters[r->selected[i]];
 		r->columns[c].key = counter->symbol_name;
+		r->columns[c].kind = GPUPERF_COLUMN_COUNTER;
 		r->columns[c].units = counter->units;
+		/* The two enums list the metric file's types alike. */
+		gpuperf_display_for(&r->columns[c].display, counter->units,
+				    (enum gpc_counter_type)counter->type,
+				    counter->semantic_type);
 	}
 	for (size_t i = 0; r->opt.raw && i < r->n_raw; i++, c++)
 		r->columns[c].key = r->raw[i].key;
@@ -567,6 +578,10 @@ static int setup_output(struct replay *r)
 	r->output_ready = true;
 	return 0;
 }
+
+_Static_assert((int)GPM_COUNTER_TIMESTAMP == (int)GPC_COUNTER_TIMESTAMP &&
+	       (int)GPM_COUNTER_THROUGHPUT == (int)GPC_COUNTER_THROUGHPUT,
+	       "the metric file's counter types in libgpuperf's order");
 
 static struct gpuperf_cell u64_cell(uint64_t v)
 {
@@ -602,9 +617,18 @@ static void on_window(void *data, const struct gpm_oa_window *w)
 		cells[COL_TIMESTAMP] = u64_cell(cpu_ns);
 	cells[COL_GPU_TIMESTAMP] = u64_cell(w->start_ts);
 	cells[COL_DURATION] = u64_cell(ticks_to_ns(r, w->end_ts - w->start_ts));
+	cells[COL_PLATFORM] = (struct gpuperf_cell){ .type = GPUPERF_CELL_TEXT,
+						     .text = r->platform->name };
+	cells[COL_METRIC_SET] = (struct gpuperf_cell){
+		.type = GPUPERF_CELL_TEXT, .text = r->set->symbol_name };
 	cells[COL_CONTEXT] = u64_cell(w->ctx_id);
-	if (w->ctx_id == GPM_OA_CTX_NONE)
+	/* Pairs and runs without a context are the GPU's idle share;
+	 * interval windows have no context. */
+	if (w->ctx_id == GPM_OA_CTX_NONE && r->opt.mode == GPM_OA_WINDOW_INTERVAL)
 		cells[COL_CONTEXT].type = GPUPERF_CELL_NONE;
+	else if (w->ctx_id == GPM_OA_CTX_NONE)
+		cells[COL_CONTEXT] = (struct gpuperf_cell){
+			.type = GPUPERF_CELL_TEXT, .text = GPUPERF_IDLE_CONTEXT };
 	cells[COL_REPORTS] = u64_cell(w->n_reports);
 	cells[COL_LOST] = u64_cell(w->reports_lost);
 	cells[COL_BUFFERS_LOST] = u64_cell(w->buffers_lost);

@@ -16,6 +16,9 @@
 
 /* Table columns are at least this wide, so human numbers line up. */
 #define MIN_TABLE_WIDTH 10
+/* A counter's three digits, sign, point, prefix and spaces, before its
+ * unit. */
+#define COUNTER_DIGITS_WIDTH 9
 
 int gpuperf_format_parse(const char *name, enum gpuperf_format *out)
 {
@@ -30,6 +33,8 @@ int gpuperf_format_parse(const char *name, enum gpuperf_format *out)
 	return -EINVAL;
 }
 
+static const char *table_key(const struct gpuperf_column *column);
+
 int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 			enum gpuperf_format format,
 			const struct gpuperf_column *columns, size_t n_columns)
@@ -43,7 +48,13 @@ int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 	if (!o->widths)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_columns; i++) {
-		int w = (int)strlen(columns[i].key);
+		int w = (int)strlen(table_key(&columns[i]));
+		/* Room for "-123 M " and the unit: every row lines up. */
+		int value = columns[i].kind == GPUPERF_COLUMN_COUNTER ?
+			    COUNTER_DIGITS_WIDTH +
+			    gpuperf_text_width(columns[i].display.unit) : 0;
+		if (w < value)
+			w = value;
 		o->widths[i] = w > MIN_TABLE_WIDTH ? w : MIN_TABLE_WIDTH;
 	}
 	return 0;
@@ -128,6 +139,7 @@ static size_t plain_number(char *buf, const struct gpuperf_cell *c)
 			return 0;
 		return gpuperf_double_text(buf, c->d);
 	case GPUPERF_CELL_NONE:
+	case GPUPERF_CELL_TEXT:
 		break;
 	}
 	return 0;
@@ -138,72 +150,47 @@ static double cell_double(const struct gpuperf_cell *c)
 	return c->type == GPUPERF_CELL_U64 ? (double)c->u : c->d;
 }
 
-static void scaled(char *buf, size_t size, double v, double step,
-		   const char *const *prefixes, size_t n, const char *unit)
+/* A cell of column for people, for a row of duration_ns. */
+static void human_number(char *buf, size_t size,
+			 const struct gpuperf_column *column,
+			 const struct gpuperf_cell *c, double duration_ns)
 {
-	size_t i = 0;
-	while (fabs(v) >= step && i + 1 < n) {
-		v /= step;
-		i++;
+	char num[GPUPERF_NUMBER_TEXT_MAX];
+
+	if (c->type == GPUPERF_CELL_TEXT) {
+		snprintf(buf, size, "%s", c->text);
+		return;
 	}
-	snprintf(buf, size, "%.3g %s%s", v, prefixes[i], unit);
-}
-
-static void human_time(char *buf, size_t size, double ns)
-{
-	if (fabs(ns) < 1e3)
-		snprintf(buf, size, "%.0f ns", ns);
-	else if (fabs(ns) < 1e6)
-		snprintf(buf, size, "%.2f us", ns / 1e3);
-	else if (fabs(ns) < 1e9)
-		snprintf(buf, size, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", ns / 1e9);
-}
-
-/* A cell for people: scaled to its units, with them. */
-static void human_number(char *buf, size_t size, const struct gpuperf_cell *c,
-			 const char *units)
-{
-	static const char *const si[] = { "", "k", "M", "G", "T", "P" };
-	static const char *const binary[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
-	const size_t n_si = sizeof(si) / sizeof(si[0]);
-
 	if (c->type == GPUPERF_CELL_NONE ||
 	    (c->type == GPUPERF_CELL_DOUBLE && !isfinite(c->d))) {
 		snprintf(buf, size, "-");
 		return;
 	}
 	double v = cell_double(c);
-	if (!units) {
-		char num[GPUPERF_NUMBER_TEXT_MAX];
-		if (plain_number(num, c))
-			snprintf(buf, size, "%s", num);
-	} else if (!strcmp(units, GPUPERF_UNITS_TIMESTAMP)) {
-		snprintf(buf, size, "%.6f", v / 1e9);
-	} else if (!strcmp(units, GPUPERF_UNITS_CONTEXT)) {
+	switch (column->kind) {
+	case GPUPERF_COLUMN_TIME:
+		snprintf(buf, size, "%.3f", v / 1e9);
+		return;
+	case GPUPERF_COLUMN_DURATION:
+		gpuperf_duration_text(buf, size, v);
+		return;
+	case GPUPERF_COLUMN_CONTEXT:
 		snprintf(buf, size, "0x%" PRIx64, c->u);
-	} else if (!strcmp(units, "percent")) {
-		snprintf(buf, size, "%.1f %%", v);
-	} else if (!strcmp(units, "ns")) {
-		human_time(buf, size, v);
-	} else if (!strcmp(units, "us")) {
-		human_time(buf, size, v * 1e3);
-	} else if (!strcmp(units, "hz")) {
-		scaled(buf, size, v, 1e3, si, n_si, "Hz");
-	} else if (!strcmp(units, "bytes")) {
-		scaled(buf, size, v, 1024, binary, n_si, "B");
-	} else if (!strcmp(units, "gbps")) {
-		snprintf(buf, size, "%.2f GB/s", v);
-	} else if (c->type == GPUPERF_CELL_U64 && c->u < 1000) {
-		snprintf(buf, size, "%" PRIu64, c->u);
-	} else {
-		/* counts of events, threads, pixels...: SI prefixes */
-		scaled(buf, size, v, 1e3, si, n_si, "");
-		size_t len = strlen(buf);
-		if (len && buf[len - 1] == ' ')
-			buf[len - 1] = '\0';
+		return;
+	case GPUPERF_COLUMN_COUNTER:
+		gpuperf_human_value(buf, size,
+				    gpuperf_display_value(&column->display, v,
+							  duration_ns / 1e9),
+				    column->display.unit);
+		return;
+	case GPUPERF_COLUMN_NUMBER:
+	case GPUPERF_COLUMN_TEXT:
+		break;
 	}
+	if (plain_number(num, c))
+		snprintf(buf, size, "%s", num);
+	else
+		snprintf(buf, size, "-");
 }
 
 /* Appends s as CSV: quoted when it holds a comma, quote or line break. */
@@ -242,28 +229,52 @@ static void append_json_string(struct gpuperf_output *o, const char *s)
 	append_bytes(o, "\"", 1);
 }
 
+/* Whether the format writes column i. */
+static bool written(const struct gpuperf_output *o, size_t i)
+{
+	return o->format != GPUPERF_FORMAT_TABLE || !o->columns[i].machine_only;
+}
+
+/* The table's header of a column. */
+static const char *table_key(const struct gpuperf_column *column)
+{
+	return column->table_key ? column->table_key : column->key;
+}
+
+/* Appends text right-aligned in width terminal cells. */
+static void append_padded(struct gpuperf_output *o, const char *text,
+			  int width, bool first)
+{
+	int pad = width - gpuperf_text_width(text);
+	append(o, "%s%*s%s", first ? "" : "  ", pad > 0 ? pad : 0, "", text);
+}
+
 static void build_header(struct gpuperf_output *o)
 {
+	bool first = true;
+
 	for (size_t i = 0; i < o->n_columns; i++) {
+		if (!written(o, i))
+			continue;
 		if (o->format == GPUPERF_FORMAT_CSV) {
-			if (i)
+			if (!first)
 				append(o, ",");
 			append_csv_field(o, o->columns[i].key);
 		} else {
-			append(o, "%s%*s", i ? "  " : "", o->widths[i],
-			       o->columns[i].key);
+			append_padded(o, table_key(&o->columns[i]), o->widths[i],
+				      first);
 		}
+		first = false;
 	}
 	append(o, "\n");
 	if (o->format != GPUPERF_FORMAT_CSV || !o->units_row)
 		return;
 	for (size_t i = 0; i < o->n_columns; i++) {
-		const char *units = o->columns[i].units;
-		/* Two markers of this file are layouts, not units. */
-		if (units && !strcmp(units, GPUPERF_UNITS_TIMESTAMP))
+		const struct gpuperf_column *column = &o->columns[i];
+		const char *units = column->units;
+		if (column->kind == GPUPERF_COLUMN_TIME ||
+		    column->kind == GPUPERF_COLUMN_DURATION)
 			units = "ns";
-		else if (units && !strcmp(units, GPUPERF_UNITS_CONTEXT))
-			units = NULL;
 		if (i)
 			append(o, ",");
 		append_csv_field(o, units ? units : "");
@@ -276,39 +287,87 @@ void gpuperf_output_set_units_row(struct gpuperf_output *o, bool units_row)
 	o->units_row = units_row;
 }
 
+/* The row's length: its duration column's, for per-second counters. */
+static double row_duration_ns(const struct gpuperf_output *o,
+			      const struct gpuperf_cell *cells)
+{
+	for (size_t i = 0; i < o->n_columns; i++)
+		if (o->columns[i].kind == GPUPERF_COLUMN_DURATION &&
+		    cells[i].type != GPUPERF_CELL_NONE &&
+		    cells[i].type != GPUPERF_CELL_TEXT)
+			return cell_double(&cells[i]);
+	return NAN;
+}
+
+/* A machine cell: a context as a hex string, words as strings, else a
+ * plain number; false when it has no value. */
+static bool machine_text(const struct gpuperf_column *column,
+			 const struct gpuperf_cell *c, char *buf, size_t size,
+			 size_t *len, bool *quoted)
+{
+	*quoted = false;
+	if (c->type == GPUPERF_CELL_TEXT) {
+		*quoted = true;
+		return true;
+	}
+	if (column->kind == GPUPERF_COLUMN_CONTEXT &&
+	    c->type == GPUPERF_CELL_U64) {
+		*quoted = true;
+		*len = (size_t)snprintf(buf, size, "0x%" PRIx64, c->u);
+		return true;
+	}
+	*len = plain_number(buf, c);
+	return *len > 0;
+}
+
 static void build_row(struct gpuperf_output *o,
 		      const struct gpuperf_cell *cells)
 {
-	char num[64];
-	size_t len;
+	char num[GPUPERF_HUMAN_TEXT_MAX];
+	double duration_ns = row_duration_ns(o, cells);
+	bool first = true, quoted;
+	size_t len = 0;
 
 	if (o->format == GPUPERF_FORMAT_NDJSON)
 		append_bytes(o, "{", 1);
 	for (size_t i = 0; i < o->n_columns; i++) {
 		const struct gpuperf_cell *c = &cells[i];
+		const struct gpuperf_column *column = &o->columns[i];
+		if (!written(o, i))
+			continue;
 		switch (o->format) {
 		case GPUPERF_FORMAT_TABLE:
-			human_number(num, sizeof(num), c, o->columns[i].units);
-			append(o, "%s%*s", i ? "  " : "", o->widths[i], num);
+			human_number(num, sizeof(num), column, c, duration_ns);
+			append_padded(o, num, o->widths[i], first);
 			break;
 		case GPUPERF_FORMAT_CSV:
-			if (i)
+			if (!first)
 				append_bytes(o, ",", 1);
-			len = plain_number(num, c);
-			append_bytes(o, num, len);
+			if (!machine_text(column, c, num, sizeof(num), &len,
+					  &quoted))
+				break;
+			if (c->type == GPUPERF_CELL_TEXT)
+				append_csv_field(o, c->text);
+			else
+				append_bytes(o, num, len);
 			break;
 		case GPUPERF_FORMAT_NDJSON:
-			if (i)
+			if (!first)
 				append_bytes(o, ",", 1);
-			append_json_string(o, o->columns[i].key);
+			append_json_string(o, column->key);
 			append_bytes(o, ":", 1);
-			len = plain_number(num, c);
-			if (len)
-				append_bytes(o, num, len);
-			else
+			if (!machine_text(column, c, num, sizeof(num), &len,
+					  &quoted))
 				append_bytes(o, "null", 4);
+			else if (c->type == GPUPERF_CELL_TEXT)
+				append_json_string(o, c->text);
+			else if (quoted)
+				append(o, "\"%s\"", num);
+			else
+				append_bytes(o, num, len);
 			break;
 		}
+		first = false;
 	}
 	if (o->format == GPUPERF_FORMAT_NDJSON)
 		append_bytes(o, "}\n", 2);
@@ -369,7 +428,8 @@ int gpuperf_output_row(struct gpuperf_output *o,
 }
 
 void gpuperf_human_text(char *buf, size_t size,
-			const struct gpuperf_cell *cell, const char *units)
+			const struct gpuperf_column *column,
+			const struct gpuperf_cell *cell, double duration_ns)
 {
-	human_number(buf, size, cell, units);
+	human_number(buf, size, column, cell, duration_ns);
 }

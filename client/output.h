@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "client/human_text.h"
+
 enum gpuperf_format {
 	GPUPERF_FORMAT_TABLE,
 	GPUPERF_FORMAT_CSV,
@@ -26,24 +28,43 @@ enum gpuperf_format {
 int gpuperf_format_parse(const char *name, enum gpuperf_format *out);
 
 /*
- * How the table shows a column's numbers. Counters use the units of their
- * metric XML ("ns", "percent", "hz", "bytes", "gbps", "events", ...);
- * NULL shows plain numbers. CSV and NDJSON always print plain numbers.
+ * What a column holds, which decides how each format writes it. Machine
+ * formats (CSV, NDJSON) write plain values: numbers in the unit --units
+ * names, contexts as hex strings, words as strings. The table, a human
+ * view, writes them as README's "Units, times and contexts" says.
  */
-struct gpuperf_column {
-	const char *key;                /* CSV header, NDJSON key */
-	const char *units;
+enum gpuperf_column_kind {
+	GPUPERF_COLUMN_NUMBER,          /* a count: plain everywhere */
+	GPUPERF_COLUMN_TEXT,            /* words (platform, metric set) */
+	GPUPERF_COLUMN_TIME,            /* CLOCK_MONOTONIC ns; the table
+					 * writes seconds */
+	GPUPERF_COLUMN_DURATION,        /* the row's length in ns; the table
+					 * writes "200 ms", and divides
+					 * per-second counters by it */
+	GPUPERF_COLUMN_CONTEXT,         /* a hardware context: "0x1a", or a
+					 * text cell ("idle") */
+	GPUPERF_COLUMN_COUNTER,         /* a counter's window value; the table
+					 * shows it as its display says */
 };
 
-/* The CPU time of a row: the table shows it in seconds. */
-#define GPUPERF_UNITS_TIMESTAMP "timestamp"
-/* A hardware context id: the table shows it in hex. */
-#define GPUPERF_UNITS_CONTEXT "context"
+struct gpuperf_column {
+	const char *key;                /* CSV header, NDJSON key */
+	enum gpuperf_column_kind kind;
+	const char *table_key;          /* the table's header; NULL: key */
+	const char *units;              /* --units: the machine value's unit */
+	struct gpuperf_display display; /* COUNTER: how the table shows it */
+	bool machine_only;              /* not in the table (its title says
+					 * it: platform, metric set) */
+};
+
+/* The context cell of the share of a window no context had. */
+#define GPUPERF_IDLE_CONTEXT "idle"
 
 enum gpuperf_cell_type {
 	GPUPERF_CELL_NONE,              /* no value: empty, null, "-" */
 	GPUPERF_CELL_U64,
 	GPUPERF_CELL_DOUBLE,
+	GPUPERF_CELL_TEXT,
 };
 
 struct gpuperf_cell {
@@ -51,6 +72,7 @@ struct gpuperf_cell {
 	union {
 		uint64_t u;
 		double d;
+		const char *text;
 	};
 };
 
@@ -84,8 +106,9 @@ void gpuperf_output_fini(struct gpuperf_output *o);
  * has none), for tools that read them. Set before the first row. */
 void gpuperf_output_set_units_row(struct gpuperf_output *o, bool units_row);
 
-/* One cell as the table shows it: scaled to its units, with them. */
+/* One cell of column as the table shows it, for a row of duration_ns. */
 void gpuperf_human_text(char *buf, size_t size,
-			const struct gpuperf_cell *cell, const char *units);
+			const struct gpuperf_column *column,
+			const struct gpuperf_cell *cell, double duration_ns);
 
 #endif

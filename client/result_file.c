@@ -54,7 +54,7 @@ static int add_column(struct reader *rd, const char *name)
 	return 0;
 }
 
-/* A new row of NANs; NULL on ENOMEM. */
+/* A new row of NANs without words; NULL on ENOMEM. */
 static double *add_row(struct gpuperf_result *r)
 {
 	if (r->n_rows == r->cap_rows) {
@@ -63,13 +63,41 @@ static double *add_row(struct gpuperf_result *r)
 		if (!v)
 			return NULL;
 		r->values = v;
+		char **t = realloc(r->texts, cap * r->n_columns * sizeof(*t));
+		if (!t)
+			return NULL;
+		r->texts = t;
 		r->cap_rows = cap;
 	}
 	double *row = r->values + r->n_rows * r->n_columns;
-	for (size_t i = 0; i < r->n_columns; i++)
+	char **texts = r->texts + r->n_rows * r->n_columns;
+	for (size_t i = 0; i < r->n_columns; i++) {
 		row[i] = NAN;
+		texts[i] = NULL;
+	}
 	r->n_rows++;
 	return row;
+}
+
+/* Keeps the words of a cell that is no number. */
+static int set_text(struct gpuperf_result *r, double *row, size_t column,
+		    const char *text)
+{
+	size_t at = (size_t)(row - r->values) + column;
+	free(r->texts[at]);
+	r->texts[at] = strdup(text);
+	return r->texts[at] ? 0 : -ENOMEM;
+}
+
+/* Drops the last row, which turned out to be no data (a units row). */
+static void drop_last_row(struct gpuperf_result *r)
+{
+	char **texts = r->texts + (r->n_rows - 1) * r->n_columns;
+	for (size_t i = 0; i < r->n_columns; i++) {
+		free(texts[i]);
+		texts[i] = NULL;
+	}
+	r->n_rows--;
 }
 
 static bool field_append(struct reader *rd, size_t *len, char ch)
@@ -186,6 +214,9 @@ static int json_line(struct reader *rd, const char *p, bool first)
 		if (*p == '"') {
 			if (!(p = json_string(rd, p + 1)))
 				return fail(rd, "unterminated string");
+			if (!first && rd->field[0] &&
+			    set_text(r, row, (size_t)column, rd->field))
+				return -ENOMEM;
 		} else if (!strncmp(p, "null", 4) || !strncmp(p, "true", 4)) {
 			v = *p == 't' ? 1 : NAN;
 			p += 4;
@@ -276,9 +307,27 @@ static int row_cell(struct reader *rd, size_t index, void *arg)
 	if (index >= rd->r->n_columns)
 		return fail(rd, "more cells than the header has columns");
 	row->values[index] = number(rd->field);
-	if (rd->field[0] && isnan(row->values[index]))
+	if (rd->field[0] && isnan(row->values[index])) {
 		row->words = true;
+		if (set_text(rd->r, row->values, index, rd->field))
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+/* The last row read is a units row: words only where the header names
+ * a counter or a length, none in the words columns. */
+static bool units_row(const struct reader *rd)
+{
+	const struct gpuperf_result *r = rd->r;
+	const char *const *texts = (const char *const *)r->texts +
+				   (r->n_rows - 1) * r->n_columns;
+	for (size_t i = 0; i < r->n_columns; i++)
+		if (texts[i] && (!strcmp(r->names[i], "platform") ||
+				 !strcmp(r->names[i], "metric_set") ||
+				 !strcmp(r->names[i], "context_id")))
+			return false;
+	return true;
 }
 
 static int csv_data_line(struct reader *rd, const char *p, bool units_possible)
@@ -294,8 +343,8 @@ static int csv_data_line(struct reader *rd, const char *p, bool units_possible)
 		return -ENOMEM;
 	int ret = csv_line(rd, p, row_cell, &row);
 	/* The units row (--units) names units where numbers would be. */
-	if (!ret && row.words && units_possible)
-		r->n_rows--;
+	if (!ret && row.words && units_possible && units_row(rd))
+		drop_last_row(r);
 	return ret;
 }
 
@@ -364,10 +413,26 @@ double gpuperf_result_value(const struct gpuperf_result *r, size_t row,
 	return r->values[row * r->n_columns + column];
 }
 
+const char *gpuperf_result_text(const struct gpuperf_result *r, size_t row,
+				size_t column)
+{
+	return r->texts[row * r->n_columns + column];
+}
+
+bool gpuperf_result_present(const struct gpuperf_result *r, size_t row,
+			    size_t column)
+{
+	return !isnan(gpuperf_result_value(r, row, column)) ||
+	       gpuperf_result_text(r, row, column);
+}
+
 void gpuperf_result_fini(struct gpuperf_result *r)
 {
 	for (size_t i = 0; i < r->n_columns; i++)
 		free(r->names[i]);
+	for (size_t i = 0; r->texts && i < r->n_rows * r->n_columns; i++)
+		free(r->texts[i]);
+	free(r->texts);
 	free(r->names);
 	free(r->values);
 	memset(r, 0, sizeof(*r));

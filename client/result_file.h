@@ -5,6 +5,7 @@
 #ifndef GPUPERF_RESULT_FILE_H
 #define GPUPERF_RESULT_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct gpuperf_result {
@@ -13,6 +14,9 @@ struct gpuperf_result {
 	size_t n_rows;
 	double *values;                 /* row-major; NAN where empty or not
 					 * a number */
+	char **texts;                   /* row-major; the words of a cell that
+					 * is no number (a context "0x1a", a
+					 * platform), else NULL */
 	size_t cap_rows;
 };
 
@@ -28,6 +32,15 @@ int gpuperf_result_load(const char *path, struct gpuperf_result *r,
 int gpuperf_result_column(const struct gpuperf_result *r, const char *name);
 
 double gpuperf_result_value(const struct gpuperf_result *r, size_t row,
+			    size_t column);
+
+/* The words of a cell that holds no number; NULL for a number or
+ * nothing. */
+const char *gpuperf_result_text(const struct gpuperf_result *r, size_t row,
+				size_t column);
+
+/* Whether the cell holds anything, a number or words. */
+bool gpuperf_result_present(const struct gpuperf_result *r, size_t row,
 			    size_t column);
 
 void gpuperf_result_fini(struct gpuperf_result *r);

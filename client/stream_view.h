@@ -11,6 +11,7 @@
 #define GPUPERF_STREAM_VIEW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "client/include/gpuperf.h"
@@ -25,18 +26,31 @@ struct gpuperf_stream_view_options {
 	bool mark_column;               /* a "mark" column: 1 for the marked
 					 * window's rows */
 	FILE *out;
-	const char *title;              /* the live view's first line */
+	const char *title;              /* the live view's first line (copied) */
+	const char *platform;           /* what machine rows name (copied) */
+	const char *metric_set;
+	/* The live view's size; 0: the terminal's, or 80x24. */
+	int rows, columns;
+};
+
+/* A context the live view shows, in the order it first ran. */
+struct gpuperf_live_context {
+	uint32_t id;
+	bool idle;
 };
 
 struct gpuperf_stream_view {
 	/* private */
 	struct gpuperf_stream_view_options options;
+	char *title, *platform, *metric_set;    /* the options' copies */
 	size_t n_counters;
 	size_t n_columns;
 	struct gpuperf_column *columns;
 	struct gpuperf_cell *cells;
 	char (*raw_keys)[24];
 	char **counter_keys;            /* copies: the subscription's change */
+	double *bounds;                 /* each counter's bound, as shown;
+					 * NAN: none */
 	struct gpuperf_output output;
 	bool output_ready;
 	size_t first_counter;           /* column of the first counter */
@@ -45,6 +59,8 @@ struct gpuperf_stream_view {
 	uint64_t reports;                       /* in every window */
 	uint64_t gpu_ns;                        /* GPU time of the intervals */
 	uint64_t lost, buffers_lost, dropped;
+	struct gpuperf_live_context *contexts;  /* the live view's columns */
+	size_t n_contexts, cap_contexts;
 	char *screen;                   /* the live view being built */
 	size_t screen_len, screen_cap;
 };

@@ -410,10 +410,13 @@ static int start_view(struct gpuperf_streaming *s)
 					    "cannot write %s: %s", o->output,
 					    strerror(errno));
 	}
-	snprintf(title, sizeof(title), "%s %s: sampling every %.4g ms, windows "
-		 "of %.4g s (Ctrl-C ends)", info->device, info->metric_set,
-		 (double)info->sampling_period_ns / 1e6,
-		 (double)info->window_ns / 1e9);
+	char period[GPUPERF_HUMAN_TEXT_MAX], window[GPUPERF_HUMAN_TEXT_MAX];
+	gpuperf_duration_text(period, sizeof(period),
+			      (double)info->sampling_period_ns);
+	gpuperf_duration_text(window, sizeof(window), (double)info->window_ns);
+	snprintf(title, sizeof(title), "%s %s: sampling every %s, windows of "
+		 "%s (Ctrl-C ends)", info->device, info->metric_set, period,
+		 window);
 	struct gpuperf_stream_view_options vo = {
 		.format = o->format,
 		.units_row = o->units_row,
@@ -424,12 +427,12 @@ static int start_view(struct gpuperf_streaming *s)
 		.mark_column = mark_column,
 		.out = s->out,
 		.title = title,
+		.platform = d ? d->platform : NULL,
+		.metric_set = info->metric_set,
 	};
 	s->view_ready = true;
 	if (gpuperf_stream_view_init(&s->view, &vo, info, s->set) < 0)
 		return gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "out of memory");
-	/* The title is only read while drawing. */
-	s->view.options.title = NULL;
 	if (vo.live) {
 		static const char hint[] = "(waiting for the first window)\n";
 		fputs(hint, stdout);

@@ -155,13 +155,27 @@ async function pauseAndResume(page) {
 	checks.check(live[1] > held[1], 'resuming follows live data again');
 }
 
-async function exportCsv(page) {
+// Export CSV writes what `gpuperf stream --format csv` writes, and
+// `gpuperf compare` takes it as a result.
+async function exportCsv(page, daemonUrl) {
 	const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
 	const path = join(out, 'visible.csv');
 	await download.saveAs(path);
 	const lines = readFileSync(path, 'utf8').trim().split('\n');
-	checks.check(lines[0].startsWith('time,reports,') && lines.length > 10,
-		'Export CSV saves the shown span', `${lines.length} lines, header ${lines[0]}`);
+	checks.check(lines.length > 10, 'Export CSV saves the shown span', `${lines.length} lines`);
+	const port = new URL(daemonUrl).port;
+	const cli = join(out, 'cli.csv');
+	const gpuperf = join(buildDir(), 'gpuperf');
+	const streamed = spawnSync(gpuperf, ['--port', port, '--viewer', 'stream', '--format', 'csv',
+		'-i', '100ms', '--duration', '500ms', '-o', cli], { encoding: 'utf8' });
+	checks.check(streamed.status === 0, 'gpuperf stream wrote a CSV to compare with', streamed.stderr);
+	const cliHeader = existsSync(cli) ? readFileSync(cli, 'utf8').split('\n')[0] : '';
+	checks.check(lines[0] === cliHeader, 'Export CSV has the columns of gpuperf stream --format csv',
+		`UI:  ${lines[0]}\n  | CLI: ${cliHeader}`);
+	const compared = spawnSync(gpuperf, ['compare', cli, path], { encoding: 'utf8' });
+	checks.check((compared.status === 0 || compared.status === 1) &&
+		/counters compared/.test(compared.stdout), 'gpuperf compare reads the exported CSV',
+		`exit ${compared.status}: ${compared.stderr}${compared.stdout.split('\n').slice(-3).join(' ')}`);
 }
 
 // Mark, ~700 ms, End mark: one frame covering the two clicks lands in the
@@ -745,7 +759,7 @@ async function main() {
 		await page.selectOption('#span-picker', '30');
 	});
 	await checks.step('pause, zoom, pan', () => pauseAndResume(page));
-	await checks.step('export CSV', () => exportCsv(page));
+	await checks.step('export CSV', () => exportCsv(page, local));
 	await checks.step('marks', () => markWindow(page));
 	await checks.step('the context filter', () => contextFilter(page));
 	await checks.step('a second client', () => secondClient(light, local, page));

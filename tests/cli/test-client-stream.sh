@@ -27,10 +27,11 @@ ends_with_newline() {
 	tail -c 1 "$1" | od -An -c | grep -q '\\n'
 }
 
-# column FILE NAME: the values of CSV column NAME, data rows only.
+# column FILE NAME: the values of CSV column NAME, data rows only (a
+# units row names no platform).
 column() {
 	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-		$1 ~ /^[0-9]/ { print $c }' "$1"
+		$1 != "" { print $c }' "$1"
 }
 
 start daemon -d sim:tglgt2 -m "$shared/intel-metrics/i915" -l none \
@@ -42,13 +43,13 @@ run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --duration 1s \
 	--format csv --units -o "$tmp/s.csv"
 header=$(sed -n 1p "$tmp/s.csv")
 check "csv header: $header" [ "$header" = \
-	"timestamp_ns,duration_ns,partial,reports,lost,buffers_lost,dropped,GpuTime,GpuBusy" ]
+	"platform,metric_set,timestamp_ns,duration_ns,partial,reports,lost,buffers_lost,dropped,GpuTime,GpuBusy" ]
 units=$(sed -n 2p "$tmp/s.csv")
-check "csv units row: $units" [ "$units" = "ns,ns,,,,,,ns,percent" ]
+check "csv units row: $units" [ "$units" = ",,ns,ns,,,,,,ns,percent" ]
 rows=$(($(wc -l <"$tmp/s.csv") - 2))
 check "1 s of 100 ms windows gave $rows rows" eval '[ "$rows" -ge 6 ] && [ "$rows" -le 11 ]'
-check "csv rows hold numbers only" \
-	[ -z "$(tail -n +3 "$tmp/s.csv" | grep -v '^[0-9][0-9,.e+-]*$')" ]
+check "csv rows hold numbers only, after the platform and set" \
+	[ -z "$(tail -n +3 "$tmp/s.csv" | grep -v '^tglgt2,RenderBasic,[0-9][0-9,.e+-]*$')" ]
 busy=$(column "$tmp/s.csv" GpuBusy | awk '$1 < 0 || $1 > 100 { bad = 1 } END { print bad + 0 }')
 check "GpuBusy outside 0..100" [ "$busy" = 0 ]
 
@@ -72,7 +73,7 @@ check "a killed ndjson stream does not end with a newline" \
 
 # ---- stream: table, plain rows when not on a terminal
 run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 200ms --duration 700ms
-expect out "timestamp_ns  duration_ns     partial     reports        lost  buffers_lost     dropped     GpuTime     GpuBusy"
+expect out "    time_s    duration     partial     reports        lost  buffers_lost     dropped     GpuTime     GpuBusy"
 expect out " ms "
 expect out " %"
 
@@ -92,7 +93,7 @@ fi
 # ---- stream: per-context rows and raw deltas
 run 0 stream $S -m RenderBasic -c GpuTime -i 200ms --duration 700ms --per-context \
 	--raw --format csv
-expect out "timestamp_ns,duration_ns,partial,context_id,reports,lost,buffers_lost,dropped,GpuTime,raw_gpu_time,raw_gpu_clock,raw_a0"
+expect out "platform,metric_set,timestamp_ns,duration_ns,partial,context_id,reports,lost,buffers_lost,dropped,GpuTime,raw_gpu_time,raw_gpu_clock,raw_a0"
 whole=$(column "$tmp/out" context_id | grep -c '^$')
 contexts=$(column "$tmp/out" context_id | grep -c .)
 check "per-context: $whole window rows, $contexts context rows" \

@@ -11,10 +11,11 @@
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
 
-# column FILE NAME: the values of CSV column NAME, data rows only.
+# column FILE NAME: the values of CSV column NAME, data rows only (a
+# units row names no platform).
 column() {
 	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-		$1 ~ /^[0-9]/ { print $c }' "$1"
+		$1 != "" { print $c }' "$1"
 }
 
 # sum FILE NAME: the sum of CSV column NAME.

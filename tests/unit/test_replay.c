@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "client/commands.h"
+#include "client/human_text.h"
 #include "metrics/metrics_db.h"
 #include "metrics/recording.h"
 #include "tests/unit/test_util.h"
@@ -446,13 +447,16 @@ static void cross_check(const struct platform *p,
 			ck_assert_uint_lt(item, per_ctx.n_rows);
 			uint32_t hw_id = (uint32_t)strtoul(line + 6, NULL, 16);
 			const char *ours = per_ctx.rows[item][ctx_col];
-			if (hw_id == IDLE)
-				ck_assert_str_eq(ours, "");
-			else
-				ck_assert_uint_eq(strtoul(ours, NULL, 10), hw_id);
+			if (hw_id == IDLE) {
+				ck_assert_str_eq(ours, "idle");
+			} else {
+				/* Contexts are written in hex, as IGT does. */
+				ck_assert_int_eq(strncmp(ours, "0x", 2), 0);
+				ck_assert_uint_eq(strtoul(ours, NULL, 16), hw_id);
+			}
 			line = next_line(line);
 			size_t n = compare_block(&line, &per_ctx, item, what);
-			ck_assert_uint_eq(n, per_ctx.n_cols - 7);
+			ck_assert_uint_eq(n, per_ctx.n_cols - 9);
 			continue;
 		}
 		if (!strncmp(line, " report", 7)) {
@@ -460,7 +464,7 @@ static void cross_check(const struct platform *p,
 			ck_assert_uint_lt(pair, per_pair.n_rows);
 			line = next_line(line);
 			size_t n = compare_block(&line, &per_pair, pair, what);
-			ck_assert_uint_eq(n, per_pair.n_cols - 7);
+			ck_assert_uint_eq(n, per_pair.n_cols - 9);
 			compared += n;
 			continue;
 		}
@@ -565,22 +569,25 @@ START_TEST(test_metadata_columns)
 				NULL), GPUPERF_EXIT_OK);
 	csv_load(&csv, out);
 	const char *const header[] = {
-		"timestamp_ns", "gpu_timestamp", "duration_ns", "context_id",
-		"reports", "lost", "buffers_lost", "GpuTime", "GpuCoreClocks",
-		"raw_gpu_time", "raw_gpu_clock", "raw_a0",
+		"platform", "metric_set", "timestamp_ns", "gpu_timestamp",
+		"duration_ns", "context_id", "reports", "lost", "buffers_lost",
+		"GpuTime", "GpuCoreClocks", "raw_gpu_time", "raw_gpu_clock",
+		"raw_a0",
 	};
 	for (size_t i = 0; i < sizeof(header) / sizeof(header[0]); i++)
 		ck_assert_str_eq(csv.rows[0][i], header[i]);
-	ck_assert_int_eq(csv_column(&csv, "raw_a35"), 11 + 35);
-	ck_assert_int_eq(csv_column(&csv, "raw_b0"), 11 + 36);
-	ck_assert_int_eq(csv_column(&csv, "raw_c7"), 11 + 36 + 15);
-	ck_assert_uint_eq(csv.n_cols, 11 + 36 + 16);
+	ck_assert_int_eq(csv_column(&csv, "raw_a35"), 13 + 35);
+	ck_assert_int_eq(csv_column(&csv, "raw_b0"), 13 + 36);
+	ck_assert_int_eq(csv_column(&csv, "raw_c7"), 13 + 36 + 15);
+	ck_assert_uint_eq(csv.n_cols, 13 + 36 + 16);
 
 	/* 39 pairs less the one across the BUFFER_LOST */
 	ck_assert_uint_eq(csv.n_rows - 1, 38);
 	uint64_t lost = 0, buffers = 0, prev_ts = 0, prev_gpu = 0;
 	for (size_t r = 1; r < csv.n_rows; r++) {
-		char **row = csv.rows[r];
+		char **row = csv.rows[r] + 2;
+		ck_assert_str_eq(csv.rows[r][0], "sklgt2");
+		ck_assert_str_eq(csv.rows[r][1], "RenderBasic");
 		lost += strtoull(row[5], NULL, 10);
 		buffers += strtoull(row[6], NULL, 10);
 		ck_assert_str_eq(row[4], "1");
@@ -604,7 +611,7 @@ START_TEST(test_metadata_columns)
 	ck_assert_uint_gt(prev_gpu, 1ull << 32);
 	/* the first window starts at the first report, one period and 100
 	 * ticks after the first correlation point */
-	ck_assert_uint_eq(strtoull(csv.rows[1][0], NULL, 10),
+	ck_assert_uint_eq(strtoull(csv.rows[1][2], NULL, 10),
 			  1000000000000ull + (100 + 8192) * 1000000000ull /
 			  12000000);
 	csv_free(&csv);
@@ -632,7 +639,8 @@ START_TEST(test_interval_and_context_windows)
 	for (int i = 0; i < 3; i++) {
 		char *save, *line = strtok_r(runs[i].text, "\n", &save);
 		while ((line = strtok_r(NULL, "\n", &save))) {
-			char *f[8], *p = line;
+			char *f[10], *p = line + strcspn(line, ",") + 1;
+			p += strcspn(p, ",") + 1;
 			for (int k = 0; k < 8; k++) {
 				f[k] = p;
 				p += strcspn(p, ",");
@@ -697,8 +705,12 @@ START_TEST(test_ndjson)
 			memcpy(value, csv_line, vlen);
 			value[vlen] = '\0';
 			csv_line += vlen + (csv_line[vlen] == ',');
-			snprintf(expect, sizeof(expect), "\"%s\":%s%s", keys[k],
-				 vlen ? value : "null",
+			/* Words are JSON strings, as contexts are. */
+			bool words = vlen && (value[0] < '0' || value[0] > '9' ||
+					      !strncmp(value, "0x", 2));
+			snprintf(expect, sizeof(expect), "\"%s\":%s%s%s%s",
+				 keys[k], words ? "\"" : "",
+				 vlen ? value : "null", words ? "\"" : "",
 				 k + 1 < n_keys ? "," : "}");
 			ck_assert_msg(!strncmp(p, expect, strlen(expect)),
 				      "expected %s at %s", expect, p);
@@ -725,11 +737,11 @@ START_TEST(test_table)
 				       "--format", "table", NULL);
 	char *save, *line = strtok_r(table, "\n", &save);
 	size_t width = strlen(line), rows = 0;
-	ck_assert_ptr_nonnull(strstr(line, "timestamp_ns"));
+	ck_assert_ptr_nonnull(strstr(line, "time_s"));
 	ck_assert_ptr_nonnull(strstr(line, "GpuBusy"));
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		ck_assert_uint_eq(strlen(line), width);
-		ck_assert_msg(strstr(line, " ms") || strstr(line, " us"),
+		ck_assert_uint_eq(gpuperf_text_width(line), width);
+		ck_assert_msg(strstr(line, " ms") || strstr(line, " µs"),
 			      "no time unit in '%s'", line);
 		ck_assert_ptr_nonnull(strstr(line, " %"));
 		ck_assert_ptr_nonnull(strstr(line, " 0x1"));

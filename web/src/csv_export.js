@@ -1,6 +1,9 @@
-// The data the charts show, as CSV: one row per window in the shown span,
-// the plotted counters (every counter when none is plotted) in the units
-// the page shows them in.
+// The shown span as CSV, exactly as `gpuperf stream --format csv` writes
+// it (README's "Units, times and contexts"): the platform and metric set,
+// the window's start on the daemon's CLOCK_MONOTONIC and its GPU time in
+// ns, whether it is partial, its losses, then every counter's value as
+// the window gave it, in the metric file's unit. `gpuperf compare` reads
+// it like any other result.
 import { h } from './dom.js';
 import { download, fileTimestamp } from './download.js';
 
@@ -8,16 +11,25 @@ function quote(text) {
 	return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function visibleCsv(store, counters, displays, indexes, min, max) {
-	const header = ['time', 'reports', 'lost_reports_and_buffer_losses',
-		...indexes.map((i) => quote(`${counters[i].name} (${displays[i].unit || 'count'})`))];
+// A value as the CLI writes it: the shortest digits that read back the
+// same, nothing where there is none.
+function cell(value) {
+	return value === null || value === undefined || !Number.isFinite(value) ?
+		'' : String(value);
+}
+
+export function visibleCsv(store, counters, platform, metricSet, min, max) {
+	const header = ['platform', 'metric_set', 'timestamp_ns', 'duration_ns',
+		'partial', 'reports', 'lost', 'buffers_lost', 'dropped',
+		...counters.map((c) => quote(c.symbol))];
 	const lines = [header.join(',')];
 	const from = store.indexAt(min), to = store.indexAt(max + 1e-9);
 	for (let row = from; row < to; row++) {
-		const cells = [new Date(store.x[row] * 1000).toISOString(), store.reports[row],
-			store.lost[row] ?? 0];
-		for (const i of indexes)
-			cells.push(store.columns[i][row] ?? '');
+		const cells = [quote(platform), quote(metricSet), store.startNs[row],
+			store.durationNs[row], store.partial[row], store.reports[row],
+			store.lostReports[row], store.buffersLost[row], store.dropped[row]];
+		for (const column of store.values)
+			cells.push(cell(column[row]));
 		lines.push(cells.join(','));
 	}
 	return { text: lines.join('\n') + '\n', rows: to - from };
@@ -26,7 +38,7 @@ export function visibleCsv(store, counters, displays, indexes, min, max) {
 export function csvButton(onExport) {
 	return h('button', {
 		type: 'button', id: 'export-csv', class: 'quiet',
-		title: 'The shown span of the plotted counters (all counters when none is plotted)',
+		title: 'The shown span, every counter, as gpuperf stream --format csv writes it',
 		onclick: onExport,
 	}, 'Export CSV');
 }

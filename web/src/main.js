@@ -91,13 +91,11 @@ function exportCsv() {
 	if (!stream.device)
 		return;
 	const [min, max] = view.range(store.lastTime());
-	const index = new Map(stream.counters.map((c, i) => [c.symbol, i]));
-	const indexes = plots.selected.size ?
-		[...plots.selected.keys()].map((symbol) => index.get(symbol)) :
-		stream.counters.map((c, i) => i);
-	const { text, rows } = visibleCsv(store, stream.counters, displays, indexes, min, max);
-	saveCsv(text, stream.device.name, stream.metricSet?.symbol ?? 'stream');
-	notices.add('info', `Exported ${rows} windows of ${indexes.length} counters as CSV.`);
+	const set = stream.metricSet?.symbol ?? '';
+	const { text, rows } = visibleCsv(store, stream.counters, stream.device.platform,
+		set, min, max);
+	saveCsv(text, stream.device.name, set || 'stream');
+	notices.add('info', `Exported ${rows} windows of ${stream.counters.length} counters as CSV.`);
 }
 
 // The server's message says what happened and what to do; these stand in

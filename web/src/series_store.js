@@ -1,7 +1,8 @@
 // The frames of the current subscription, kept as columns so that charts
 // take them without copying: x (seconds on the wall clock), one column per
 // counter in display units, the loss columns, and each frame's per-context
-// GPU time. Old rows go once they are older than the longest span a
+// GPU time; and, for Export CSV, what the CLI's CSV rows hold (the frame's
+// own values and times). Old rows go once they are older than the longest span a
 // chart can show.
 import { num } from './protocol.js';
 import { displayValue } from './units.js';
@@ -25,6 +26,16 @@ export class SeriesStore {
 		this.reports = [];
 		this.lost = [];              // lost reports + buffer losses; null: none
 		this.contexts = [];          // [[ctxId or 'idle', gpuTimeNs], ...]
+		// The CLI's CSV columns: start (server CLOCK_MONOTONIC ns), GPU
+		// duration, partial, losses, frames dropped, and the counters'
+		// values as the frame carried them.
+		this.startNs = [];
+		this.durationNs = [];
+		this.partial = [];
+		this.lostReports = [];
+		this.buffersLost = [];
+		this.dropped = [];
+		this.values = displays.map(() => []);
 		this.latest = null;          // the last frame's raw values
 		this.latestWindowS = 0;
 		this.version = (this.version ?? 0) + 1;     // bumps with every change
@@ -49,6 +60,14 @@ export class SeriesStore {
 		this.lost.push(loss ? loss : null);
 		this.contexts.push(frame.contexts.map((row) =>
 			[row.idle ? 'idle' : row.ctxId, num(row.gpuTimeNs)]));
+		this.startNs.push(num(frame.cpuStartNs));
+		this.durationNs.push(num(frame.gpuEndNs) - num(frame.gpuStartNs));
+		this.partial.push(frame.partial ? 1 : 0);
+		this.lostReports.push(frame.lostReports);
+		this.buffersLost.push(frame.bufferLost);
+		this.dropped.push(frame.framesDropped);
+		for (let i = 0; i < this.values.length; i++)
+			this.values[i].push(values[i]);
 		this.latest = values;
 		this.latestWindowS = windowS;
 		this.totals.lostReports += frame.lostReports;
@@ -66,7 +85,9 @@ export class SeriesStore {
 		let n = 0;
 		while (n < this.x.length && this.x[n] < horizon)
 			n++;
-		for (const column of [this.x, this.reports, this.lost, this.contexts, ...this.columns])
+		for (const column of [this.x, this.reports, this.lost, this.contexts,
+			this.startNs, this.durationNs, this.partial, this.lostReports,
+			this.buffersLost, this.dropped, ...this.columns, ...this.values])
 			column.splice(0, n);
 	}
 
