@@ -109,7 +109,9 @@ static void rows_add(struct rows *r, const double *values, unsigned reports,
 	r->n_rows++;
 }
 
-/* gpuperf replay's CSV, counters only (after the seven metadata columns). */
+/* gpuperf replay's CSV, counters only (after the nine metadata columns:
+ * platform, metric_set, timestamp_ns, gpu_timestamp, duration_ns,
+ * context_id, reports, lost, buffers_lost). */
 static void read_csv(const char *path, struct rows *r)
 {
 	FILE *f = fopen(path, "r");
@@ -120,7 +122,7 @@ static void read_csv(const char *path, struct rows *r)
 	size_t cols = 1;
 	for (char *p = line; *p; p++)
 		cols += *p == ',';
-	r->n_cols = cols - 7;
+	r->n_cols = cols - 9;
 	double *vals = calloc(r->n_cols, sizeof(double));
 	while (getline(&line, &cap, f) > 0) {
 		/* Fields may be empty (no correlation points, no context). */
@@ -129,11 +131,11 @@ static void read_csv(const char *path, struct rows *r)
 		size_t col = 0, k = 0;
 		line[strcspn(line, "\n")] = 0;
 		while ((tok = strsep(&rest, ","))) {
-			if (col == 4)
+			if (col == 6)
 				reports = (unsigned)strtoul(tok, NULL, 10);
-			else if (col == 5)
+			else if (col == 7)
 				lost = (unsigned)strtoul(tok, NULL, 10);
-			else if (col >= 7 && k < r->n_cols)
+			else if (col >= 9 && k < r->n_cols)
 				vals[k++] = strtod(tok, NULL);
 			col++;
 		}
