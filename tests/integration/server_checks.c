@@ -1190,7 +1190,8 @@ int main(int argc, char **argv)
 			"       server-checks web HOST:PORT INDEX_TEXT\n");
 		return 2;
 	}
-	if (wsc_ctx_init(&ctx, NULL)) {
+	/* The raw client is not needed over TLS. */
+	if (!tls && wsc_ctx_init(&ctx, NULL)) {
 		fprintf(stderr, "server-checks: cannot start libwebsockets\n");
 		return 1;
 	}
@@ -1200,7 +1201,8 @@ int main(int argc, char **argv)
 		run_tls(argv + 2);
 	else
 		run_web(argv + 2);
-	wsc_ctx_fini(&ctx);
+	if (!tls)
+		wsc_ctx_fini(&ctx);
 	printf("server-checks %s: %u passed, %u failed\n", argv[1], passed, failed);
 	return failed ? 1 : 0;
 }
