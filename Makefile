@@ -56,7 +56,8 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # Debian packages needed to build, test and fuzz.
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
-	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd strace
+	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd strace \
+	tmux
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
 BROWSER_PACKAGES := chromium

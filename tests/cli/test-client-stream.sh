@@ -76,6 +76,14 @@ run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 200ms --duration 700ms
 expect out "    time_s    duration     partial     reports        lost  buffers_lost     dropped     GpuTime     GpuBusy"
 expect out " ms "
 expect out " %"
+# Counts over the window are rates per second of it; machine rows carry
+# the window's bytes, in the unit --units names.
+run 0 stream $S -m RenderBasic -c GtiReadThroughput -i 200ms --duration 500ms
+check "GtiReadThroughput is not shown in bytes per second" \
+	grep -Eq ' [0-9.]+ [kMG]B/s$' "$tmp/out"
+run 0 stream $S -m RenderBasic -c GtiReadThroughput -i 200ms --duration 500ms \
+	--format csv --units
+expect out ",,ns,ns,,,,,,bytes"
 
 # ---- stream: table redrawn in place on a terminal
 if command -v script >/dev/null; then
@@ -96,6 +104,8 @@ run 0 stream $S -m RenderBasic -c GpuTime -i 200ms --duration 700ms --per-contex
 expect out "platform,metric_set,timestamp_ns,duration_ns,partial,context_id,reports,lost,buffers_lost,dropped,GpuTime,raw_gpu_time,raw_gpu_clock,raw_a0"
 whole=$(column "$tmp/out" context_id | grep -c '^$')
 contexts=$(column "$tmp/out" context_id | grep -c .)
+check "contexts are not written in hex, or idle" \
+	[ -z "$(column "$tmp/out" context_id | grep -v '^0x[0-9a-f]*$' | grep -v '^idle$' | grep .)" ]
 check "per-context: $whole window rows, $contexts context rows" \
 	eval '[ "$whole" -ge 2 ] && [ "$contexts" -gt "$whole" ]'
 
