@@ -212,6 +212,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			.buffer_size = d->options.sim_buffer_size,
 			.stepped = d->options.sim_stepped,
 			.index = index,
+			.load = spec.load,
 		};
 		ret = gpd_sim_source_create(d->loop, d->metrics, &so, &source, err);
 		break;

@@ -54,6 +54,43 @@ static int parse_replay_options(char *opts, struct gpd_device_spec *spec,
 	return 0;
 }
 
+/* After "sim": [:PLATFORM][,load=X]. */
+static int parse_sim(const char *rest, struct gpd_device_spec *spec,
+		     const char **why)
+{
+	static const char usage[] = "expected sim[:PLATFORM][,load=X], e.g. "
+				    "sim:tglgt2 or sim,load=1.2";
+	const char *comma = strchr(rest, ',');
+	size_t platform_len = comma ? (size_t)(comma - rest) : strlen(rest);
+
+	spec->load = 1.0;
+	if (platform_len && rest[0] != ':') {
+		*why = usage;
+		return -EINVAL;
+	}
+	if (platform_len) {
+		if (platform_len == 1 || memchr(rest, '/', platform_len)) {
+			*why = usage;
+			return -EINVAL;
+		}
+		spec->platform = strndup(rest + 1, platform_len - 1);
+		if (!spec->platform)
+			return -ENOMEM;
+	}
+	if (!comma)
+		return 0;
+	char *end;
+	if (strncmp(comma, ",load=", 6) ||
+	    (spec->load = strtod(comma + 6, &end), end == comma + 6) || *end ||
+	    !(spec->load > 0) || spec->load > GPD_MAX_SIM_LOAD) {
+		*why = "load must be a number above 0 and at most 10, e.g. "
+		       "sim,load=1.2";
+		gpd_device_spec_fini(spec);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
 			  const char **why)
 {
@@ -69,18 +106,10 @@ int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
 		spec->kind = GPD_SOURCE_AUTO;
 		return 0;
 	}
-	if (kind_len == 3 && !strncmp(text, "sim", 3)) {
+	if (!strncmp(text, "sim", 3) &&
+	    (!text[3] || text[3] == ':' || text[3] == ',')) {
 		spec->kind = GPD_SOURCE_SIM;
-		if (arg) {
-			if (!*arg || strchr(arg, '/') || strchr(arg, ',')) {
-				*why = "expected sim or sim:PLATFORM, e.g. sim:tglgt2";
-				return -EINVAL;
-			}
-			spec->platform = strdup(arg);
-			if (!spec->platform)
-				return -ENOMEM;
-		}
-		return 0;
+		return parse_sim(text + 3, spec, why);
 	}
 	if (kind_len == 6 && !strncmp(text, "replay", 6)) {
 		spec->kind = GPD_SOURCE_REPLAY;
@@ -133,7 +162,7 @@ int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
 		spec->index = (unsigned)index;
 		return 0;
 	}
-	*why = "unknown device kind; use auto, sim[:PLATFORM], "
+	*why = "unknown device kind; use auto, sim[:PLATFORM][,load=X], "
 	       "replay:FILE[,loop][,speed=X|max], i915:PATH, xe:PATH or "
 	       "nvidia:N";
 	return -EINVAL;

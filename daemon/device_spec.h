@@ -2,7 +2,8 @@
  * --device SPEC: which source backs a device.
  *
  *   auto                      every Intel GPU found, else sim
- *   sim[:PLATFORM]            the simulated OA unit (default: the virtual GPU)
+ *   sim[:PLATFORM][,load=X]   the simulated OA unit (default: the virtual
+ *                             GPU), its workload X times as heavy (1)
  *   replay:FILE[,loop][,speed=X|max]
  *   i915:/dev/dri/cardN, xe:/dev/dri/cardN
  *   nvidia:N                  CUDA device N, through CUPTI PM sampling
@@ -21,12 +22,16 @@ enum gpd_source_kind {
 	GPD_SOURCE_NVIDIA,
 };
 
+/* The heaviest sim,load=X (daemon/sim/workload.h's limit). */
+#define GPD_MAX_SIM_LOAD 10.0
+
 struct gpd_device_spec {
 	enum gpd_source_kind kind;
 	char *platform;         /* sim: platform name, NULL = the virtual GPU */
 	char *path;             /* replay: file; i915/xe: device node */
 	bool loop;              /* replay: start over at the end */
 	double speed;           /* replay: pacing factor; 0 = as fast as possible */
+	double load;            /* sim: the workload's load factor (1) */
 	unsigned index;         /* nvidia: CUDA device index */
 };
 

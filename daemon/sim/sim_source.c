@@ -35,6 +35,7 @@ struct sim_source {
 	struct gpd_source base;
 	const struct gpm_metrics_db *db;
 	uint64_t seed;
+	double load;
 	size_t buffer_size;
 	struct gpd_oa_model *model;
 	unsigned exponent;
@@ -154,7 +155,8 @@ static int make_model(struct sim_source *sim, const struct gpd_stream_config *cf
 		 * makes the 32-bit wrap come within minutes, not hours. */
 		.start_timestamp = 0x80000000u,
 	};
-	/* mc.workload left zero: the workload's defaults. */
+	/* The workload's defaults, at the load asked. */
+	mc.workload.load = sim->load;
 	int ret = gpd_oa_model_create(&mc, &sim->model);
 	if (ret) {
 		err->code = ret;
@@ -304,6 +306,7 @@ int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 	sim->base.loop = loop;
 	sim->db = db;
 	sim->seed = opts->seed;
+	sim->load = opts->load;
 	sim->buffer_size = opts->buffer_size;
 	sim->read_buf = buf;
 	sim->stepped = opts->stepped;

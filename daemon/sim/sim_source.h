@@ -17,6 +17,7 @@ struct gpd_sim_source_options {
 	uint64_t seed;
 	size_t buffer_size;             /* 0: 16 MiB, like i915 */
 	unsigned index;                 /* names it sim<index> */
+	double load;                    /* the workload's load factor; 0: 1 */
 	/* The unit runs only when gpd_sim_source_advance says, not with
 	 * the clock: the time line of a fuzz target's sequences. */
 	bool stepped;

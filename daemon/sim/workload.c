@@ -105,6 +105,9 @@ static void start_busy(struct gpd_workload *wl, double from_level)
 	 * maximum must hold for. */
 	if (gpd_prng_unit(&wl->prng) < 0.25)
 		wl->to_level = 1.0;
+	wl->to_level *= wl->load;
+	if (wl->to_level > 1.0)
+		wl->to_level = 1.0;
 	wl->ramp_start = wl->now;
 	wl->ramp_end = wl->now + (uint64_t)(wl->ramp < 1 ? 1 : wl->ramp);
 	wl->phase_end = wl->now + draw_ticks(wl, wl->busy_mean);
@@ -131,6 +134,7 @@ int gpd_workload_init(struct gpd_workload *wl, const struct gpd_workload_config 
 	    clocks->gpu_max_freq == 0 ||
 	    cfg->n_contexts > GPD_WORKLOAD_MAX_CONTEXTS ||
 	    cfg->idle_probability > 1 || !(cfg->min_level >= 0 && cfg->min_level <= 1) ||
+	    !(cfg->load >= 0 && cfg->load <= GPD_WORKLOAD_MAX_LOAD) ||
 	    !(cfg->report_loss_probability >= 0 && cfg->report_loss_probability <= 1))
 		return -EINVAL;
 
@@ -150,6 +154,7 @@ int gpd_workload_init(struct gpd_workload *wl, const struct gpd_workload_config 
 				    : cfg->idle_probability > 0 ? cfg->idle_probability
 				    : DEFAULT_IDLE_PROBABILITY,
 		.min_level = cfg->min_level > 0 ? cfg->min_level : DEFAULT_MIN_LEVEL,
+		.load = cfg->load > 0 ? cfg->load : 1,
 	};
 	gpd_prng_fork(&wl->prng, seed, PRNG_TAG_WORKLOAD);
 	draw_context_ids(wl, cfg);

@@ -23,6 +23,8 @@
 #include "daemon/sim/prng.h"
 
 #define GPD_WORKLOAD_MAX_CONTEXTS 8
+/* The heaviest load factor: past it every phase runs flat out anyway. */
+#define GPD_WORKLOAD_MAX_LOAD 10.0
 
 /* Zero fields take the defaults given in brackets. */
 struct gpd_workload_config {
@@ -38,6 +40,9 @@ struct gpd_workload_config {
 	uint64_t timeslice_mean_ns;     /* [1 ms] mean time between context switches */
 	uint64_t ramp_ns;               /* [2 ms] utilization ramp between levels */
 	double min_level;               /* [0.15] lowest busy-phase utilization */
+	/* [1] scales each busy phase's utilization, capped at 1: the same
+	 * pattern of work, heavier or lighter (sim,load=X). */
+	double load;
 	/* Probability that the OA unit drops a report (it sets REPORT_LOST
 	 * instead of writing it); [0]. */
 	double report_loss_probability;
@@ -70,7 +75,7 @@ struct gpd_workload {
 	unsigned n_contexts;
 	uint32_t context_ids[GPD_WORKLOAD_MAX_CONTEXTS];
 	double busy_mean, idle_mean, timeslice_mean, ramp;     /* ticks */
-	double idle_probability, min_level;
+	double idle_probability, min_level, load;
 
 	uint64_t now;                   /* ticks */
 	bool idle;

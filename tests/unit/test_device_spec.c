@@ -21,6 +21,19 @@ START_TEST(parses_auto_and_sim)
 
 	ck_assert_int_eq(gpd_device_spec_parse("sim:tglgt2", &spec, &why), 0);
 	ck_assert_str_eq(spec.platform, "tglgt2");
+	ck_assert(spec.load == 1.0);
+	gpd_device_spec_fini(&spec);
+
+	/* A heavier workload of the same pattern. */
+	ck_assert_int_eq(gpd_device_spec_parse("sim,load=1.2", &spec, &why), 0);
+	ck_assert_int_eq(spec.kind, GPD_SOURCE_SIM);
+	ck_assert_ptr_null(spec.platform);
+	ck_assert(spec.load == 1.2);
+	gpd_device_spec_fini(&spec);
+	ck_assert_int_eq(gpd_device_spec_parse("sim:tglgt2,load=0.5", &spec,
+					       &why), 0);
+	ck_assert_str_eq(spec.platform, "tglgt2");
+	ck_assert(spec.load == 0.5);
 	gpd_device_spec_fini(&spec);
 }
 END_TEST
@@ -54,7 +67,8 @@ START_TEST(rejects_bad_specs_with_words)
 		"", "gpu", "sim:", "replay", "replay:", "replay:f,speed=0",
 		"replay:f,speed=-1", "replay:f,speed=x", "replay:f,fast",
 		"i915", "xe:", "auto:1", "nvidia", "nvidia:", "nvidia:x",
-		"nvidia:-1", "nvidia:1a", "nvidia:99999",
+		"nvidia:-1", "nvidia:1a", "nvidia:99999", "sim,load=0",
+		"sim,load=11", "sim,load=x", "sim,heavy", "simx", "sim:,load=2",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gpd_device_spec spec;

@@ -163,6 +163,36 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* A heavier load is the same pattern, its utilization scaled (capped at
+ * flat out): phases and switches where they were. */
+START_TEST(test_load_scales_the_same_pattern)
+{
+	struct gpd_workload light, heavy;
+	struct gpd_workload_config cfg = { .load = 1.2 };
+	double light_sum = 0, heavy_sum = 0;
+
+	ck_assert_int_eq(gpd_workload_init(&light, NULL, &clocks, 5), 0);
+	ck_assert_int_eq(gpd_workload_init(&heavy, &cfg, &clocks, 5), 0);
+	for (int i = 0; i < 2000; i++) {
+		uint64_t t = gpd_workload_next_change(&light);
+		ck_assert_uint_eq(gpd_workload_next_change(&heavy), t);
+		double l = gpd_workload_utilization(&light, (double)t);
+		double h = gpd_workload_utilization(&heavy, (double)t);
+		/* Scaled, but for ramps that leave a capped level. */
+		ck_assert_msg(h >= l - 1e-9 && h <= l * 1.2 + 1e-9 && h <= 1,
+			      "utilization %g under load 1.2, %g without", h, l);
+		light_sum += l;
+		heavy_sum += h;
+		ck_assert_uint_eq(gpd_workload_advance(&heavy, t),
+				  gpd_workload_advance(&light, t));
+	}
+	ck_assert_msg(heavy_sum > light_sum * 1.05, "%g heavy, %g light",
+		      heavy_sum, light_sum);
+	cfg.load = 11;
+	ck_assert_int_eq(gpd_workload_init(&heavy, &cfg, &clocks, 5), -EINVAL);
+}
+END_TEST
+
 static Suite *workload_suite(void)
 {
 	Suite *s = suite_create("workload");
@@ -174,6 +204,7 @@ static Suite *workload_suite(void)
 	tcase_add_test(tc, test_frequency);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_load_scales_the_same_pattern);
 	suite_add_tcase(s, tc);
 	return s;
 }
