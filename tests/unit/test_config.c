@@ -204,7 +204,7 @@ START_TEST(test_command_line_errors)
 	/* Options that name a device or an address are checked whole here,
 	 * so that they are refused as bad options, as a misspelled one is. */
 	CHECK_ERROR("--device foo: unknown device kind; use auto, "
-		    "sim[:PLATFORM], replay:FILE[,loop][,speed=X|max], "
+		    "sim[:PLATFORM][,load=X], replay:FILE[,loop][,speed=X|max], "
 		    "i915:PATH, xe:PATH or nvidia:N", "--device", "foo");
 	CHECK_ERROR("--listen 7890: expected ADDR:PORT, e.g. 127.0.0.1:7890 "
 		    "or [::1]:7890", "--listen", "7890");
