@@ -47,6 +47,11 @@ void gpd_config_usage(FILE *out)
 		"      --tls-key FILE     ... and key\n"
 		"      --web-root DIR     the web UI's built files (default\n"
 		"                         " GPM_DATADIR "/web when installed)\n"
+		"      --server-name NAME a name requests may give as Host besides\n"
+		"                         the listener's address (repeatable; e.g.\n"
+		"                         the host name a proxy or DNS gives it)\n"
+		"      --allow-origin URL pages of this origin (SCHEME://HOST[:PORT])\n"
+		"                         may open WebSockets too (repeatable)\n"
 		"      --metrics-window MS  /metrics reports windows of MS ms\n"
 		"                         (default 1000)\n"
 		"      --max-connections N      (default 256)\n"
@@ -90,6 +95,8 @@ enum {
 	OPT_QUEUE_FRAMES,
 	OPT_CONFIG,
 	OPT_USER,
+	OPT_SERVER_NAME,
+	OPT_ALLOW_ORIGIN,
 };
 
 static const struct option table[] = {
@@ -116,6 +123,8 @@ static const struct option table[] = {
 	{ "queue-frames", required_argument, NULL, OPT_QUEUE_FRAMES },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "server-name", required_argument, NULL, OPT_SERVER_NAME },
+	{ "allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -300,6 +309,12 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 	case OPT_WEB_ROOT:
 		s->web_root = arg;
 		break;
+	case OPT_SERVER_NAME:
+		((const char **)s->server_names)[s->n_server_names++] = arg;
+		break;
+	case OPT_ALLOW_ORIGIN:
+		((const char **)s->allowed_origins)[s->n_allowed_origins++] = arg;
+		break;
 	case OPT_METRICS_WINDOW:
 		if (parse_u64(arg, &s->metrics_window_ms) || !s->metrics_window_ms)
 			return gpd_fail(err, -EINVAL, "--metrics-window takes "
@@ -354,12 +369,14 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 {
 	int n = (int)cfg->n_args;
 	cfg->values = calloc(cfg->n_args, sizeof(*cfg->values));
-	cfg->lists = calloc(3 * cfg->n_args, sizeof(*cfg->lists));
+	cfg->lists = calloc(5 * cfg->n_args, sizeof(*cfg->lists));
 	if (!cfg->values || !cfg->lists)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	cfg->daemon.device_specs = cfg->lists;
 	cfg->daemon.metrics_dirs = cfg->lists + cfg->n_args;
 	cfg->server.listen = cfg->lists + 2 * cfg->n_args;
+	cfg->server.server_names = cfg->lists + 3 * cfg->n_args;
+	cfg->server.allowed_origins = cfg->lists + 4 * cfg->n_args;
 	int c;
 	optind = 0;
 	opterr = 0;

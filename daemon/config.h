@@ -45,7 +45,8 @@ struct gpd_config {
 	struct gpd_config_file file;
 	char **args;                    /* the merged arguments */
 	size_t n_args;
-	const char **lists;             /* --device, --metrics-dir, --listen */
+	const char **lists;             /* --device, --metrics-dir, --listen,
+					 * --server-name, --allow-origin */
 };
 
 /* Reads the command line (argv must outlive cfg) and the file its

@@ -276,7 +276,8 @@ int gpc__transport_start(struct gpc_client *c, struct gpc_error *err)
 		snprintf(c->bearer, sizeof(c->bearer), "Bearer %s", c->token);
 	ci.address = c->address;
 	ci.host = c->host_header;
-	ci.origin = c->host_header;
+	/* No Origin: the daemon holds one to the pages of its own origin, and
+	 * a program is no web page. */
 	ci.path = WS_PATH;
 	ci.protocol = WS_PROTOCOL;
 	ci.local_protocol_name = protocols[0].name;

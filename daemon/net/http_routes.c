@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "daemon/net/http_routes.h"
 #include "daemon/net/metrics_exporter.h"
@@ -129,6 +130,35 @@ static bool authorized(struct lws *wsi, struct gpd_listener *l)
 	       !gpd_auth_check(&l->server->auth, token, len, &role);
 }
 
+bool gpd_http_host_allowed(struct lws *wsi, char *host, size_t size)
+{
+	struct gpd_listener *l = listener_of(wsi);
+	host[0] = '\0';
+	/* No browser page reaches a Unix socket. */
+	if (!l->host[0])
+		return true;
+	if (lws_hdr_copy(wsi, host, (int)size, WSI_TOKEN_HOST) <= 0 &&
+	    lws_hdr_copy(wsi, host, (int)size, WSI_TOKEN_HTTP_COLON_AUTHORITY) <= 0)
+		host[0] = '\0';
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+	int fd = lws_get_socket_fd(wsi);
+	return fd >= 0 && !getsockname(fd, (struct sockaddr *)&local, &len) &&
+	       gpd_origin_host_allowed(&l->server->origin, host,
+				       (struct sockaddr *)&local);
+}
+
+int gpd_http_refuse_host(struct lws *wsi, char *host, size_t size)
+{
+	if (gpd_http_host_allowed(wsi, host, size))
+		return 0;
+	lws_return_http_status(wsi, GPD_HTTP_MISDIRECTED_REQUEST,
+			       "This request names another server as its Host. "
+			       "Reach gpuperfd by its address, or start it with "
+			       "--server-name NAME for the name you use.");
+	return 1;
+}
+
 static int request(struct lws *wsi, struct http_pss *pss)
 {
 	struct gpd_listener *l = listener_of(wsi);
@@ -212,6 +242,10 @@ int gpd_http_callback(struct lws *wsi, enum lws_callback_reasons reason,
 {
 	struct http_pss *pss = user;
 	switch (reason) {
+	case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
+		char host[256];
+		return gpd_http_refuse_host(wsi, host, sizeof(host));
+	}
 	case LWS_CALLBACK_HTTP:
 		return request(wsi, pss);
 	case LWS_CALLBACK_HTTP_WRITEABLE:

@@ -133,6 +133,12 @@ int gpd_server_check_options(const struct gpd_server_options *o,
 {
 	if (!o->tls_cert != !o->tls_key)
 		return gpd_fail(err, -EINVAL, "--tls-cert and --tls-key go together");
+	for (size_t i = 0; i < o->n_allowed_origins; i++)
+		if (gpd_origin_parse_option(o->allowed_origins[i]))
+			return gpd_fail(err, -EINVAL, "--allow-origin %s: expected "
+					"SCHEME://HOST[:PORT] as a browser sends "
+					"it, e.g. https://ui.example.com:8443",
+					o->allowed_origins[i]);
 	return check_tcp_listeners(o, NULL, err);
 }
 
@@ -173,6 +179,12 @@ int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
 	s->devices = devices;
 	s->options = *options;
 	fill_defaults(&s->options);
+	s->origin = (struct gpd_origin_policy){
+		.server_names = options->server_names,
+		.n_server_names = options->n_server_names,
+		.allowed_origins = options->allowed_origins,
+		.n_allowed_origins = options->n_allowed_origins,
+	};
 	int ret = gpd_server_check_options(options, err);
 	if (!ret)
 		ret = make_listeners(s, err);
@@ -197,6 +209,10 @@ static int default_callback(struct lws *wsi, enum lws_callback_reasons reason,
 {
 	if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION)
 		return 1;
+	if (reason == LWS_CALLBACK_FILTER_HTTP_CONNECTION) {
+		char host[256];
+		return gpd_http_refuse_host(wsi, host, sizeof(host));
+	}
 	return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 

@@ -27,6 +27,7 @@
 #include "daemon/device_registry.h"
 #include "daemon/error.h"
 #include "daemon/net/auth.h"
+#include "daemon/net/origin.h"
 
 struct gpd_hello;
 struct gpd_metrics_exporter;
@@ -45,6 +46,12 @@ struct gpd_server_options {
 	const char *token_file;
 	const char *tls_cert, *tls_key;
 	const char *web_root;           /* NULL: the built-in page */
+	/* Besides its own addresses, the names requests may give as Host,
+	 * and the pages of other origins that may open WebSockets. */
+	const char *const *server_names;
+	size_t n_server_names;
+	const char *const *allowed_origins;
+	size_t n_allowed_origins;
 	/* Limits; 0 takes the default. */
 	uint32_t max_message_bytes;     /* 64 KiB */
 	uint32_t max_connections;       /* 256 */
@@ -70,6 +77,7 @@ struct gpd_server {
 	const struct gpd_device_registry *devices;      /* what it serves */
 	struct gpd_server_options options;      /* defaults filled in */
 	struct gpd_auth auth;                   /* empty without --token-file */
+	struct gpd_origin_policy origin;
 	struct gpd_hello *hello;
 	struct gpd_metrics_exporter *exporter;
 	struct gpd_session *sessions;

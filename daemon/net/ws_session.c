@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "daemon/log.h"
+#include "daemon/net/http_routes.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
 #include "daemon/net/ws_session.h"
@@ -60,10 +61,35 @@ static bool path_is_ws(struct lws *wsi)
 	return !strcmp(path, GPD_WS_PATH);
 }
 
+/* A browser's upgrade from a page that is not the daemon's own (any site
+ * the user visits may try ws://127.0.0.1/ws), or naming another server as
+ * its Host (DNS rebinding), gets a status and no session. */
+static int refuse_foreign(struct lws *wsi)
+{
+	struct gpd_listener *l = listener_of(wsi);
+	char host[256], origin[256];
+	if (gpd_http_refuse_host(wsi, host, sizeof(host)))
+		return -1;
+	int n = lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN);
+	if (!l->host[0] || (n <= 0 && !lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN)))
+		return 0;
+	if (n > 0 && gpd_origin_allowed(&l->server->origin, origin, host, l->tls))
+		return 0;
+	gpd_debug("refused a WebSocket opened from %s: not this server's page "
+		  "(--allow-origin admits others)", n > 0 ? origin : "a long Origin");
+	lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN,
+			       "WebSockets to gpuperfd are opened from its own "
+			       "pages; start it with --allow-origin ORIGIN to "
+			       "admit another.");
+	return -1;
+}
+
 static int filter(struct lws *wsi, struct ws_pss *pss)
 {
 	if (!path_is_ws(wsi))
 		return 1;
+	if (refuse_foreign(wsi))
+		return -1;
 	int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
 	if (n > 0) {
 		/* A header too long for any token reads as a wrong one. */

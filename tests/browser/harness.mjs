@@ -100,8 +100,10 @@ export function startDaemon(name, args, dir, env = {}) {
 	});
 }
 
-export function launchBrowser() {
-	return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+// flags: more of chromium's command line (e.g. --host-resolver-rules).
+export function launchBrowser(flags = []) {
+	return chromium.launch({ executablePath: CHROMIUM, headless: true,
+		args: [...CHROMIUM_FLAGS, ...flags] });
 }
 
 // Records the page's console errors and uncaught exceptions into errors.

@@ -8,7 +8,9 @@
 // unit busy in another process and a subscription refused for that (on
 // gpuperfd with the fake i915 kernel of tests/fake-kernel), comes back
 // by itself after the daemon restarts, asks for a token where one is
-// needed, works over TLS, narrow and dark, and keeps
+// needed, works over TLS and on a LAN address, narrow and dark, refuses
+// the WebSockets of other sites' pages and of a name rebound to it, and
+// keeps
 // its per-frame work under 16 ms at 100 frames/s with 20 plotted
 // counters. Screenshots go to $GPM_BUILD_DIR/browser/.
 //
@@ -17,7 +19,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import {
 	chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer as createHttpServer } from 'node:http';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join, resolve as absolutePath } from 'node:path';
 import {
@@ -722,6 +725,73 @@ async function overTls(context) {
 	await page.close();
 }
 
+// Another site's page, served by a second HTTP server on another loopback
+// port, opens the daemon's WebSocket as any page a user visits could:
+// the daemon refuses it.
+async function foreignPage(context, local) {
+	const daemon = new URL(local);
+	const site = createHttpServer((request, response) => {
+		response.writeHead(200, { 'content-type': 'text/html' });
+		response.end(`<!DOCTYPE html><title>another site</title><script>
+window.attempt = new Promise((resolve) => {
+	const ws = new WebSocket('ws://${daemon.host}/ws', 'gpuperf.v1');
+	ws.onmessage = () => resolve('the daemon sent a message');
+	ws.onerror = () => resolve('refused');
+	ws.onclose = (event) => resolve('closed ' + event.code);
+});
+</script>`);
+	});
+	await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+	try {
+		const page = await context.newPage();
+		await page.goto(`http://127.0.0.1:${site.address().port}/`);
+		const attempt = await page.evaluate(() => window.attempt);
+		checks.check(attempt === 'refused',
+			'a page of another origin cannot open the daemon\'s WebSocket', attempt);
+		await page.close();
+	} finally {
+		site.close();
+	}
+}
+
+// A name the daemon does not answer to, resolved to it as an attacker's
+// DNS would (rebinding): the daemon refuses its pages and WebSockets.
+async function reboundName(local) {
+	const daemon = new URL(local);
+	const rebinding = await launchBrowser(['--host-resolver-rules=MAP rebound.test 127.0.0.1']);
+	try {
+		const page = await rebinding.newPage();
+		const response = await page.goto(`http://rebound.test:${daemon.port}/`);
+		checks.check(response.status() === 421,
+			'a page loaded through a rebound name is refused', `status ${response.status()}`);
+		const attempt = await page.evaluate((port) => new Promise((resolve) => {
+			const ws = new WebSocket(`ws://rebound.test:${port}/ws`, 'gpuperf.v1');
+			ws.onmessage = () => resolve('the daemon sent a message');
+			ws.onerror = () => resolve('refused');
+		}), daemon.port);
+		checks.check(attempt === 'refused', 'a WebSocket through a rebound name is refused', attempt);
+	} finally {
+		await rebinding.close();
+	}
+}
+
+// The UI through a LAN address of this machine, on the listener that needs
+// a token: its own page is of its own origin and streams.
+async function lanAddress(context, remotePort) {
+	const lan = Object.values(networkInterfaces()).flat()
+		.find((a) => a.family === 'IPv4' && !a.internal);
+	if (!lan) {
+		note('this machine has no LAN address; the UI is not tried on one');
+		return;
+	}
+	const page = await openPage(context, `http://${lan.address}:${remotePort}/?token=ctltok`, 'lan');
+	await connected(page);
+	const streams = await page.waitForFunction(() => window.gpuperfUi.store.length > 2, null,
+		{ timeout: 5000 }).then(() => true, () => false);
+	checks.check(streams, 'the UI streams through a LAN address with a token', lan.address);
+	await page.close();
+}
+
 async function main() {
 	if (!existsSync(join(WEB_ROOT, 'app.js'))) {
 		checks.check(false, 'the web UI is built', `${WEB_ROOT}app.js is missing: run make (needs npm)`);
@@ -773,6 +843,9 @@ async function main() {
 	await checks.step('the viewer role', () => viewer(light, local));
 	await checks.step('a daemon restart', () => daemonRestart(light));
 	await checks.step('the token prompt', () => tokenPrompt(light, `http://127.0.0.1:${remotePort}/`, local));
+	await checks.step('another site\'s page', () => foreignPage(light, local));
+	await checks.step('a rebound name', () => reboundName(local));
+	await checks.step('a LAN address', () => lanAddress(light, remotePort));
 	const dark = await browser.newContext({ viewport: { width: 420, height: 900 }, colorScheme: 'dark' });
 	await checks.step('dark and narrow', () => darkAndNarrow(dark, local));
 	const secure = await browser.newContext({ ignoreHTTPSErrors: true });

@@ -888,8 +888,8 @@ static char *http_get(const char *hostport, const char *path)
 	if (fd < 0)
 		return NULL;
 	char req[256];
-	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n"
-			 "Connection: close\r\n\r\n", path);
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n"
+			 "Connection: close\r\n\r\n", path, hostport);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    write(fd, req, (size_t)n) != n) {
 		close(fd);

@@ -2,7 +2,8 @@
 # The network server end to end: gpuperfd on sim, driven by real WebSocket
 # clients (server-checks), /metrics through promtool, a recording through
 # IGT's i915-perf-reader, TLS with a certificate made here, an IPv6
-# listener, a silent unauthenticated connection timed out, and a clean
+# listener, a silent unauthenticated connection timed out, upgrades from
+# other sites' pages and requests naming another Host refused, and a clean
 # shutdown (under ASan, one without leaks).
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
@@ -57,6 +58,67 @@ if start plain --device sim --linger 0 --listen 127.0.0.1:0 --listen 0.0.0.0:0 \
 		echo "note: promtool is absent (Debian package prometheus); /metrics not linted"
 	fi
 	stop plain
+fi
+
+# Cross-site WebSockets and DNS rebinding: the status a WebSocket upgrade
+# gets with an Origin (or none: -) and a Host header, and a plain GET's.
+upgrade_status() {
+	set -- "$1" "$2" "$3"
+	[ "$2" = - ] && set -- "$1" "" "$3"
+	curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Connection: Upgrade' \
+		-H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' \
+		-H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \
+		-H 'Sec-WebSocket-Protocol: gpuperf.v1' \
+		${2:+-H "Origin: $2"} -H "Host: $3" "$1/ws"
+}
+get_status() {
+	curl -s -o /dev/null -w '%{http_code}' -m 5 -H "Host: $2" "$1"
+}
+# check_upgrades URL CASE...: each CASE is "ORIGIN HOST STATUS".
+check_upgrades() {
+	upgrades_url=$1
+	shift
+	for case in "$@"; do
+		set -- $case
+		got=$(upgrade_status "$upgrades_url" "$1" "$2")
+		check "an upgrade from Origin $1 with Host $2 got $got, not $3" [ "$got" = "$3" ]
+	done
+}
+# check_gets URL CASE...: each CASE is "PATH HOST STATUS".
+check_gets() {
+	gets_url=$1
+	shift
+	for case in "$@"; do
+		set -- $case
+		got=$(get_status "$gets_url$1" "$2")
+		check "GET $1 with Host $2 got $got, not $3" [ "$got" = "$3" ]
+	done
+}
+if start origin --device sim --linger 0 --listen 127.0.0.1:0; then
+	p=$(port origin)
+	check_upgrades "http://127.0.0.1:$p" "- 127.0.0.1:$p 101" \
+		"http://127.0.0.1:$p 127.0.0.1:$p 101" "http://localhost:$p localhost:$p 101" \
+		"https://evil.example.com 127.0.0.1:$p 403" \
+		"http://127.0.0.1:8000 127.0.0.1:$p 403" "null 127.0.0.1:$p 403" \
+		"http://attacker.example:$p attacker.example:$p 421" \
+		"- attacker.example:$p 421"
+	check_gets "http://127.0.0.1:$p" "/metrics 127.0.0.1:$p 200" \
+		"/metrics attacker.example 421" "/healthz attacker.example:$p 421" \
+		"/ attacker.example 421" "/ localhost:$p 200"
+	stop origin
+fi
+if start named --device sim --linger 0 --listen 127.0.0.1:0 \
+	--server-name gpu.test --allow-origin https://ui.test:8443; then
+	p=$(port named)
+	check_upgrades "http://127.0.0.1:$p" "http://gpu.test:$p gpu.test:$p 101" \
+		"https://ui.test:8443 127.0.0.1:$p 101" "https://ui.test 127.0.0.1:$p 403"
+	check_gets "http://127.0.0.1:$p" "/metrics gpu.test 200" "/metrics gpu.test.evil 421"
+	stop named
+fi
+if "$gpuperfd" --listen 127.0.0.1:0 --allow-origin ui.test 2>"$tmp/origin.log"; then
+	fail "--allow-origin without a scheme was accepted"
+else
+	expect origin.log "--allow-origin ui.test: expected SCHEME://HOST[:PORT]"
 fi
 
 mkdir "$tmp/www"

@@ -272,7 +272,6 @@ struct wsc *wsc_connect(struct wsc_ctx *ctx, const char *url,
 	ci.address = c->host;
 	ci.port = port;
 	ci.host = c->path;
-	ci.origin = c->path;
 	ci.path = c->options.path ? c->options.path : "/ws";
 	ci.protocol = c->protocol[0] ? c->protocol : NULL;
 	ci.local_protocol_name = protocols[0].name;
