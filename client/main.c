@@ -22,6 +22,8 @@ static const struct gpuperf_command commands[] = {
 	  gpuperf_cmd_stream },
 	{ "record", "record the raw stream to an i915-perf file",
 	  gpuperf_cmd_record },
+	{ "top", "engines, clocks, power and processes of the GPUs, live",
+	  gpuperf_cmd_top },
 	{ "run", "measure a command from its start to its exit",
 	  gpuperf_cmd_run },
 	{ "compare", "compare two results counter by counter (offline)",

@@ -33,6 +33,8 @@ void gpd_config_usage(FILE *out)
 		"                         subscriber leaves (default 2000)\n"
 		"      --dev-root DIR     where device nodes are: DIR/dri/cardN (default /dev)\n"
 		"      --sysfs-root DIR   where sysfs is (default /sys)\n"
+		"      --proc-root DIR    where procfs is (default /proc): the\n"
+		"                         processes that use a GPU are found there\n"
 		"\n"
 		"Serving (HTTP: / the web UI, /ws the protocol, /metrics, /healthz):\n"
 		"  -l, --listen ADDR:PORT listen there (repeatable; default "
@@ -60,6 +62,14 @@ void gpd_config_usage(FILE *out)
 		"                               (default 100)\n"
 		"      --queue-frames N   frames queued for a slow client before it\n"
 		"                         loses some (default 64)\n"
+		"      --process-details WHO  who sees the pid, command and client\n"
+		"                         ids of the processes using a GPU:\n"
+		"                         controllers (default), all, or none (no\n"
+		"                         process rows at all); others see rows\n"
+		"                         without them\n"
+		"      --metrics-processes  /metrics also has per-process series\n"
+		"                         (labelled pid and command): each process\n"
+		"                         adds series, so Prometheus stores more\n"
 		"\n"
 		"Running as a service:\n"
 		"      --config FILE      read options from FILE, `name = value` a\n"
@@ -97,6 +107,9 @@ enum {
 	OPT_USER,
 	OPT_SERVER_NAME,
 	OPT_ALLOW_ORIGIN,
+	OPT_PROC_ROOT,
+	OPT_PROCESS_DETAILS,
+	OPT_METRICS_PROCESSES,
 };
 
 static const struct option table[] = {
@@ -125,6 +138,9 @@ static const struct option table[] = {
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "server-name", required_argument, NULL, OPT_SERVER_NAME },
 	{ "allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN },
+	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+	{ "process-details", required_argument, NULL, OPT_PROCESS_DETAILS },
+	{ "metrics-processes", no_argument, NULL, OPT_METRICS_PROCESSES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -293,6 +309,17 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_SYSFS_ROOT:
 		d->sysfs_root = arg;
+		break;
+	case OPT_PROC_ROOT:
+		d->proc_root = arg;
+		break;
+	case OPT_PROCESS_DETAILS:
+		if (gpd_process_details_parse(arg, &s->process_details))
+			return gpd_fail(err, -EINVAL, "--process-details takes "
+				    "controllers, all or none, not '%s'", arg);
+		break;
+	case OPT_METRICS_PROCESSES:
+		s->metrics_processes = true;
 		break;
 	case OPT_UNIX:
 		s->unix_path = arg;

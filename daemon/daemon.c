@@ -16,6 +16,7 @@
 #include "daemon/nvidia/nvidia_source.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
+#include "daemon/sim/sim_usage.h"
 #include "metrics/metrics_db.h"
 
 static void free_db(struct gpm_metrics_db *db)
@@ -82,13 +83,16 @@ static bool is_stopping(void *user)
 	return d->stopping;
 }
 
+/* Takes source and usage (NULL for none) over, also on failure. */
 static int add_device(struct gpd_daemon *d, struct gpd_source *source,
-		      struct gpd_error *err)
+		      struct gpd_usage_source *usage, struct gpd_error *err)
 {
 	const struct gpm_metrics_file *file =
 		gpm_metrics_db_find_platform(d->metrics, source->platform->name);
 	if (!file) {
 		source->ops->destroy(source);
+		if (usage)
+			usage->ops->destroy(usage);
 		return gpd_fail(err, -ENOENT, "no metric definitions for %s",
 			    source->platform->name);
 	}
@@ -101,6 +105,8 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 	if (!dev || !devices) {
 		free(dev);
 		source->ops->destroy(source);
+		if (usage)
+			usage->ops->destroy(usage);
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	struct gpd_device_owner owner = {
@@ -113,10 +119,14 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 	if (ret) {
 		free(dev);
 		source->ops->destroy(source);
+		if (usage)
+			usage->ops->destroy(usage);
 		return gpd_fail(err, ret, "%s: cannot decode its reports (%s)",
 			    source->name, strerror(-ret));
 	}
 	d->registry.devices[d->registry.n_devices++] = dev;
+	if (usage && gpd_device_set_usage_source(dev, usage))
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	gpd_info("device %s: %s (%s, PCI 0x%04x)", source->name,
 		 source->platform->description,
 		 gpd_source_kind_name(source->kind), source->info.pci_id);
@@ -144,7 +154,7 @@ static int add_discovered(struct gpd_daemon *d, bool *found,
 	*found = n > 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!ret)
-			ret = add_device(d, sources[i], err);
+			ret = add_device(d, sources[i], NULL, err);
 		else
 			sources[i]->ops->destroy(sources[i]);
 	}
@@ -174,7 +184,7 @@ static int add_nvidia_gpus(struct gpd_daemon *d, bool *found,
 			gpd_warn("%s", skipped.message);
 			continue;
 		}
-		int ret = add_device(d, source, err);
+		int ret = add_device(d, source, NULL, err);
 		if (ret)
 			return ret;
 		*found = true;
@@ -192,6 +202,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		return gpd_fail(err, ret, "--device %s: %s", text,
 			    why ? why : strerror(-ret));
 	struct gpd_source *source = NULL;
+	struct gpd_usage_source *usage = NULL;
 	switch (spec.kind) {
 	case GPD_SOURCE_AUTO: {
 		bool found = false;
@@ -215,6 +226,12 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			.load = spec.load,
 		};
 		ret = gpd_sim_source_create(d->loop, d->metrics, &so, &source, err);
+		if (!ret && (ret = gpd_sim_usage_create(&source->info,
+							d->options.seed, &usage))) {
+			source->ops->destroy(source);
+			gpd_fail(err, ret, "%s: cannot simulate its usage (%s)",
+				 text, strerror(-ret));
+		}
 		break;
 	}
 	case GPD_SOURCE_REPLAY: {
@@ -247,7 +264,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 	gpd_device_spec_fini(&spec);
 	if (ret)
 		return ret;
-	return add_device(d, source, err);
+	return add_device(d, source, usage, err);
 }
 
 int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,

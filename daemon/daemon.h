@@ -33,6 +33,7 @@ struct gpd_options {
 					 * subscriber leaves */
 	const char *dev_root;           /* device nodes; NULL = /dev */
 	const char *sysfs_root;         /* sysfs; NULL = /sys */
+	const char *proc_root;          /* procfs; NULL = /proc */
 	/* The NVIDIA libraries; NULL loads libcuda, libcupti and NVML
 	 * (tests pass fakes). */
 	const struct gpd_nv_libs *nvidia_libs;

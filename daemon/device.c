@@ -598,6 +598,12 @@ static void on_linger_closed(uv_handle_t *handle)
 	free(dev);
 }
 
+int gpd_device_set_usage_source(struct gpd_device *dev,
+				struct gpd_usage_source *source)
+{
+	return gpd_usage_monitor_create(dev->loop, source, &dev->usage);
+}
+
 void gpd_device_close(struct gpd_device *dev)
 {
 	dev->closing = true;
@@ -609,6 +615,8 @@ void gpd_device_close(struct gpd_device *dev)
 		gpd_device_drop_subscriber(dev, s);
 	gpd_device_dispatch_end(dev);
 	stop_stream(dev);
+	gpd_usage_monitor_close(dev->usage);
+	dev->usage = NULL;
 	dev->source->ops->destroy(dev->source);
 	dev->source = NULL;
 	uv_timer_stop(&dev->linger_timer);

@@ -20,6 +20,7 @@
 #include "daemon/error.h"
 #include "daemon/event.h"
 #include "daemon/source.h"
+#include "daemon/usage_monitor.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metric_set.h"
 #include "metrics/oa_report.h"
@@ -92,6 +93,8 @@ struct gpd_device {
 	uv_loop_t *loop;
 	struct gpd_device_owner owner;
 	struct gpd_source *source;
+	/* The usage stream; NULL for a device without one (a replay). */
+	struct gpd_usage_monitor *usage;
 	const struct gpm_metrics_file *metrics;         /* the platform's sets */
 	/* Reloaded definitions, taken once nobody uses the current ones. */
 	const struct gpm_metrics_file *next_metrics;
@@ -146,6 +149,10 @@ int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 		    struct gpd_source *source,
 		    const struct gpm_metrics_file *metrics,
 		    uint64_t linger_ms, const struct gpd_device_owner *owner);
+
+/* Gives the device a usage stream from source (taken over). -ENOMEM. */
+int gpd_device_set_usage_source(struct gpd_device *dev,
+				struct gpd_usage_source *source);
 
 /* Closes the stream and the source; frees the device's memory once the
  * loop has closed its handles. */

@@ -261,12 +261,20 @@ struct gpc_device {
 	uint32_t graphics_version;      /* IP version x 100 */
 	uint64_t timestamp_frequency;   /* Hz */
 	uint64_t min_frequency, max_frequency;  /* Hz */
+	bool usage;                     /* has a usage stream (gpc_usage_subscribe) */
 	struct gpc_topology topology;
 	struct gpc_configuration configuration; /* when Hello was sent */
 	size_t n_sampling_periods;
 	const struct gpc_sampling_period *sampling_periods;
 	size_t n_metric_sets;
 	const struct gpc_metric_set *metric_sets;
+};
+
+/* What a connection sees of the processes using a GPU. */
+enum gpc_process_visibility {
+	GPC_PROCESSES_FULL = 1,         /* pid, command and client ids too */
+	GPC_PROCESSES_ANONYMOUS = 2,    /* GPU time and memory only */
+	GPC_PROCESSES_NONE = 3,         /* no rows */
 };
 
 struct gpc_limits {
@@ -277,6 +285,8 @@ struct gpc_limits {
 	uint32_t queue_frames;
 	uint32_t max_connections;
 	uint64_t min_window_ns;
+	uint64_t min_usage_interval_ns;
+	enum gpc_process_visibility process_visibility;
 };
 
 struct gpc_server_info {
@@ -516,6 +526,110 @@ gpc_recording_info(const struct gpc_recording *rec);
 /* Asks the daemon to end it; the stopped callback follows the last bytes.
  * 0, or -EALREADY. */
 int gpc_recording_stop(struct gpc_recording *rec);
+
+/* ------------------------------------------------------------------ */
+/* Usage: engines, clocks, power and processes                          */
+
+/*
+ * A device's usage stream: how busy its engines are, its clocks, RC6,
+ * power and temperature, and which processes use it, every interval. It
+ * needs no OA unit and runs beside any subscription. Values the device
+ * cannot measure are NaN (the frame's note says why).
+ */
+struct gpc_usage_subscription;
+
+struct gpc_usage_options {
+	const char *device;             /* NULL: the first */
+	uint64_t interval_ns;           /* 0: 1 s */
+	bool processes;                 /* frames carry process rows */
+};
+
+struct gpc_engine_usage {
+	const char *name;               /* "rcs0" */
+	const char *engine_class;       /* "render" */
+	double busy, wait, sema;        /* shares of the interval, 0..1 */
+};
+
+struct gpc_gauge {
+	const char *name;               /* "pcie_tx" */
+	const char *unit;               /* "bytes_per_second" */
+	double value;
+};
+
+struct gpc_process_usage {
+	uint32_t pid, ppid;             /* 0 when hidden */
+	const char *command;            /* "" when hidden */
+	size_t n_client_ids;
+	const uint64_t *client_ids;     /* DRM client ids, the first ones */
+	uint32_t clients;               /* how many in all */
+	size_t n_class_busy;
+	const double *class_busy;       /* per the frame's engine_classes */
+	uint64_t gpu_time_ns;           /* engine time in the interval */
+	uint64_t gpu_time_total_ns;     /* since the daemon first saw it */
+	uint64_t memory_bytes, resident_bytes;
+};
+
+struct gpc_usage_frame {
+	const char *device;
+	uint64_t cpu_start_ns, cpu_end_ns;      /* the daemon's CLOCK_MONOTONIC */
+	size_t n_engines;
+	const struct gpc_engine_usage *engines;
+	size_t n_engine_classes;
+	const char *const *engine_classes;
+	double actual_frequency_hz, requested_frequency_hz;     /* means */
+	double min_frequency_hz, max_frequency_hz;
+	double rc6;                     /* share asleep */
+	double power_watts;             /* mean */
+	double energy_joules;           /* in the interval */
+	double temperature_celsius;
+	size_t n_gauges;
+	const struct gpc_gauge *gauges;
+	bool processes_included;        /* asked for and visible */
+	enum gpc_process_visibility process_visibility;
+	size_t n_processes;
+	const struct gpc_process_usage *processes;
+	uint32_t processes_unreadable;  /* left out: the list is partial */
+	const char *processes_note;     /* why, and what to do */
+	const char *note;               /* what could not be measured */
+	uint32_t frames_dropped;
+	uint64_t frames_dropped_total;
+};
+
+struct gpc_usage_info {
+	uint32_t id;
+	const char *device;
+	uint64_t interval_ns;
+	const char *description;        /* what the values come from */
+};
+
+struct gpc_usage_cbs {
+	/* The daemon's answer; with an error the handle is freed when this
+	 * returns. */
+	void (*subscribed)(struct gpc_usage_subscription *u,
+			   const struct gpc_error *err, void *user);
+	void (*frame)(struct gpc_usage_subscription *u,
+		      const struct gpc_usage_frame *frame, void *user);
+};
+
+/* Asks for usage frames. cbs is copied; any callback may be NULL. */
+int gpc_usage_subscribe(struct gpc_client *client,
+			const struct gpc_usage_options *options,
+			const struct gpc_usage_cbs *cbs, void *user,
+			struct gpc_usage_subscription **out);
+
+/* Subscribes and waits for the answer; on an error *out is NULL. */
+int gpc_usage_subscribe_sync(struct gpc_client *client,
+			     const struct gpc_usage_options *options,
+			     const struct gpc_usage_cbs *cbs, void *user,
+			     struct gpc_usage_subscription **out,
+			     struct gpc_error *err);
+
+/* NULL until subscribed. */
+const struct gpc_usage_info *
+gpc_usage_info(const struct gpc_usage_subscription *u);
+
+/* Ends the stream and frees the handle; no callback follows. */
+void gpc_usage_unsubscribe(struct gpc_usage_subscription *u);
 
 /* ------------------------------------------------------------------ */
 /* Performance queries                                                  */

@@ -118,6 +118,7 @@ static void load_device(struct gpc_device *out, const Gpuperf__Device *d,
 	out->timestamp_frequency = d->timestamp_frequency;
 	out->min_frequency = d->min_frequency;
 	out->max_frequency = d->max_frequency;
+	out->usage = d->usage;
 	load_topology(&out->topology, d->topology);
 	gpc__configuration_from_proto(&out->configuration, d->configuration);
 
@@ -185,6 +186,10 @@ int gpc__catalog_load(struct gpc__catalog *cat, Gpuperf__Envelope *hello)
 		s->limits.queue_frames = h->limits->queue_frames;
 		s->limits.max_connections = h->limits->max_connections;
 		s->limits.min_window_ns = h->limits->min_window_ns;
+		s->limits.min_usage_interval_ns =
+			h->limits->min_usage_interval_ns;
+		s->limits.process_visibility =
+			(enum gpc_process_visibility)h->limits->process_visibility;
 	}
 	return 0;
 }

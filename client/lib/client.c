@@ -96,6 +96,8 @@ static void fail_requests(struct gpc_client *c, const struct gpc_error *err)
 		c->requests = req->next;
 		if (req->kind == GPC__REQUEST_SUBSCRIBE && req->target)
 			gpc__subscription_refused(req->target, err);
+		else if (req->kind == GPC__REQUEST_SUBSCRIBE_USAGE && req->target)
+			gpc__usage_refused(req->target, err);
 		else if (req->kind == GPC__REQUEST_RECORD && req->target)
 			gpc__recording_refused(req->target, err);
 		else if (req->cb)
@@ -284,6 +286,8 @@ static void receive_error(struct gpc_client *c, const Gpuperf__Envelope *env)
 	}
 	if (req->kind == GPC__REQUEST_SUBSCRIBE && req->target)
 		gpc__subscription_refused(req->target, &err);
+	else if (req->kind == GPC__REQUEST_SUBSCRIBE_USAGE && req->target)
+		gpc__usage_refused(req->target, &err);
 	else if (req->kind == GPC__REQUEST_RECORD && req->target)
 		gpc__recording_refused(req->target, &err);
 	else if (req->cb)
@@ -360,6 +364,22 @@ static void route(struct gpc_client *c, Gpuperf__Envelope *env)
 		if (req)
 			send_unsubscribe(c, env->subscribed->subscription_id);
 		free(req);
+		break;
+	case GPUPERF__ENVELOPE__KIND_USAGE_SUBSCRIBED:
+		req = take_request(c, env->request_id);
+		if (req && req->target) {
+			struct gpc_usage_subscription *u = req->target;
+			free(req);
+			gpc__usage_granted(u, env);
+			return;
+		}
+		if (req)
+			send_unsubscribe(c,
+					 env->usage_subscribed->subscription_id);
+		free(req);
+		break;
+	case GPUPERF__ENVELOPE__KIND_USAGE_FRAME:
+		gpc__usage_frame(c, env->usage_frame);
 		break;
 	case GPUPERF__ENVELOPE__KIND_RECONFIGURED:
 		req = take_request(c, env->request_id);
@@ -619,6 +639,7 @@ static void begin_close(struct gpc_client *c, gpc_close_cb cb, void *user)
 	gpc__client_leave(c);
 	gpc__queries_free(c);
 	gpc__subscriptions_free(c);
+	gpc__usage_free_all(c);
 	gpc__recordings_free(c);
 	gpc__transport_shutdown(c);
 }

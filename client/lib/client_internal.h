@@ -7,6 +7,7 @@
  *   catalog.c       the Hello's devices, sets and counters as public structs
  *   error.c         codes and messages
  *   subscription.c  subscriptions, frames, events, marks
+ *   usage.c         usage subscriptions and their frames
  *   recording.c     recordings and their bytes
  *   query.c         the performance-query layer
  */
@@ -28,6 +29,7 @@ enum gpc__request_kind {
 	GPC__REQUEST_RECONFIGURE,
 	GPC__REQUEST_RECORD,
 	GPC__REQUEST_STOP_RECORDING,
+	GPC__REQUEST_SUBSCRIBE_USAGE,
 };
 
 struct gpc__request {
@@ -108,6 +110,7 @@ struct gpc_client {
 	uint64_t next_request_id;
 	struct gpc__request *requests;
 	struct gpc_subscription *subscriptions;
+	struct gpc_usage_subscription *usage_subscriptions;
 	struct gpc_recording *recordings;
 	struct gpc_query *queries;
 
@@ -190,6 +193,16 @@ void gpc__subscription_reconfigured(struct gpc_subscription *sub,
 				    Gpuperf__Envelope *env);
 /* Frees every subscription (the client closes). */
 void gpc__subscriptions_free(struct gpc_client *c);
+
+/* ---- usage.c */
+
+void gpc__usage_granted(struct gpc_usage_subscription *u,
+			Gpuperf__Envelope *env);
+void gpc__usage_refused(struct gpc_usage_subscription *u,
+			const struct gpc_error *err);
+/* A frame for subscription id; unknown ids are dropped. */
+void gpc__usage_frame(struct gpc_client *c, const Gpuperf__UsageFrame *f);
+void gpc__usage_free_all(struct gpc_client *c);
 
 /* ---- recording.c */
 

@@ -236,6 +236,7 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	m->min_frequency = info->gpu_min_freq;
 	m->max_frequency = info->gpu_max_freq;
 	m->fixed_metric_set = str(src->fixed_metric_set);
+	m->usage = dev->usage != NULL;
 	m->topology = describe_topology(h, info);
 	if (!m->topology)
 		return NULL;

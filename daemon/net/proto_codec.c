@@ -98,6 +98,7 @@ static bool is_request(Gpuperf__Envelope__KindCase kind)
 	case GPUPERF__ENVELOPE__KIND_START_RECORDING:
 	case GPUPERF__ENVELOPE__KIND_STOP_RECORDING:
 	case GPUPERF__ENVELOPE__KIND_PING:
+	case GPUPERF__ENVELOPE__KIND_SUBSCRIBE_USAGE:
 		return true;
 	default:
 		return false;

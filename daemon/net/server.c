@@ -84,6 +84,22 @@ bad:
 		    "127.0.0.1:7890 or [::1]:7890", text);
 }
 
+int gpd_process_details_parse(const char *text, enum gpd_process_details *out)
+{
+	static const char *const names[] = {
+		[GPD_PROCESS_DETAILS_CONTROLLERS] = "controllers",
+		[GPD_PROCESS_DETAILS_ALL] = "all",
+		[GPD_PROCESS_DETAILS_NONE] = "none",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(text, names[i])) {
+			*out = (enum gpd_process_details)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static void fill_defaults(struct gpd_server_options *o)
 {
 	if (!o->max_message_bytes)

@@ -38,6 +38,17 @@ struct lws_protocols;
 
 #define GPD_DEFAULT_LISTEN "127.0.0.1:7890"
 
+/* Who sees the pid, command and client ids of the processes using a
+ * GPU; the others get the rows without them. */
+enum gpd_process_details {
+	GPD_PROCESS_DETAILS_CONTROLLERS,        /* the default */
+	GPD_PROCESS_DETAILS_ALL,
+	GPD_PROCESS_DETAILS_NONE,               /* nobody gets rows */
+};
+
+/* "controllers", "all", "none"; -EINVAL otherwise. */
+int gpd_process_details_parse(const char *text, enum gpd_process_details *out);
+
 struct gpd_server_options {
 	const char *const *listen;      /* ADDR:PORT or [V6ADDR]:PORT */
 	size_t n_listen;                /* 0: GPD_DEFAULT_LISTEN */
@@ -60,6 +71,8 @@ struct gpd_server_options {
 	uint32_t queue_frames;          /* per connection: 64 */
 	uint64_t metrics_window_ms;     /* /metrics' window: 1000 */
 	uint64_t max_recording_bytes;   /* 1 GiB */
+	enum gpd_process_details process_details;
+	bool metrics_processes;         /* /metrics has per-process series */
 };
 
 /* One TCP or Unix listener. */

@@ -99,8 +99,10 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 	limits.queue_frames = o->queue_frames;
 	limits.max_connections = o->max_connections;
 	limits.min_window_ns = GPD_SESSION_MIN_WINDOW_NS;
+	limits.min_usage_interval_ns = GPD_USAGE_MIN_INTERVAL_NS;
 	if (s->closing)
 		return;
+	limits.process_visibility = gpd_session_process_visibility(s);
 	struct gpd_message *m = gpd_hello_pack(s->server->hello, &s->queue,
 					       request_id, proto_role(s->role),
 					       &limits);
@@ -198,6 +200,7 @@ void gpd_session_destroy(struct gpd_session *s)
 		return;
 	while (s->subs)
 		gpd_session_sub_free(s->subs);
+	gpd_session_usage_free_all(s);
 	while (s->recordings)
 		gpd_session_recording_free(s->recordings);
 	gpd_send_queue_clear(&s->queue);

@@ -47,6 +47,7 @@ struct gpd_session_transport {
 
 struct gpd_session_sub;
 struct gpd_session_recording;
+struct gpd_session_usage;
 
 struct gpd_session {
 	struct gpd_server *server;
@@ -61,7 +62,8 @@ struct gpd_session {
 	struct gpd_rate_limit rate;
 
 	struct gpd_session_sub *subs;
-	unsigned n_subs;
+	struct gpd_session_usage *usage;        /* usage subscriptions */
+	unsigned n_subs;                        /* both kinds */
 	uint32_t next_sub_id;
 	struct gpd_session_recording *recordings;
 	unsigned n_recordings;

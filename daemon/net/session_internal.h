@@ -49,6 +49,15 @@ void gpd_session_close(struct gpd_session *s, enum gpd_close_code code);
 void gpd_session_sub_free(struct gpd_session_sub *ss);
 void gpd_session_recording_free(struct gpd_session_recording *sr);
 
+/* session_usage.c: SubscribeUsage; Unsubscribe of a usage subscription
+ * (false when id is none); the end of them all. */
+void gpd_session_subscribe_usage(struct gpd_session *s,
+				 const Gpuperf__Envelope *env);
+bool gpd_session_unsubscribe_usage(struct gpd_session *s, uint32_t id);
+void gpd_session_usage_free_all(struct gpd_session *s);
+/* What this session sees of the processes using a GPU. */
+Gpuperf__ProcessVisibility gpd_session_process_visibility(const struct gpd_session *s);
+
 /* The session's scratch for n doubles; NULL on ENOMEM. */
 double *gpd_session_scratch_values(struct gpd_session *s, size_t n);
 

@@ -164,13 +164,15 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 static void handle_unsubscribe(struct gpd_session *s,
 			       const Gpuperf__Envelope *env)
 {
-	struct gpd_session_sub *ss = find_sub(s, env->unsubscribe->subscription_id,
-					      env->request_id);
-	if (!ss)
-		return;
+	uint32_t id = env->unsubscribe->subscription_id;
 	Gpuperf__Unsubscribed m = GPUPERF__UNSUBSCRIBED__INIT;
-	m.subscription_id = ss->id;
-	gpd_session_sub_free(ss);
+	m.subscription_id = id;
+	if (!gpd_session_unsubscribe_usage(s, id)) {
+		struct gpd_session_sub *ss = find_sub(s, id, env->request_id);
+		if (!ss)
+			return;
+		gpd_session_sub_free(ss);
+	}
 	Gpuperf__Envelope out = GPUPERF__ENVELOPE__INIT;
 	out.kind_case = GPUPERF__ENVELOPE__KIND_UNSUBSCRIBED;
 	out.unsubscribed = &m;
@@ -354,6 +356,9 @@ void gpd_session_dispatch(struct gpd_session *s, const Gpuperf__Envelope *env)
 		break;
 	case GPUPERF__ENVELOPE__KIND_PING:
 		handle_ping(s, env);
+		break;
+	case GPUPERF__ENVELOPE__KIND_SUBSCRIBE_USAGE:
+		gpd_session_subscribe_usage(s, env);
 		break;
 	default:
 		/* The decoder lets only requests through. */
