@@ -54,7 +54,7 @@ CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 # Debian packages needed to build, test and fuzz.
-DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev \
+DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev jq \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
 	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd strace \
 	tmux

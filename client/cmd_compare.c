@@ -90,7 +90,7 @@ static const char help[] =
 static const char *const metadata[] = {
 	"timestamp_ns", "gpu_timestamp", "duration_ns", "context_id",
 	"reports", "lost", "buffers_lost", "dropped", "mark", "partial",
-	"platform", "metric_set",
+	"platform", "metric_set", "process_gpu_time_ns", "process_memory_bytes",
 };
 
 struct options {

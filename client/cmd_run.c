@@ -12,6 +12,7 @@
 
 #include "client/cli_args.h"
 #include "client/commands.h"
+#include "client/process_tree.h"
 #include "client/streaming.h"
 
 static const char *const cmd = "run";
@@ -28,6 +29,13 @@ static const char help[] =
 	"SIGTERM go to CMD. Exits with CMD's status (128+N when signal N ended\n"
 	"it), or 127 when CMD cannot be started; when the measurement fails\n"
 	"but CMD succeeded, with gpuperf's own status.\n\n"
+	"Where the device has a usage stream, the totals row also carries\n"
+	"CMD's own use of the GPU, summed over its process tree:\n"
+	"process_gpu_time_ns (engine time of its DRM clients) and\n"
+	"process_memory_bytes (the most GPU memory they held at once). It\n"
+	"needs a controller's view of the processes (the daemon's\n"
+	"--process-details), and misses up to 200 ms of a process's last\n"
+	"moments: its files close as it exits.\n\n"
 	"Options are those of 'gpuperf stream' (without an interval only the\n"
 	"totals are written; the default format is table):\n";
 
@@ -42,7 +50,14 @@ struct run {
 	bool child_exited;
 	int child_status;
 	uint64_t started_ms;
+	/* The command's process tree in the usage stream. */
+	struct gpc_usage_subscription *usage;
+	struct gpuperf_process_tree tree;
+	bool tree_started;
 };
+
+/* Frequent enough that a short command is seen at all. */
+#define RUN_USAGE_INTERVAL_NS 200000000ull
 
 static void close_child(struct run *r)
 {
@@ -118,6 +133,37 @@ static void on_signal(struct gpuperf_streaming *s, int signum)
 		gpuperf_streaming_stop(s, 128 + signum);
 }
 
+static void on_usage_frame(struct gpc_usage_subscription *u,
+			   const struct gpc_usage_frame *f, void *user)
+{
+	struct run *r = user;
+	if (!r->tree_started || !r->s.view_ready)
+		return;
+	if (gpuperf_process_tree_frame(&r->tree, f))
+		return;
+	gpuperf_stream_view_set_process_tree(&r->s.view,
+					     gpuperf_process_tree_gpu_time_ns(&r->tree),
+					     r->tree.memory_peak_bytes);
+}
+
+/* Follows the command's processes where the device has a usage stream. */
+static void watch_processes(struct run *r, const struct gpuperf_stream_options *o)
+{
+	const struct gpc_device *d = gpc_find_device(r->s.client, o->device);
+	if (!d || !d->usage)
+		return;
+	struct gpc_usage_options uo = {
+		.device = d->name,
+		.interval_ns = RUN_USAGE_INTERVAL_NS,
+		.processes = true,
+	};
+	struct gpc_usage_cbs cbs = { .frame = on_usage_frame };
+	struct gpc_error err;
+	if (gpc_usage_subscribe_sync(r->s.client, &uo, &cbs, r, &r->usage, &err))
+		fprintf(stderr, "gpuperf run: the command's own GPU use is not "
+			"measured: %s\n", err.message);
+}
+
 static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		 int *command_index, bool *show_help)
 {
@@ -179,6 +225,8 @@ static int start_child(struct run *r, char **args)
 		return ret == UV_ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
 	}
 	r->child_running = true;
+	gpuperf_process_tree_init(&r->tree, r->child.pid, "/proc");
+	r->tree_started = true;
 	return 0;
 }
 
@@ -208,6 +256,8 @@ int gpuperf_cmd_run(int argc, char **argv)
 	/* A stream that ended as it started (its output closed) measures
 	 * nothing: the command is not run. */
 	bool started = !ret && !r.s.stopping;
+	if (started)
+		watch_processes(&r, &o);
 	if (started && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
 		ret = gpuperf_report(cmd, "the daemon did not open the measured "
 				     "window", &err);
@@ -215,6 +265,11 @@ int gpuperf_cmd_run(int argc, char **argv)
 		ret = start_child(&r, argv + command_index);
 	if (!ret)
 		ret = gpuperf_streaming_run(&r.s);
+	if (r.tree.saw_hidden)
+		fprintf(stderr, "gpuperf run: this connection sees no process "
+			"ids, so the command's own GPU use is not known (the "
+			"daemon's --process-details)\n");
 	gpuperf_streaming_fini(&r.s);
+	gpuperf_process_tree_fini(&r.tree);
 	return ret ? ret : r.s.exit_code;
 }

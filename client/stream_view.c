@@ -25,6 +25,8 @@ enum metadata_column {
 	COL_LOST,
 	COL_BUFFERS_LOST,
 	COL_DROPPED,
+	COL_PROCESS_GPU_TIME,
+	COL_PROCESS_MEMORY,
 	N_METADATA,
 };
 
@@ -42,6 +44,10 @@ static const struct gpuperf_column metadata[N_METADATA] = {
 	[COL_LOST] = { "lost", GPUPERF_COLUMN_NUMBER },
 	[COL_BUFFERS_LOST] = { "buffers_lost", GPUPERF_COLUMN_NUMBER },
 	[COL_DROPPED] = { "dropped", GPUPERF_COLUMN_NUMBER },
+	[COL_PROCESS_GPU_TIME] = { "process_gpu_time_ns", GPUPERF_COLUMN_NUMBER,
+				   .units = "ns" },
+	[COL_PROCESS_MEMORY] = { "process_memory_bytes", GPUPERF_COLUMN_NUMBER,
+				 .units = "bytes" },
 };
 
 /* The live view's bars: this many cells between the brackets. */
@@ -60,6 +66,8 @@ static bool column_wanted(const struct gpuperf_stream_view_options *o,
 		return o->mark_column;
 	if (col == COL_CONTEXT)
 		return o->per_context;
+	if (col == COL_PROCESS_GPU_TIME || col == COL_PROCESS_MEMORY)
+		return o->process_columns;
 	return true;
 }
 
@@ -156,6 +164,15 @@ int gpuperf_stream_view_init(struct gpuperf_stream_view *v,
 	return 0;
 }
 
+void gpuperf_stream_view_set_process_tree(struct gpuperf_stream_view *v,
+					  uint64_t gpu_time_ns,
+					  uint64_t memory_bytes)
+{
+	v->have_process_tree = true;
+	v->process_gpu_time_ns = gpu_time_ns;
+	v->process_memory_bytes = memory_bytes;
+}
+
 void gpuperf_stream_view_fini(struct gpuperf_stream_view *v)
 {
 	if (v->output_ready)
@@ -243,6 +260,14 @@ static int write_row(struct gpuperf_stream_view *v, const struct gpc_frame *f,
 			break;
 		case COL_DROPPED:
 			cells[c] = u64_cell(f->frames_dropped);
+			break;
+		case COL_PROCESS_GPU_TIME:
+		case COL_PROCESS_MEMORY:
+			cells[c] = !row && f->mark && v->have_process_tree ?
+				   u64_cell(col == COL_PROCESS_GPU_TIME ?
+					    v->process_gpu_time_ns :
+					    v->process_memory_bytes) :
+				   (struct gpuperf_cell){ .type = GPUPERF_CELL_NONE };
 			break;
 		case N_METADATA:
 			break;

@@ -25,6 +25,9 @@ struct gpuperf_stream_view_options {
 	bool raw;                       /* the raw deltas as columns */
 	bool mark_column;               /* a "mark" column: 1 for the marked
 					 * window's rows */
+	/* process_gpu_time_ns and process_memory_bytes columns: a measured
+	 * command's process tree, in the marked window's row. */
+	bool process_columns;
 	FILE *out;
 	const char *title;              /* the live view's first line (copied) */
 	const char *platform;           /* what machine rows name (copied) */
@@ -61,6 +64,8 @@ struct gpuperf_stream_view {
 	uint64_t lost, buffers_lost, dropped;
 	struct gpuperf_live_context *contexts;  /* the live view's columns */
 	size_t n_contexts, cap_contexts;
+	bool have_process_tree;
+	uint64_t process_gpu_time_ns, process_memory_bytes;
 	char *screen;                   /* the live view being built */
 	size_t screen_len, screen_cap;
 };
@@ -75,6 +80,12 @@ int gpuperf_stream_view_init(struct gpuperf_stream_view *v,
 /* Shows a frame. 0, or the negative errno of a failed write. */
 int gpuperf_stream_view_frame(struct gpuperf_stream_view *v,
 			      const struct gpc_frame *frame);
+
+/* What the marked window's row says of the command's process tree:
+ * engine time and peak memory. */
+void gpuperf_stream_view_set_process_tree(struct gpuperf_stream_view *v,
+					  uint64_t gpu_time_ns,
+					  uint64_t memory_bytes);
 
 /* True while the subscription's counters are the view's columns. */
 bool gpuperf_stream_view_matches(const struct gpuperf_stream_view *v,

@@ -425,6 +425,7 @@ static int start_view(struct gpuperf_streaming *s)
 		.per_context = o->per_context,
 		.raw = o->raw,
 		.mark_column = mark_column,
+		.process_columns = mark_column,
 		.out = s->out,
 		.title = title,
 		.platform = d ? d->platform : NULL,

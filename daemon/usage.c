@@ -185,7 +185,8 @@ void gpd_usage_frame_fini(struct gpd_usage_frame *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* b - a of a counter that should not go backwards: 0 if it did. */
+/* b - a of a client's counter: drm-usage-stats lets one read lower than
+ * before for a while, which counts as not having moved. */
 static uint64_t forward(uint64_t a, uint64_t b)
 {
 	return b > a ? b - a : 0;
@@ -232,12 +233,14 @@ static void fill_devicewide(const struct gpd_usage_layout *layout,
 		e->busy = e->wait = e->sema = NAN;
 		if (!(have & GPD_USAGE_HAVE_ENGINES))
 			continue;
-		uint64_t total = forward(a->total, b->total);
-		e->busy = share(forward(a->busy, b->busy), total);
+		/* Kernel counters are u64s: their differences hold across
+		 * a wrap. */
+		uint64_t total = b->total - a->total;
+		e->busy = share(b->busy - a->busy, total);
 		if (info->has_wait)
-			e->wait = share(forward(a->wait, b->wait), total);
+			e->wait = share(b->wait - a->wait, total);
 		if (info->has_sema)
-			e->sema = share(forward(a->sema, b->sema), total);
+			e->sema = share(b->sema - a->sema, total);
 	}
 	f->actual_freq_hz = f->requested_freq_hz = NAN;
 	f->min_freq_hz = f->max_freq_hz = NAN;
@@ -251,7 +254,7 @@ static void fill_devicewide(const struct gpd_usage_layout *layout,
 		f->requested_freq_hz = (cur->requested_freq_mhz_s -
 					prev->requested_freq_mhz_s) / seconds * 1e6;
 	if (have & GPD_USAGE_HAVE_RC6)
-		f->rc6 = share(forward(prev->rc6_ns, cur->rc6_ns),
+		f->rc6 = share(cur->rc6_ns - prev->rc6_ns,
 			       cur->time_ns - prev->time_ns);
 	if (have & GPD_USAGE_HAVE_ENERGY) {
 		f->energy_j = cur->energy_j - prev->energy_j;

@@ -1,0 +1,107 @@
+#!/bin/sh
+# gpuperf top against gpuperfd on sim: the usage stream's screens, CSV and
+# NDJSON rows, beside a counter stream; who sees which process details
+# (controllers, viewers, --process-details none); what is refused, in
+# words (an interval below the minimum, a replay device, no such device).
+#
+# Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
+# ../shared). Prints "checks: N passed, F failed".
+. "$(dirname "$0")/../checks.sh"
+
+# json_lines FILE: every line of FILE is a whole JSON object.
+json_lines() {
+	while IFS= read -r line; do
+		printf '%s\n' "$line" | jq -e 'type == "object"' >/dev/null 2>&1 ||
+			return 1
+	done <"$1"
+}
+
+start daemon -d sim -l none --unix "$tmp/sock" --linger 0
+S="--unix $tmp/sock"
+
+# ---- NDJSON: a line per interval, engines, clocks, power, processes.
+run 0 top $S -i 300ms --duration 1400ms --format ndjson -o "$tmp/top.ndjson"
+check "top's NDJSON lines are not all JSON objects" json_lines "$tmp/top.ndjson"
+lines=$(wc -l <"$tmp/top.ndjson")
+check "1.4 s at 300 ms gave $lines lines" eval '[ "$lines" -ge 3 ] && [ "$lines" -le 6 ]'
+last=$(tail -1 "$tmp/top.ndjson")
+check "no render engine rcs0 in: $last" eval "printf '%s' '$last' | jq -e \
+	'.engines[] | select(.name == \"rcs0\" and .engine_class == \"render\") |
+	 .busy_ratio >= 0 and .busy_ratio <= 1' >/dev/null"
+check "no clocks, RC6, power: $last" eval "printf '%s' '$last' | jq -e \
+	'.actual_frequency_hertz > 0 and .max_frequency_hertz == 1.3e9 and
+	 .rc6_ratio >= 0 and .power_watts > 0 and .temperature_celsius > 0' >/dev/null"
+check "no process with a pid and command: $last" eval "printf '%s' '$last' | jq -e \
+	'[.processes[] | select(.pid > 0 and .command != \"\")] | length >= 2' >/dev/null"
+check "the compositor is not listed: $last" eval "printf '%s' '$last' | jq -e \
+	'[.processes[] | select(.command == \"gnome-shell\" and (.client_ids | length) == 1)] |
+	 length == 1' >/dev/null"
+check "durations are not near 300 ms" jq -s -e \
+	'all(.[]; .duration_ns > 0 and .duration_ns < 450000000)' "$tmp/top.ndjson" \
+	>/dev/null
+
+# ---- the usage stream runs beside a counter stream
+"$gpuperf" stream $S -m RenderBasic -i 100ms --duration 1500ms --format csv \
+	-o "$tmp/counters.csv" 2>"$tmp/stream.err" &
+stream_pid=$!
+run 0 top $S -i 200ms --duration 1s --format ndjson -o "$tmp/beside.ndjson"
+wait $stream_pid
+check "the counter stream failed beside top: $(cat "$tmp/stream.err")" [ $? = 0 ]
+check "top gave nothing beside a counter stream" [ -s "$tmp/beside.ndjson" ]
+
+# ---- CSV: the documented header, a row per engine, device value, process value
+run 0 top $S -i 200ms --duration 700ms --format csv -o "$tmp/top.csv"
+header=$(sed -n 1p "$tmp/top.csv")
+check "csv header: $header" [ "$header" = \
+	"timestamp_ns,duration_ns,device,kind,name,engine_class,pid,command,busy_ratio,wait_ratio,sema_ratio,value,unit" ]
+expect top.csv ",sim0,engine,rcs0,render,,,"
+expect top.csv ",sim0,device,power,,,,,,,"
+expect top.csv ",watts"
+expect top.csv ",sim0,process,busy,render,"
+expect top.csv ",sim0,process,memory,,"
+
+# ---- the screen, as text off a terminal
+run 0 top $S -i 200ms --duration 500ms --engines --sort memory
+expect out "sim0: the simulated GPU"
+expect out " ENGINE "
+expect out "rcs0 render"
+expect out "     PID COMMAND"
+expect out "MEMORY"
+run 0 top $S -i 200ms --duration 500ms
+expect out " CLASS "
+
+# ---- a viewer sees rows without pid, command or client ids
+run 0 top $S --viewer -i 200ms --duration 500ms --format ndjson
+check "a viewer saw a pid or command: $(tail -1 "$tmp/out")" eval "tail -1 \"$tmp/out\" | jq -e \
+	'(.processes | length) > 0 and ([.processes[] | select(.pid != 0 or .command != \"\" or
+	 (.client_ids | length) > 0)] | length == 0)' >/dev/null"
+run 0 top $S --viewer -i 200ms --duration 500ms
+expect out "(hidden)"
+expect out "shown to controllers only"
+
+# ---- refusals, in words
+run 5 top $S -i 50ms --duration 300ms
+expect err "from 100 ms"
+run 5 top $S -d nosuch --duration 300ms
+expect err "no device 'nosuch'"
+run 2 top $S --sort nonsense
+expect err "--sort takes gpu, memory, pid or command"
+
+# ---- --process-details none: nobody gets rows
+start none -d sim -l none --unix "$tmp/none.sock" --linger 0 --process-details none
+run 0 top --unix "$tmp/none.sock" -i 200ms --duration 500ms --format ndjson
+check "--process-details none still gave processes" eval \
+	"! grep -q '\"processes\":\[{' \"$tmp/out\""
+run 0 top --unix "$tmp/none.sock" -i 200ms --duration 500ms
+expect out "not shown (the daemon's --process-details none)"
+stop none
+
+# ---- a replay has no usage stream
+run 0 record $S -m RenderBasic --duration 300ms -o "$tmp/r.i915perf"
+start replay -d "replay:$tmp/r.i915perf,loop" -l none --unix "$tmp/replay.sock"
+run 5 top --unix "$tmp/replay.sock" --duration 300ms
+expect err "no device of the daemon has a usage stream"
+stop replay
+
+stop daemon
+finish
