@@ -138,6 +138,7 @@ static struct gpd_drm_roots drm_roots(const struct gpd_daemon *d)
 	return (struct gpd_drm_roots){
 		.dev = d->options.dev_root ? d->options.dev_root : "/dev",
 		.sysfs = d->options.sysfs_root ? d->options.sysfs_root : "/sys",
+		.proc = d->options.proc_root ? d->options.proc_root : "/proc",
 	};
 }
 
@@ -146,19 +147,22 @@ static int add_discovered(struct gpd_daemon *d, bool *found,
 			  struct gpd_error *err)
 {
 	struct gpd_drm_roots roots = drm_roots(d);
-	struct gpd_source **sources;
+	struct gpd_drm_card_sources *cards;
 	size_t n;
-	int ret = gpd_drm_discover(d->loop, &roots, &sources, &n);
+	int ret = gpd_drm_discover(d->loop, &roots, &cards, &n);
 	if (ret)
 		return gpd_fail(err, ret, "looking for GPUs: %s", strerror(-ret));
 	*found = n > 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!ret)
-			ret = add_device(d, sources[i], NULL, err);
-		else
-			sources[i]->ops->destroy(sources[i]);
+		if (!ret) {
+			ret = add_device(d, cards[i].source, cards[i].usage, err);
+		} else {
+			cards[i].source->ops->destroy(cards[i].source);
+			if (cards[i].usage)
+				cards[i].usage->ops->destroy(cards[i].usage);
+		}
 	}
-	free(sources);
+	free(cards);
 	return ret;
 }
 
@@ -247,8 +251,11 @@ static int create_device(struct gpd_daemon *d, const char *text,
 	case GPD_SOURCE_I915:
 	case GPD_SOURCE_XE: {
 		struct gpd_drm_roots roots = drm_roots(d);
+		struct gpd_drm_card_sources card;
 		ret = gpd_drm_source_create(d->loop, spec.kind, spec.path, &roots,
-					    &source, err);
+					    &card, err);
+		source = card.source;
+		usage = card.usage;
 		break;
 	}
 	case GPD_SOURCE_NVIDIA: {

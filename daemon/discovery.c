@@ -17,6 +17,7 @@
 
 #include "daemon/discovery.h"
 #include "daemon/error.h"
+#include "daemon/drm/drm_usage.h"
 #include "daemon/i915/i915_source.h"
 #include "daemon/log.h"
 #include "daemon/xe/xe_source.h"
@@ -25,14 +26,26 @@
 
 int gpd_drm_source_create(uv_loop_t *loop, enum gpd_source_kind kind,
 			  const char *node, const struct gpd_drm_roots *roots,
-			  struct gpd_source **out, struct gpd_error *err)
+			  struct gpd_drm_card_sources *out, struct gpd_error *err)
 {
+	int ret;
+	out->usage = NULL;
 	if (kind == GPD_SOURCE_I915)
-		return gpd_i915_source_create(loop, node, roots, out, err);
-	if (kind == GPD_SOURCE_XE)
-		return gpd_xe_source_create(loop, node, roots, out, err);
-	return gpd_fail(err, -EINVAL, "%s: not a kernel source kind",
-			    gpd_source_kind_name(kind));
+		ret = gpd_i915_source_create(loop, node, roots, &out->source, err);
+	else if (kind == GPD_SOURCE_XE)
+		ret = gpd_xe_source_create(loop, node, roots, &out->source, err);
+	else
+		return gpd_fail(err, -EINVAL, "%s: not a kernel source kind",
+				gpd_source_kind_name(kind));
+	if (ret)
+		return ret;
+	struct gpd_error why = { 0 };
+	const struct gpd_drm_usage_driver *driver = kind == GPD_SOURCE_I915 ?
+						    &gpd_i915_usage_driver :
+						    &gpd_xe_usage_driver;
+	if (gpd_drm_usage_create(driver, node, roots, &out->usage, &why))
+		gpd_warn("%s: no usage stream: %s", node, why.message);
+	return 0;
 }
 
 /* "/dev/dri/card0" -> "<dev root>/dri/card0". */
@@ -64,21 +77,29 @@ static int driver_kind(const char *path, enum gpd_source_kind *kind)
 	return 0;
 }
 
-static int append(struct gpd_source ***sources, size_t *n,
-		  struct gpd_source *source)
+static int append(struct gpd_drm_card_sources **cards, size_t *n,
+		  const struct gpd_drm_card_sources *card)
 {
-	struct gpd_source **grown = realloc(*sources, (*n + 1) * sizeof(*grown));
+	struct gpd_drm_card_sources *grown = realloc(*cards,
+						     (*n + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
-	grown[(*n)++] = source;
-	*sources = grown;
+	grown[(*n)++] = *card;
+	*cards = grown;
 	return 0;
 }
 
-int gpd_drm_discover(uv_loop_t *loop, const struct gpd_drm_roots *roots,
-		     struct gpd_source ***sources, size_t *n)
+static void destroy(struct gpd_drm_card_sources *card)
 {
-	*sources = NULL;
+	card->source->ops->destroy(card->source);
+	if (card->usage)
+		card->usage->ops->destroy(card->usage);
+}
+
+int gpd_drm_discover(uv_loop_t *loop, const struct gpd_drm_roots *roots,
+		     struct gpd_drm_card_sources **cards, size_t *n)
+{
+	*cards = NULL;
 	*n = 0;
 	int count = drmGetDevices2(0, NULL, 0);
 	if (count <= 0) {
@@ -109,23 +130,23 @@ int gpd_drm_discover(uv_loop_t *loop, const struct gpd_drm_roots *roots,
 						: strerror(-why));
 			continue;
 		}
-		struct gpd_source *source;
+		struct gpd_drm_card_sources card;
 		struct gpd_error err = { 0 };
-		if (gpd_drm_source_create(loop, kind, path, roots, &source, &err)) {
+		if (gpd_drm_source_create(loop, kind, path, roots, &card, &err)) {
 			gpd_warn("%s: skipped: %s", path, err.message);
 			continue;
 		}
-		ret = append(sources, n, source);
+		ret = append(cards, n, &card);
 		if (ret)
-			source->ops->destroy(source);
+			destroy(&card);
 	}
 	drmFreeDevices(devices, count);
 	free(devices);
 	if (ret) {
 		for (size_t i = 0; i < *n; i++)
-			(*sources)[i]->ops->destroy((*sources)[i]);
-		free(*sources);
-		*sources = NULL;
+			destroy(&(*cards)[i]);
+		free(*cards);
+		*cards = NULL;
 		*n = 0;
 	}
 	return ret;

@@ -13,6 +13,7 @@
 struct gpd_drm_roots {
 	const char *dev;        /* "/dev" */
 	const char *sysfs;      /* "/sys" */
+	const char *proc;       /* "/proc" */
 };
 
 /* Opens node read-write, close-on-exec. 0 with *fd set, or -errno. */

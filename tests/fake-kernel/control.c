@@ -11,6 +11,22 @@
 
 #include "tests/fake-kernel/fake_kernel.h"
 
+static bool is_pmu_key(const char *key)
+{
+	static const char *const keys[] = {
+		"actual_mhz", "requested_mhz", "rc6", "rapl_watts", "pmu_base",
+		"cap_sys_ptrace",
+	};
+	static const char *const prefixes[] = { "busy.", "wait.", "sema." };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(key, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 static void parse(FILE *f, struct fk_control *c)
 {
 	char line[256];
@@ -37,7 +53,11 @@ static void parse(FILE *f, struct fk_control *c)
 				 (int)strcspn(value, "\n"), value);
 		else if (!strcmp(key, "report_loss"))
 			c->report_loss = strtod(value, NULL);
-		else
+		else if (is_pmu_key(key) && c->n_values < 32) {
+			snprintf(c->values[c->n_values].key,
+				 sizeof(c->values[0].key), "%.31s", key);
+			c->values[c->n_values++].value = strtod(value, NULL);
+		} else
 			fprintf(stderr, "fake kernel: unknown control key '%s'\n", key);
 	}
 }
@@ -117,4 +137,13 @@ const char *fk_take_einval(char *buf, size_t size)
 	snprintf(buf, size, "%s", fk.control.einval);
 	fk.control.einval[0] = '\0';
 	return buf;
+}
+
+double fk_control_value(const char *key, double fallback)
+{
+	refresh();
+	for (unsigned i = 0; i < fk.control.n_values; i++)
+		if (!strcmp(fk.control.values[i].key, key))
+			return fk.control.values[i].value;
+	return fallback;
 }

@@ -46,10 +46,22 @@
  *                            process removed the metric set just before
  *       report_loss=P        streams opened from now on drop each report
  *                            with probability P (REPORT_LOST)
+ *     The PMUs' counts (pmu.c), read at every count:
+ *       busy.ENGINE=S, wait.ENGINE=S, sema.ENGINE=S   share of the time
+ *                            ENGINE (rcs0, bcs0, vcs0, vcs1, vecs0) is so
+ *       actual_mhz=F, requested_mhz=F   the GT's frequencies
+ *       rc6=S                share of the time in RC6 (xe: GT C6)
+ *       rapl_watts=W         RAPL's energy-gpu rate
+ *       pmu_base=N           where every count starts (to make one wrap)
+ *       cap_sys_ptrace=0     the caller lacks CAP_SYS_PTRACE: another
+ *                            user's /proc/PID/fd and fdinfo (one whose
+ *                            PID/status has another Uid) refuse it (proc.c)
  *   Sysctls are files of the machine, read at every request:
  *   ROOT/proc/sys/dev/i915/perf_stream_paranoid (default 1),
  *   ROOT/proc/sys/dev/i915/oa_max_sample_rate (100000),
- *   ROOT/proc/sys/dev/xe/observation_paranoid (1).
+ *   ROOT/proc/sys/dev/xe/observation_paranoid (1),
+ *   ROOT/proc/sys/kernel/perf_event_paranoid (2).
+ *   GPD_FAKE_KERNEL_PMU=0     no PMU in sysfs, as on a kernel without one
  *
  * Simplifications: every stream reads as non-blocking; only the periodic
  * OAG stream with SAMPLE_OA is modelled; of the stream ioctls xe's STATUS
@@ -126,6 +138,12 @@ struct fk_control {
 	bool add_config_race;
 	char einval[16];                /* "", "format", "exponent" or "set" */
 	double report_loss;
+	/* The PMUs' knobs, by name. */
+	unsigned n_values;
+	struct {
+		char key[32];
+		double value;
+	} values[32];
 	/* Which file these came from: a replaced file is read again. */
 	dev_t dev;
 	ino_t ino;
@@ -137,12 +155,16 @@ enum fk_fd_kind {
 	FK_FD_NONE,
 	FK_FD_CARD,
 	FK_FD_STREAM,
+	FK_FD_PMU,
 };
+
+struct fk_pmu_event;
 
 struct fk_fd {
 	enum fk_fd_kind kind;
 	struct fk_card *card;
 	struct fk_stream *stream;
+	struct fk_pmu_event *pmu;
 };
 
 struct fake_kernel {
@@ -187,6 +209,21 @@ const char *fk_take_einval(char *buf, size_t size);
 uint64_t fk_take_stall_ms(void);
 /* Counts a read towards eio_after; true when the stream dies now. */
 bool fk_take_eio(void);
+/* A PMU knob of the control file; fallback when it is not set. */
+double fk_control_value(const char *key, double fallback);
+
+/* proc.c: EACCES when opening path (relative to dirfd) is another
+ * user's fd directory or fdinfo file and the caller may not ptrace it. */
+int fk_proc_check(int dirfd, const char *path);
+
+/* pmu.c */
+/* Builds the PMUs' sysfs directories. */
+void fk_pmu_build(void);
+/* The PMU name of card's driver for it. */
+void fk_pmu_name(const struct fk_card *card, char *name, size_t size);
+ssize_t fk_pmu_read(struct fk_pmu_event *ev, void *buf, size_t len);
+int fk_pmu_ioctl(struct fk_pmu_event *ev, unsigned long request, void *arg);
+void fk_pmu_close(struct fk_pmu_event *ev);
 
 /* request_log.c */
 void fk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

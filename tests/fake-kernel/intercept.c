@@ -76,6 +76,9 @@ int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_of(flags, ap);
 	va_end(ap);
+	int denied = fk_proc_check(AT_FDCWD, path);
+	if (denied)
+		return fail(denied);
 	char buf[PATH_MAX];
 	return opened(next_open(fk_redirect(path, buf, sizeof(buf)), flags, mode));
 }
@@ -87,6 +90,9 @@ int open64(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_of(flags, ap);
 	va_end(ap);
+	int denied = fk_proc_check(AT_FDCWD, path);
+	if (denied)
+		return fail(denied);
 	char buf[PATH_MAX];
 	return opened(next_open64(fk_redirect(path, buf, sizeof(buf)), flags, mode));
 }
@@ -98,6 +104,9 @@ int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_of(flags, ap);
 	va_end(ap);
+	int denied = fk_proc_check(dirfd, path);
+	if (denied)
+		return fail(denied);
 	char buf[PATH_MAX];
 	return opened(next_openat(dirfd, fk_redirect(path, buf, sizeof(buf)),
 				  flags, mode));
@@ -111,6 +120,8 @@ int close(int fd)
 		if (f->kind == FK_FD_STREAM) {
 			fk_log("card%u stream close", f->card->index);
 			fk_stream_close(f->stream);
+		} else if (f->kind == FK_FD_PMU) {
+			fk_pmu_close(f->pmu);
 		} else {
 			fk_log("card%u close", f->card->index);
 		}
@@ -134,6 +145,8 @@ int ioctl(int fd, unsigned long request, ...)
 		      fk_xe_card_ioctl(f->card, request, arg);
 		return ret < 0 ? fail(ret) : ret;
 	}
+	if (f && f->kind == FK_FD_PMU)
+		return fk_pmu_ioctl(f->pmu, request, arg);
 	if (f && f->kind == FK_FD_STREAM) {
 		bool ours = f->card->driver == FK_I915 ?
 			    fk_i915_stream_ioctl(f->stream, request,
@@ -152,6 +165,10 @@ ssize_t read(int fd, void *buf, size_t len)
 	struct fk_fd *f = fk_fd(fd);
 	if (f && f->kind == FK_FD_STREAM) {
 		ssize_t ret = fk_stream_read(f->stream, buf, len);
+		return ret < 0 ? fail((int)ret) : ret;
+	}
+	if (f && f->kind == FK_FD_PMU) {
+		ssize_t ret = fk_pmu_read(f->pmu, buf, len);
 		return ret < 0 ? fail((int)ret) : ret;
 	}
 	return next_read(fd, buf, len);

@@ -165,6 +165,9 @@ static void build_sysctls(void)
 	snprintf(dir, sizeof(dir), "%s/proc/sys/dev/xe", fk.root);
 	mkdirs("%s", dir);
 	put(dir, "observation_paranoid", "1\n");
+	snprintf(dir, sizeof(dir), "%s/proc/sys/kernel", fk.root);
+	mkdirs("%s", dir);
+	put(dir, "perf_event_paranoid", "2\n");
 }
 
 static int parse_cards(const char *spec)
@@ -198,9 +201,12 @@ static int parse_cards(const char *spec)
 
 static void reset(void)
 {
-	for (int fd = 0; fd < FK_MAX_FDS; fd++)
+	for (int fd = 0; fd < FK_MAX_FDS; fd++) {
 		if (fk.fds[fd].kind == FK_FD_STREAM)
 			fk_stream_close(fk.fds[fd].stream);
+		else if (fk.fds[fd].kind == FK_FD_PMU)
+			fk_pmu_close(fk.fds[fd].pmu);
+	}
 	memset(fk.fds, 0, sizeof(fk.fds));
 	gpm_metrics_db_fini(&fk.db);
 	if (fk.log)
@@ -241,6 +247,7 @@ static void build(const char *root)
 	build_sysctls();
 	for (unsigned i = 0; i < fk.n_cards; i++)
 		build_card(&fk.cards[i]);
+	fk_pmu_build();
 }
 
 bool fk_active(void)

@@ -122,10 +122,13 @@ START_TEST(context_handles_reach_the_kernel)
 	uv_loop_t loop;
 	uv_loop_init(&loop);
 	struct gpd_drm_roots roots = { .dev = m.dev_root, .sysfs = m.sysfs_root };
-	struct gpd_source *src;
+	struct gpd_drm_card_sources card;
 	struct gpd_error err = { 0 };
 	ck_assert_msg(gpd_drm_source_create(&loop, GPD_SOURCE_I915, m.node, &roots,
-					    &src, &err) == 0, "%s", err.message);
+					    &card, &err) == 0, "%s", err.message);
+	struct gpd_source *src = card.source;
+	if (card.usage)
+		card.usage->ops->destroy(card.usage);
 	struct gpm_metrics_db db;
 	gpm_metrics_db_init(&db);
 	ck_assert_int_gt(gpm_metrics_db_add_dir(&db, metrics), 0);

@@ -1,0 +1,583 @@
+/*
+ * An Intel GPU's usage source: its driver's PMU, hwmon or RAPL, and DRM
+ * fdinfo (see drm_usage.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/clock.h"
+#include "daemon/drm/drm_usage.h"
+#include "daemon/host/hwmon.h"
+#include "daemon/host/proc_scan.h"
+#include "daemon/host/sysfs_file.h"
+#include "daemon/log.h"
+
+/* Intel's engine classes, in the order every Intel layout has them. */
+static const char *const intel_classes[] = {
+	GPD_USAGE_CLASS_RENDER, GPD_USAGE_CLASS_COPY, GPD_USAGE_CLASS_VIDEO,
+	GPD_USAGE_CLASS_VIDEO_ENHANCE, GPD_USAGE_CLASS_COMPUTE,
+};
+
+const char *gpd_drm_engine_class(const char *name)
+{
+	static const struct {
+		const char *prefix;
+		const char *class_name;
+	} prefixes[] = {
+		/* Longest first: "vecs" before "vcs" is not needed, but
+		 * "ccs" and "bcs" share no prefix with the others. */
+		{ "vecs", GPD_USAGE_CLASS_VIDEO_ENHANCE },
+		{ "rcs", GPD_USAGE_CLASS_RENDER },
+		{ "bcs", GPD_USAGE_CLASS_COPY },
+		{ "vcs", GPD_USAGE_CLASS_VIDEO },
+		{ "ccs", GPD_USAGE_CLASS_COMPUTE },
+	};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i].prefix, strlen(prefixes[i].prefix)))
+			return prefixes[i].class_name;
+	return NULL;
+}
+
+struct event_state {
+	uint64_t prev;
+	bool have_prev;
+	uint64_t sum;                   /* NS, TICKS: the count */
+	double sum_mhz_s;               /* frequencies */
+};
+
+/* A client's largest counts so far: fdinfo may read lower for a while. */
+struct client_max {
+	uint64_t id;
+	uint64_t busy[GPD_USAGE_MAX_CLASSES];
+	uint64_t total[GPD_USAGE_MAX_CLASSES];
+};
+
+struct drm_usage {
+	struct gpd_usage_source base;
+	const struct gpd_drm_usage_driver *driver;
+	char card_dir[PATH_MAX];
+	char device_dir[PATH_MAX + 8];
+	char pdev[32];
+	char proc_root[PATH_MAX];
+	char sysfs_root[PATH_MAX];
+	struct gpd_drm_plan plan;
+	bool planned;
+	char pmu_note[GPD_USAGE_NOTE_MAX];
+
+	/* Open from the first reading until closed. */
+	bool open;
+	uint64_t generation;
+	struct gpd_perf_pmu pmu;
+	struct gpd_perf_group group;
+	int member[GPD_PERF_MAX_GROUP];         /* event -> group index, -1 */
+	struct event_state state[GPD_PERF_MAX_GROUP];
+	uint64_t enabled_prev, enabled_sum;     /* the group's time base */
+	bool have_enabled;
+	char hwmon[PATH_MAX + 64];
+	bool have_hwmon;
+	struct gpd_perf_pmu rapl;
+	struct gpd_perf_group rapl_group;
+	double rapl_scale;                      /* J per count */
+	bool have_rapl;
+	uint64_t energy_prev;
+	bool energy_have_prev;
+	double energy_j;
+	char energy_note[GPD_USAGE_NOTE_MAX];
+
+	struct client_max *maxes;
+	size_t n_maxes;
+};
+
+/* ------------------------------------------------------------------ */
+/* The PMU                                                              */
+
+static void plan_pmu(struct drm_usage *u)
+{
+	char names[2][64];
+	unsigned n = u->driver->pmu_names(u->pdev, names);
+	int ret = -ENOENT;
+	for (unsigned i = 0; i < n && ret == -ENOENT; i++)
+		ret = gpd_perf_pmu_open(u->sysfs_root, names[i], &u->pmu);
+	if (ret) {
+		snprintf(u->pmu_note, sizeof(u->pmu_note), "no %s PMU "
+			 "(%.80s/bus/event_source/devices/%s is not there): engine "
+			 "busy, clocks and RC6 need %s or later, built with "
+			 "CONFIG_PERF_EVENTS", u->driver->name, u->sysfs_root,
+			 names[0], u->driver->pmu_since);
+		return;
+	}
+	char why[GPD_USAGE_NOTE_MAX] = "";
+	if (u->driver->plan(&u->pmu, &u->plan, why, sizeof(why)))
+		snprintf(u->pmu_note, sizeof(u->pmu_note), "the %s PMU: %s",
+			 u->pmu.name, why);
+}
+
+/* Opens every planned event in one group; those the kernel refuses are
+ * left out with a note (the whole PMU when the first is refused). */
+static void open_pmu(struct drm_usage *u)
+{
+	gpd_perf_group_init(&u->group);
+	memset(u->state, 0, sizeof(u->state));
+	u->have_enabled = false;
+	u->enabled_sum = 0;
+	int first_error = 0;
+	unsigned refused = 0;
+	for (unsigned i = 0; i < u->plan.n_events; i++) {
+		int ret = gpd_perf_group_add(&u->group, &u->pmu,
+					     u->plan.events[i].config);
+		u->member[i] = ret;
+		if (ret < 0) {
+			refused++;
+			if (!first_error)
+				first_error = ret;
+			gpd_debug("%s: %s: perf_event_open: %s", u->pmu.name,
+				  u->plan.events[i].name, strerror(-ret));
+		}
+	}
+	if (!refused)
+		return;
+	if (first_error == -EACCES || first_error == -EPERM)
+		snprintf(u->pmu_note, sizeof(u->pmu_note), "the %s PMU refused "
+			 "%u of %u events (%s): reading it needs CAP_PERFMON, or "
+			 "kernel.perf_event_paranoid at 0 or below; engines, "
+			 "clocks and RC6 are unknown", u->pmu.name, refused,
+			 u->plan.n_events, strerror(-first_error));
+	else
+		snprintf(u->pmu_note, sizeof(u->pmu_note), "the %s PMU refused "
+			 "%u of %u events (%s): their values are unknown",
+			 u->pmu.name, refused, u->plan.n_events,
+			 strerror(-first_error));
+}
+
+static void read_pmu(struct drm_usage *u, struct gpd_usage_reading *r)
+{
+	struct gpd_perf_values v;
+	if (u->group.leader < 0)
+		return;
+	int ret = gpd_perf_group_read(&u->group, &v);
+	if (ret) {
+		gpd_usage_note(r->note, "reading the %s PMU failed (%s)",
+			       u->pmu.name, strerror(-ret));
+		return;
+	}
+	/* Frequencies sampled once a read are held over the time since the
+	 * last read; the group's enabled time measures it. */
+	uint64_t enabled_delta = u->have_enabled ? v.time_enabled - u->enabled_prev : 0;
+	u->enabled_prev = v.time_enabled;
+	u->have_enabled = true;
+	u->enabled_sum += enabled_delta;
+	double seconds = (double)enabled_delta / 1e9;
+	bool any_engine = false;
+	for (unsigned i = 0; i < u->plan.n_events; i++) {
+		const struct gpd_drm_event *e = &u->plan.events[i];
+		struct event_state *s = &u->state[i];
+		if (u->member[i] < 0)
+			continue;
+		uint64_t raw = v.value[u->member[i]];
+		/* u64 arithmetic: a wrapped counter still gives its delta. */
+		uint64_t delta = s->have_prev ? raw - s->prev : 0;
+		s->prev = raw;
+		s->have_prev = true;
+		switch (e->unit) {
+		case GPD_DRM_UNIT_NS:
+		case GPD_DRM_UNIT_TICKS:
+			s->sum += delta;
+			break;
+		case GPD_DRM_UNIT_MS:
+			s->sum += delta * 1000000;
+			break;
+		case GPD_DRM_UNIT_MHZ_S:
+			s->sum_mhz_s += (double)delta;
+			break;
+		case GPD_DRM_UNIT_MHZ_PER_READ:
+			s->sum_mhz_s += (double)delta * seconds;
+			break;
+		}
+		struct gpd_usage_engine_count *c = &r->engines[e->engine];
+		switch (e->role) {
+		case GPD_DRM_EVENT_BUSY:
+			c->busy = s->sum;
+			any_engine = true;
+			break;
+		case GPD_DRM_EVENT_WAIT:
+			c->wait = s->sum;
+			break;
+		case GPD_DRM_EVENT_SEMA:
+			c->sema = s->sum;
+			break;
+		case GPD_DRM_EVENT_TOTAL:
+			c->total = s->sum;
+			break;
+		case GPD_DRM_EVENT_ACTUAL_FREQ:
+			r->actual_freq_mhz_s = s->sum_mhz_s;
+			r->have |= GPD_USAGE_HAVE_ACTUAL_FREQ;
+			break;
+		case GPD_DRM_EVENT_REQUESTED_FREQ:
+			r->requested_freq_mhz_s = s->sum_mhz_s;
+			r->have |= GPD_USAGE_HAVE_REQUESTED_FREQ;
+			break;
+		case GPD_DRM_EVENT_RC6:
+			r->rc6_ns = s->sum;
+			r->have |= GPD_USAGE_HAVE_RC6;
+			break;
+		}
+	}
+	if (!any_engine)
+		return;
+	r->have |= GPD_USAGE_HAVE_ENGINES;
+	/* Engines counted in ns are shares of the group's enabled time. */
+	for (unsigned i = 0; i < u->plan.n_events; i++) {
+		const struct gpd_drm_event *e = &u->plan.events[i];
+		if (e->role == GPD_DRM_EVENT_BUSY && e->unit == GPD_DRM_UNIT_NS)
+			r->engines[e->engine].total = u->enabled_sum;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Energy, temperature, clocks                                          */
+
+static void open_energy(struct drm_usage *u)
+{
+	uint64_t uj;
+	u->energy_have_prev = false;
+	u->energy_note[0] = '\0';
+	u->have_hwmon = !gpd_hwmon_find(u->device_dir, u->hwmon, sizeof(u->hwmon));
+	if (u->have_hwmon && !gpd_hwmon_energy_uj(u->hwmon, &uj))
+		return;
+	/* An integrated GPU's energy is RAPL's PP1 domain, energy-gpu of
+	 * the "power" PMU (arch/x86/events/rapl.c). */
+	char text[128], unit[32];
+	uint64_t config;
+	gpd_perf_group_init(&u->rapl_group);
+	u->have_rapl = false;
+	if (!gpd_perf_pmu_open(u->sysfs_root, "power", &u->rapl) &&
+	    !gpd_perf_pmu_event(&u->rapl, "energy-gpu", text, sizeof(text),
+				unit, sizeof(unit), &u->rapl_scale) &&
+	    !gpd_perf_event_config(&u->rapl, text, NULL, &config)) {
+		int ret = gpd_perf_group_add(&u->rapl_group, &u->rapl, config);
+		u->have_rapl = ret >= 0;
+		if (ret < 0)
+			snprintf(u->energy_note, sizeof(u->energy_note),
+				 "RAPL's energy-gpu refused (%s): power needs "
+				 "CAP_PERFMON", strerror(-ret));
+		return;
+	}
+	snprintf(u->energy_note, sizeof(u->energy_note), "no energy counter: "
+		 "the card has no hwmon energy1_input and RAPL no energy-gpu");
+}
+
+static void read_energy(struct drm_usage *u, struct gpd_usage_reading *r)
+{
+	uint64_t count;
+	double scale;
+	if (u->have_hwmon && !gpd_hwmon_energy_uj(u->hwmon, &count)) {
+		scale = 1e-6;
+	} else if (u->have_rapl) {
+		struct gpd_perf_values v;
+		if (gpd_perf_group_read(&u->rapl_group, &v))
+			return;
+		count = v.value[0];
+		scale = u->rapl_scale;
+	} else {
+		if (*u->energy_note)
+			gpd_usage_note(r->note, "%s", u->energy_note);
+		return;
+	}
+	/* A 64-bit counter: u64 arithmetic holds across its wrap. */
+	if (u->energy_have_prev)
+		u->energy_j += (double)(count - u->energy_prev) * scale;
+	u->energy_prev = count;
+	u->energy_have_prev = true;
+	r->energy_j = u->energy_j;
+	r->have |= GPD_USAGE_HAVE_ENERGY;
+}
+
+static void read_device(struct drm_usage *u, struct gpd_usage_reading *r)
+{
+	double celsius;
+	uint64_t min_mhz, max_mhz;
+	if (u->have_hwmon && !gpd_hwmon_temperature(u->hwmon, &celsius)) {
+		r->temperature_c = celsius;
+		r->have |= GPD_USAGE_HAVE_TEMPERATURE;
+	}
+	if (!gpd_sysfs_read_u64(&min_mhz, "%s/%s", u->card_dir,
+				u->driver->min_freq_file) &&
+	    !gpd_sysfs_read_u64(&max_mhz, "%s/%s", u->card_dir,
+				u->driver->max_freq_file)) {
+		r->min_freq_hz = (double)min_mhz * 1e6;
+		r->max_freq_hz = (double)max_mhz * 1e6;
+		r->have |= GPD_USAGE_HAVE_FREQ_RANGE;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes                                                            */
+
+struct scan {
+	struct drm_usage *u;
+	struct gpd_usage_reading *r;
+	bool full;                      /* the reading's budget ran out */
+};
+
+static void on_drm_file(void *user, int32_t pid, const struct gpd_fdinfo *info)
+{
+	struct scan *s = user;
+	if (!info->has_client_id)
+		return;
+	struct gpd_usage_client *c = gpd_usage_reading_add_client(s->r);
+	if (!c) {
+		s->full = true;
+		return;
+	}
+	c->id = info->client_id;
+	c->pid = pid;
+	c->memory_bytes = info->memory_total;
+	c->resident_bytes = info->memory_resident;
+	const struct gpd_usage_layout *layout = &s->u->base.layout;
+	for (unsigned i = 0; i < info->n_engines; i++) {
+		const struct gpd_fdinfo_engine *e = &info->engines[i];
+		const char *class_name = s->u->driver->fdinfo_class(e->key);
+		int k = -1;
+		for (unsigned j = 0; class_name && j < layout->n_classes; j++)
+			if (!strcmp(layout->classes[j], class_name))
+				k = (int)j;
+		if (k < 0)
+			continue;
+		if (e->has_ns) {
+			c->busy[k] = e->ns;
+		} else if (e->has_cycles && e->has_total) {
+			c->busy[k] = e->cycles;
+			c->total[k] = e->total_cycles;
+		}
+		c->capacity[k] = (uint16_t)(e->capacity < UINT16_MAX ?
+					    e->capacity : UINT16_MAX);
+	}
+}
+
+static int compare_client_pid(const void *a, const void *b)
+{
+	const struct gpd_usage_client *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static const struct client_max *find_max(const struct drm_usage *u, uint64_t id)
+{
+	size_t lo = 0, hi = u->n_maxes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->maxes[mid].id < id)
+			lo = mid + 1;
+		else if (u->maxes[mid].id > id)
+			hi = mid;
+		else
+			return &u->maxes[mid];
+	}
+	return NULL;
+}
+
+/* Counts never go back past what was seen (drm-usage-stats: "stay with
+ * that larger previous value until a monotonic update is seen"). */
+static void hold_maxima(struct drm_usage *u, struct gpd_usage_reading *r)
+{
+	unsigned n_classes = u->base.layout.n_classes;
+	struct client_max *next = r->n_clients ?
+				  malloc(r->n_clients * sizeof(*next)) : NULL;
+	for (size_t i = 0; i < r->n_clients; i++) {
+		struct gpd_usage_client *c = &r->clients[i];
+		const struct client_max *m = find_max(u, c->id);
+		for (unsigned k = 0; m && k < n_classes; k++) {
+			if (m->busy[k] > c->busy[k])
+				c->busy[k] = m->busy[k];
+			if (m->total[k] > c->total[k])
+				c->total[k] = m->total[k];
+		}
+		for (unsigned k = 0; k < n_classes; k++)
+			if (c->total[k] > r->class_total[k])
+				r->class_total[k] = c->total[k];
+		if (next) {
+			next[i].id = c->id;
+			memcpy(next[i].busy, c->busy, sizeof(next[i].busy));
+			memcpy(next[i].total, c->total, sizeof(next[i].total));
+		}
+	}
+	free(u->maxes);
+	u->maxes = next;
+	u->n_maxes = next ? r->n_clients : 0;
+}
+
+static int read_processes(struct drm_usage *u, struct gpd_usage_reading *r)
+{
+	struct scan s = { .u = u, .r = r };
+	struct gpd_proc_scan_stats stats;
+	r->processes_read = true;
+	int ret = gpd_proc_scan_drm(u->proc_root, u->driver->name, u->pdev,
+				    on_drm_file, &s, &stats);
+	if (ret) {
+		gpd_usage_note(r->processes_note, "%s cannot be read (%s): no "
+			       "processes", u->proc_root, strerror(-ret));
+		return 0;
+	}
+	if (s.full)
+		gpd_usage_note(r->processes_note, "more than %u DRM clients: "
+			       "the rest are left out", GPD_USAGE_MAX_CLIENTS);
+	r->processes_unreadable = stats.unreadable;
+	if (stats.unreadable)
+		gpd_usage_note(r->processes_note, "%u processes of other users "
+			       "could not be looked at: reading their DRM "
+			       "files needs CAP_SYS_PTRACE (README, Running as "
+			       "a service)", stats.unreadable);
+	/* One client however many fds share it, counted under the first
+	 * process that holds it. */
+	if (r->n_clients > 1)
+		qsort(r->clients, r->n_clients, sizeof(*r->clients),
+		      compare_client_pid);
+	size_t kept = 0;
+	for (size_t i = 0; i < r->n_clients; i++)
+		if (!kept || r->clients[kept - 1].id != r->clients[i].id)
+			r->clients[kept++] = r->clients[i];
+	r->n_clients = kept;
+	hold_maxima(u, r);
+	int32_t *pids = malloc((kept ? kept : 1) * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < kept; i++)
+		pids[i] = r->clients[i].pid;
+	qsort(pids, kept, sizeof(*pids), compare_i32);
+	for (size_t i = 0; i < kept; i++) {
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		struct gpd_usage_process *p = gpd_usage_reading_add_process(r);
+		if (!p) {
+			free(pids);
+			return -ENOMEM;
+		}
+		p->pid = pids[i];
+		/* One that exited since keeps its row, nameless. */
+		if (gpd_proc_read_stat(u->proc_root, pids[i], p->command,
+				       sizeof(p->command), &p->ppid))
+			p->ppid = 0;
+	}
+	free(pids);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The source                                                           */
+
+static int drm_read(struct gpd_usage_source *src, struct gpd_usage_reading *r,
+		    bool processes, struct gpd_error *err)
+{
+	struct drm_usage *u = (struct drm_usage *)src;
+	if (!u->open) {
+		if (u->planned)
+			open_pmu(u);
+		open_energy(u);
+		u->open = true;
+		u->generation++;
+	}
+	r->time_ns = gpd_monotonic_ns();
+	r->generation = u->generation;
+	read_pmu(u, r);
+	if (*u->pmu_note)
+		gpd_usage_note(r->note, "%s", u->pmu_note);
+	read_energy(u, r);
+	read_device(u, r);
+	if (processes && read_processes(u, r))
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static void drm_close(struct gpd_usage_source *src)
+{
+	struct drm_usage *u = (struct drm_usage *)src;
+	if (!u->open)
+		return;
+	gpd_perf_group_close(&u->group);
+	if (u->have_rapl)
+		gpd_perf_group_close(&u->rapl_group);
+	u->have_rapl = false;
+	u->open = false;
+	/* A refusal may not hold when the PMU opens again. */
+	if (u->planned)
+		u->pmu_note[0] = '\0';
+}
+
+static void drm_destroy(struct gpd_usage_source *src)
+{
+	struct drm_usage *u = (struct drm_usage *)src;
+	drm_close(src);
+	free(u->maxes);
+	free(u);
+}
+
+static const struct gpd_usage_source_ops drm_usage_ops = {
+	.read = drm_read,
+	.close = drm_close,
+	.destroy = drm_destroy,
+};
+
+/* The PCI slot of the card's device: the last component of the
+ * directory its device link leads to. */
+static void read_pdev(struct drm_usage *u)
+{
+	char target[PATH_MAX];
+	u->pdev[0] = '\0';
+	if (!realpath(u->device_dir, target))
+		return;
+	const char *slash = strrchr(target, '/');
+	snprintf(u->pdev, sizeof(u->pdev), "%.31s", slash ? slash + 1 : target);
+}
+
+int gpd_drm_usage_create(const struct gpd_drm_usage_driver *driver,
+			 const char *node, const struct gpd_drm_roots *roots,
+			 struct gpd_usage_source **out, struct gpd_error *err)
+{
+	struct drm_usage *u = calloc(1, sizeof(*u));
+	if (!u)
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	u->base.ops = &drm_usage_ops;
+	u->driver = driver;
+	int fd;
+	int ret = gpd_drm_card_open(node, &fd);
+	if (!ret) {
+		ret = gpd_drm_card_sysfs_dir(fd, roots->sysfs, u->card_dir,
+					     sizeof(u->card_dir));
+		close(fd);
+	}
+	if (ret) {
+		free(u);
+		return gpd_fail(err, ret, "%s: cannot find its sysfs directory "
+				"(%s)", node, strerror(-ret));
+	}
+	snprintf(u->device_dir, sizeof(u->device_dir), "%s/device", u->card_dir);
+	snprintf(u->sysfs_root, sizeof(u->sysfs_root), "%s", roots->sysfs);
+	snprintf(u->proc_root, sizeof(u->proc_root), "%s",
+		 roots->proc ? roots->proc : "/proc");
+	read_pdev(u);
+	gpd_perf_group_init(&u->group);
+	gpd_perf_group_init(&u->rapl_group);
+	struct gpd_usage_layout *layout = &u->plan.layout;
+	for (size_t i = 0; i < sizeof(intel_classes) / sizeof(intel_classes[0]); i++)
+		gpd_usage_layout_class(layout, intel_classes[i]);
+	plan_pmu(u);
+	u->planned = !*u->pmu_note;
+	u->base.layout = *layout;
+	snprintf(u->base.layout.description, sizeof(u->base.layout.description),
+		 "%s%s%.40s, hwmon or RAPL, DRM fdinfo in %.40s", driver->name,
+		 u->planned ? " PMU " : " (no PMU)", u->planned ? u->pmu.name : "",
+		 u->proc_root);
+	*out = &u->base;
+	return 0;
+}

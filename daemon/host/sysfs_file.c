@@ -1,0 +1,68 @@
+/*
+ * Small text files of sysfs and procfs, read whole (see sysfs_file.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "daemon/host/sysfs_file.h"
+
+static int read_path(char *buf, size_t size, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return 0;
+}
+
+int gpd_sysfs_read(char *buf, size_t size, const char *fmt, ...)
+{
+	char path[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return read_path(buf, size, path);
+}
+
+int gpd_sysfs_read_u64(uint64_t *out, const char *fmt, ...)
+{
+	char path[1024], text[64];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	int ret = read_path(text, sizeof(text), path);
+	if (ret)
+		return ret;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || end == text || text[0] == '-')
+		return -EBADMSG;
+	*out = v;
+	return 0;
+}
