@@ -320,7 +320,8 @@ install-service:
 		systemd/gpuperfd.service.in >$(DESTDIR)$(UNITDIR)/gpuperfd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/gpuperfd.service
 	install -m 0644 systemd/gpuperfd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gpuperfd.conf
-	install -m 0644 systemd/gpuperfd.conf.example $(DESTDIR)$(DATADIR)/
+	install -m 0644 systemd/gpuperfd.conf.example systemd/gpuperfd-processes.conf \
+		$(DESTDIR)$(DATADIR)/
 	test -e $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf || \
 		install -m 0644 systemd/gpuperfd.conf.example $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf
 	install -m 0644 man/gpuperf.1 $(DESTDIR)$(MANDIR)/man1/
@@ -332,7 +333,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpuperfd $(DESTDIR)$(BINDIR)/gpuperf
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/metrics/,$(notdir $(SIM_XML) $(NVIDIA_XML)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_FILES)))
-	rm -f $(DESTDIR)$(DATADIR)/gpuperfd.conf.example
+	rm -f $(DESTDIR)$(DATADIR)/gpuperfd.conf.example \
+		$(DESTDIR)$(DATADIR)/gpuperfd-processes.conf
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DATADIR)/metrics \
 		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(DATADIR) 2>/dev/null || true
 	rm -f $(DESTDIR)$(LIBDIR)/libgpuperf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(GPC_SONAME) \

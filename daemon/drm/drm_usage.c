@@ -433,6 +433,16 @@ static int read_processes(struct drm_usage *u, struct gpd_usage_reading *r)
 		gpd_usage_note(r->processes_note, "more than %u DRM clients: "
 			       "the rest are left out", GPD_USAGE_MAX_CLIENTS);
 	r->processes_unreadable = stats.unreadable;
+	/* hidepid=invisible (systemd's ProtectProc=invisible) leaves other
+	 * users' processes out of /proc altogether: pid 1 is the tell. */
+	char init[PATH_MAX + 8];
+	snprintf(init, sizeof(init), "%s/1", u->proc_root);
+	if (getpid() != 1 && access(init, F_OK))
+		gpd_usage_note(r->processes_note, "%s shows only some processes "
+			       "(hidepid, or the unit's ProtectProc=invisible): "
+			       "seeing the others' DRM files needs "
+			       "CAP_SYS_PTRACE (README, Running as a service)",
+			       u->proc_root);
 	if (stats.unreadable)
 		gpd_usage_note(r->processes_note, "%u processes of other users "
 			       "could not be looked at: reading their DRM "

@@ -15,6 +15,8 @@
 #include "daemon/device_registry.h"
 #include "daemon/log.h"
 #include "daemon/net/metrics_exporter.h"
+#include "daemon/net/metrics_text.h"
+#include "daemon/net/metrics_usage.h"
 #include "daemon/net/server.h"
 #include "daemon/subscription.h"
 
@@ -42,89 +44,13 @@ struct gpd_metrics_exporter {
 	struct gpd_server *server;
 	size_t n_devices;
 	struct exported_device *devices;
+	struct gpd_metrics_usage *usage;        /* per device */
 	uv_timer_t timer;
 	bool timer_running;
 	uint64_t last_scrape_ns;
 	uint64_t deadline_ns;           /* pending scrapes are answered by */
 	struct gpd_scrape *pending;
 };
-
-/* ------------------------------------------------------------------ */
-/* Text                                                                 */
-
-struct text {
-	char *data;
-	size_t len, cap;
-	bool failed;
-};
-
-static void text_printf(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void text_printf(struct text *t, const char *fmt, ...)
-{
-	for (int attempt = 0; attempt < 2 && !t->failed; attempt++) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(t->data ? t->data + t->len : NULL,
-				  t->data ? t->cap - t->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = true;
-			return;
-		}
-		if (t->data && (size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap : 4096;
-		while (cap - t->len <= (size_t)n)
-			cap *= 2;
-		char *data = realloc(t->data, cap);
-		if (!data) {
-			t->failed = true;
-			return;
-		}
-		t->data = data;
-		t->cap = cap;
-	}
-}
-
-/* A label value: backslash, quote and newline escaped. */
-static void text_label(struct text *t, const char *value)
-{
-	for (const char *c = value; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			text_printf(t, "\\%c", *c);
-		else if (*c == '\n')
-			text_printf(t, "\\n");
-		else
-			text_printf(t, "%c", *c);
-	}
-}
-
-/* HELP text: backslash and newline escaped. */
-static void text_help(struct text *t, const char *value)
-{
-	for (const char *c = value; *c; c++) {
-		if (*c == '\\')
-			text_printf(t, "\\\\");
-		else if (*c == '\n')
-			text_printf(t, "\\n");
-		else
-			text_printf(t, "%c", *c);
-	}
-}
-
-static void text_value(struct text *t, double v)
-{
-	if (isnan(v))
-		text_printf(t, "NaN");
-	else if (isinf(v))
-		text_printf(t, v > 0 ? "+Inf" : "-Inf");
-	else
-		text_printf(t, "%.17g", v);
-}
 
 /* ------------------------------------------------------------------ */
 /* Names and units                                                      */
@@ -205,14 +131,14 @@ static int compare_samples(const void *a, const void *b)
 	return x->device < y->device ? -1 : x->device > y->device;
 }
 
-static void device_labels(struct text *t, const struct exported_device *ed)
+static void device_labels(struct gpd_metrics_text *t, const struct exported_device *ed)
 {
-	text_printf(t, "device=\"");
-	text_label(t, ed->dev->source->name);
-	text_printf(t, "\",pci_id=\"0x%04x\"", ed->dev->source->info.pci_id);
+	gpd_metrics_text_printf(t, "device=\"");
+	gpd_metrics_text_label(t, ed->dev->source->name);
+	gpd_metrics_text_printf(t, "\",pci_id=\"0x%04x\"", ed->dev->source->info.pci_id);
 }
 
-static void render_counters(struct gpd_metrics_exporter *ex, struct text *t)
+static void render_counters(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ex->n_devices; i++)
@@ -246,50 +172,51 @@ static void render_counters(struct gpd_metrics_exporter *ex, struct text *t)
 		if (!first && s->device == samples[i - 1].device)
 			continue;
 		if (first) {
-			text_printf(t, "# HELP %s ", s->name);
-			text_help(t, s->counter->name);
+			gpd_metrics_text_printf(t, "# HELP %s ", s->name);
+			gpd_metrics_text_help(t, s->counter->name);
 			if (*s->counter->description) {
-				text_printf(t, ": ");
-				text_help(t, s->counter->description);
+				gpd_metrics_text_printf(t, ": ");
+				gpd_metrics_text_help(t, s->counter->description);
 			}
-			text_printf(t, " (over the last %llu ms)\n# TYPE %s gauge\n",
+			gpd_metrics_text_printf(t, " (over the last %llu ms)\n# TYPE %s gauge\n",
 				    (unsigned long long)ex->server->options.metrics_window_ms,
 				    s->name);
 		}
 		const struct exported_device *ed = &ex->devices[s->device];
-		text_printf(t, "%s{", s->name);
+		gpd_metrics_text_printf(t, "%s{", s->name);
 		device_labels(t, ed);
-		text_printf(t, ",metric_set=\"");
-		text_label(t, ed->set->symbol_name);
-		text_printf(t, "\"} ");
-		text_value(t, s->value);
-		text_printf(t, "\n");
+		gpd_metrics_text_printf(t, ",metric_set=\"");
+		gpd_metrics_text_label(t, ed->set->symbol_name);
+		gpd_metrics_text_printf(t, "\"} ");
+		gpd_metrics_text_value(t, s->value);
+		gpd_metrics_text_printf(t, "\n");
 	}
 	free(samples);
 }
 
 static void render_device_counter(struct gpd_metrics_exporter *ex,
-				  struct text *t, const char *name,
+				  struct gpd_metrics_text *t, const char *name,
 				  const char *help, size_t offset)
 {
-	text_printf(t, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	gpd_metrics_text_printf(t, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
 	for (size_t i = 0; i < ex->n_devices; i++) {
 		const struct exported_device *ed = &ex->devices[i];
 		const uint64_t *value =
 			(const uint64_t *)((const char *)&ed->dev->stats + offset);
-		text_printf(t, "%s{", name);
+		gpd_metrics_text_printf(t, "%s{", name);
 		device_labels(t, ed);
-		text_printf(t, "} %llu\n", (unsigned long long)*value);
+		gpd_metrics_text_printf(t, "} %llu\n", (unsigned long long)*value);
 	}
 }
 
-static void render(struct gpd_metrics_exporter *ex, struct text *t)
+static void render(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
 {
 	for (size_t i = 0; i < ex->n_devices; i++)
 		if (*ex->devices[i].error)
-			text_printf(t, "# %s: %s\n", ex->devices[i].dev->source->name,
+			gpd_metrics_text_printf(t, "# %s: %s\n", ex->devices[i].dev->source->name,
 				    ex->devices[i].error);
 	render_counters(ex, t);
+	gpd_metrics_usage_render(t, ex->usage, ex->n_devices);
 	render_device_counter(ex, t, "gpuperf_reports_total",
 			      "OA reports the device delivered.",
 			      offsetof(struct gpd_device_stats, reports));
@@ -301,22 +228,22 @@ static void render(struct gpd_metrics_exporter *ex, struct text *t)
 			      "OA_BUFFER_LOST records: the OA buffer "
 			      "overflowed before the daemon read it.",
 			      offsetof(struct gpd_device_stats, buffers_lost));
-	text_printf(t, "# HELP gpuperf_info The devices gpuperfd serves.\n"
+	gpd_metrics_text_printf(t, "# HELP gpuperf_info The devices gpuperfd serves.\n"
 		       "# TYPE gpuperf_info gauge\n");
 	for (size_t i = 0; i < ex->n_devices; i++) {
 		const struct exported_device *ed = &ex->devices[i];
-		text_printf(t, "gpuperf_info{");
+		gpd_metrics_text_printf(t, "gpuperf_info{");
 		device_labels(t, ed);
-		text_printf(t, ",platform=\"");
-		text_label(t, ed->dev->source->platform->name);
-		text_printf(t, "\",source=\"%s\",version=\"%s\"} 1\n",
+		gpd_metrics_text_printf(t, ",platform=\"");
+		gpd_metrics_text_label(t, ed->dev->source->platform->name);
+		gpd_metrics_text_printf(t, "\",source=\"%s\",version=\"%s\"} 1\n",
 			    gpd_source_kind_name(ed->dev->source->kind),
 			    GPUPERF_VERSION);
 	}
-	text_printf(t, "# HELP gpuperf_connections Open protocol connections.\n"
+	gpd_metrics_text_printf(t, "# HELP gpuperf_connections Open protocol connections.\n"
 		       "# TYPE gpuperf_connections gauge\n"
 		       "gpuperf_connections %u\n", ex->server->n_sessions);
-	text_printf(t, "# HELP gpuperf_frames_dropped_total Frames dropped "
+	gpd_metrics_text_printf(t, "# HELP gpuperf_frames_dropped_total Frames dropped "
 		       "because a client read too slowly.\n"
 		       "# TYPE gpuperf_frames_dropped_total counter\n"
 		       "gpuperf_frames_dropped_total %llu\n",
@@ -325,11 +252,11 @@ static void render(struct gpd_metrics_exporter *ex, struct text *t)
 
 static void answer(struct gpd_metrics_exporter *ex)
 {
-	struct text t = { 0 };
+	struct gpd_metrics_text t = { 0 };
 	render(ex, &t);
 	if (t.failed) {
 		t.len = 0;
-		text_printf(&t, "# out of memory\n");
+		gpd_metrics_text_printf(&t, "# out of memory\n");
 	}
 	while (ex->pending) {
 		struct gpd_scrape *s = ex->pending;
@@ -346,9 +273,17 @@ static void answer(struct gpd_metrics_exporter *ex)
 static bool all_ready(const struct gpd_metrics_exporter *ex)
 {
 	for (size_t i = 0; i < ex->n_devices; i++)
-		if (ex->devices[i].sub && !ex->devices[i].have_values)
+		if ((ex->devices[i].sub && !ex->devices[i].have_values) ||
+		    (ex->usage[i].sub && !ex->usage[i].have_frame))
 			return false;
 	return true;
+}
+
+static void on_usage_ready(void *user)
+{
+	struct gpd_metrics_exporter *ex = user;
+	if (ex->pending && all_ready(ex))
+		answer(ex);
 }
 
 static bool resolve_counters(struct exported_device *ed)
@@ -416,6 +351,7 @@ static void unsubscribe_all(struct gpd_metrics_exporter *ex)
 		ed->have_values = false;
 		ed->set = NULL;
 		ed->n = 0;
+		gpd_metrics_usage_stop(&ex->usage[i]);
 	}
 }
 
@@ -452,9 +388,13 @@ void gpd_metrics_exporter_scrape(struct gpd_metrics_exporter *ex,
 {
 	uint64_t now = gpd_monotonic_ns();
 	ex->last_scrape_ns = now;
-	for (size_t i = 0; i < ex->n_devices; i++)
+	for (size_t i = 0; i < ex->n_devices; i++) {
 		if (!ex->devices[i].sub)
 			subscribe(ex, &ex->devices[i]);
+		gpd_metrics_usage_start(&ex->usage[i], ex->devices[i].dev,
+					ex->server->options.metrics_window_ms *
+					1000000ull);
+	}
 	if (!ex->timer_running) {
 		uv_timer_start(&ex->timer, on_tick, TICK_MS, TICK_MS);
 		ex->timer_running = true;
@@ -487,15 +427,25 @@ int gpd_metrics_exporter_create(struct gpd_server *server,
 	if (!ex)
 		return -ENOMEM;
 	ex->devices = calloc(d->n_devices ? d->n_devices : 1, sizeof(*ex->devices));
-	if (!ex->devices) {
+	ex->usage = calloc(d->n_devices ? d->n_devices : 1, sizeof(*ex->usage));
+	if (!ex->devices || !ex->usage) {
+		free(ex->devices);
+		free(ex->usage);
 		free(ex);
 		return -ENOMEM;
 	}
 	ex->server = server;
 	ex->n_devices = d->n_devices;
+	/* Process labels multiply series: only when asked for, and never
+	 * what --process-details keeps from everyone. */
+	bool processes = server->options.metrics_processes &&
+			 server->options.process_details != GPD_PROCESS_DETAILS_NONE;
 	for (size_t i = 0; i < d->n_devices; i++) {
 		ex->devices[i].ex = ex;
 		ex->devices[i].dev = d->devices[i];
+		ex->usage[i].processes = processes;
+		ex->usage[i].ready = on_usage_ready;
+		ex->usage[i].user = ex;
 	}
 	uv_timer_init(server->loop, &ex->timer);
 	ex->timer.data = ex;
@@ -509,7 +459,9 @@ static void on_timer_closed(uv_handle_t *handle)
 	for (size_t i = 0; i < ex->n_devices; i++) {
 		free(ex->devices[i].counters);
 		free(ex->devices[i].values);
+		gpd_metrics_usage_fini(&ex->usage[i]);
 	}
+	free(ex->usage);
 	free(ex->devices);
 	free(ex);
 }

@@ -87,13 +87,51 @@ expect err "no device 'nosuch'"
 run 2 top $S --sort nonsense
 expect err "--sort takes gpu, memory, pid or command"
 
+# ---- /metrics: the usage series, Prometheus conventions, counters that grow
+scrape() { # scrape SOCKET OUT
+	curl -s --max-time 10 --unix-socket "$1" http://localhost/metrics >"$tmp/$2"
+}
+scrape "$tmp/sock" m1
+sleep 1.2
+scrape "$tmp/sock" m2
+expect m2 '# TYPE gpuperf_engine_busy_seconds_total counter'
+expect m2 'gpuperf_engine_busy_seconds_total{device="sim0",engine="rcs0",class="render"} '
+expect m2 'gpuperf_engine_wait_seconds_total{device="sim0",engine="rcs0",class="render"} '
+expect m2 'gpuperf_frequency_hertz{device="sim0",kind="actual"} '
+expect m2 'gpuperf_frequency_hertz{device="sim0",kind="requested"} '
+expect m2 '# TYPE gpuperf_rc6_seconds_total counter'
+expect m2 '# TYPE gpuperf_energy_joules_total counter'
+expect m2 'gpuperf_power_watts{device="sim0"} '
+check "per-process series without --metrics-processes" eval \
+	"! grep -q gpuperf_process_ \"$tmp/m2\""
+busy() { awk '/^gpuperf_engine_busy_seconds_total.*rcs0/ { print $2 }' "$tmp/$1"; }
+energy() { awk '/^gpuperf_energy_joules_total/ { print $2 }' "$tmp/$1"; }
+check "busy seconds did not grow: $(busy m1) then $(busy m2)" \
+	awk -v a="$(busy m1)" -v b="$(busy m2)" 'BEGIN { exit !(b > a && b - a < 2) }'
+check "energy did not grow: $(energy m1) then $(energy m2)" \
+	awk -v a="$(energy m1)" -v b="$(energy m2)" 'BEGIN { exit !(b > a) }'
+if command -v promtool >/dev/null; then
+	check "promtool finds fault with /metrics: $(promtool check metrics <"$tmp/m2" 2>&1 | head -3)" \
+		eval "promtool check metrics <\"$tmp/m2\" >/dev/null 2>&1"
+fi
+start procs -d sim -l none --unix "$tmp/procs.sock" --linger 0 --metrics-processes
+scrape "$tmp/procs.sock" m3
+expect m3 '# TYPE gpuperf_process_gpu_seconds_total counter'
+expect m3 'gpuperf_process_gpu_seconds_total{device="sim0",pid="4100",command="gnome-shell",class="render"} '
+expect m3 'gpuperf_process_memory_bytes{device="sim0",pid="4100",command="gnome-shell"} '
+stop procs
+
 # ---- --process-details none: nobody gets rows
-start none -d sim -l none --unix "$tmp/none.sock" --linger 0 --process-details none
+start none -d sim -l none --unix "$tmp/none.sock" --linger 0 --process-details none \
+	--metrics-processes
 run 0 top --unix "$tmp/none.sock" -i 200ms --duration 500ms --format ndjson
 check "--process-details none still gave processes" eval \
 	"! grep -q '\"processes\":\[{' \"$tmp/out\""
 run 0 top --unix "$tmp/none.sock" -i 200ms --duration 500ms
 expect out "not shown (the daemon's --process-details none)"
+scrape "$tmp/none.sock" m4
+check "--process-details none still exported processes" eval \
+	"! grep -q gpuperf_process_ \"$tmp/m4\""
 stop none
 
 # ---- a replay has no usage stream

@@ -29,6 +29,7 @@ machine() {
 	root="$tmp/$1.root"
 	proc="$tmp/$1.proc"
 	mkdir -p "$proc"
+	process 1 0 init
 	start_command "$1" env LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=1 \
 		GPD_FAKE_KERNEL_ROOT="$root" GPD_FAKE_KERNEL_CARDS="$2" \
 		GPD_FAKE_KERNEL_METRICS="$3" GPD_FAKE_KERNEL_PMU="${4:-1}" \
@@ -166,7 +167,8 @@ check "glxgears did not go" last_has "$f" '[.processes[] | select(.pid == 100)] 
 check "vainfo did not come, as ffmpeg's child" last_has "$f" \
 	'.processes[] | select(.pid == 300) | .command == "vainfo" and .ppid == 200'
 check "another driver's file was counted" eval "! grep -q '\"client_ids\":\[13\]' \"$f\""
-check "the list said it is partial: $(tail -1 "$f")" last_has "$f" '.processes_unreadable == 0'
+check "the list said it is partial: $(tail -1 "$f")" last_has "$f" \
+	'.processes_unreadable == 0 and .processes_note == ""'
 
 # ---- another user's process, without CAP_SYS_PTRACE: a partial list
 process 400 1 secret 12345
@@ -214,6 +216,12 @@ check "wrapping counters gave other values: $(tail -1 "$tmp/out")" last_has "$tm
 	'(.engines[] | select(.name == "rcs0") | (.busy_ratio - 0.5 | fabs) < 0.002) and
 	 (.actual_frequency_hertz - 1.1e9 | fabs) < 3e6 and (.rc6_ratio - 0.2 | fabs) < 0.002 and
 	 (.power_watts - 7.5 | fabs) < 0.05'
+
+# ---- a /proc that hides other users' processes (no pid 1): partial
+rm -rf "${proc:?}/1"
+run 0 top --unix "$tmp/wrap.sock" -i 300ms --duration 700ms --format ndjson
+check "a /proc without pid 1 was taken as complete: $(tail -1 "$tmp/out")" last_has "$tmp/out" \
+	'(.processes_note | test("shows only some processes .*CAP_SYS_PTRACE"))'
 stop wrap
 
 # ---- a kernel without the PMU, and one that refuses it
