@@ -90,9 +90,10 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 	const struct gpm_metrics_file *file =
 		gpm_metrics_db_find_platform(d->metrics, source->platform->name);
 	if (!file) {
-		source->ops->destroy(source);
+		/* The usage source may use the source's libraries. */
 		if (usage)
 			usage->ops->destroy(usage);
+		source->ops->destroy(source);
 		return gpd_fail(err, -ENOENT, "no metric definitions for %s",
 			    source->platform->name);
 	}
@@ -104,9 +105,10 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 		d->registry.devices = devices;
 	if (!dev || !devices) {
 		free(dev);
-		source->ops->destroy(source);
+		/* The usage source may use the source's libraries. */
 		if (usage)
 			usage->ops->destroy(usage);
+		source->ops->destroy(source);
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
 	struct gpd_device_owner owner = {
@@ -118,9 +120,10 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 				  d->options.linger_ms, &owner);
 	if (ret) {
 		free(dev);
-		source->ops->destroy(source);
+		/* The usage source may use the source's libraries. */
 		if (usage)
 			usage->ops->destroy(usage);
+		source->ops->destroy(source);
 		return gpd_fail(err, ret, "%s: cannot decode its reports (%s)",
 			    source->name, strerror(-ret));
 	}
@@ -188,7 +191,10 @@ static int add_nvidia_gpus(struct gpd_daemon *d, bool *found,
 			gpd_warn("%s", skipped.message);
 			continue;
 		}
-		int ret = add_device(d, source, NULL, err);
+		struct gpd_usage_source *usage = NULL;
+		if (gpd_nvidia_source_usage(source, d->options.proc_root, &usage))
+			gpd_warn("%s: no usage stream: out of memory", source->name);
+		int ret = add_device(d, source, usage, err);
 		if (ret)
 			return ret;
 		*found = true;
@@ -265,6 +271,9 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		};
 		ret = gpd_nvidia_source_create(d->loop, d->metrics, &no, &source,
 					       err);
+		if (!ret && gpd_nvidia_source_usage(source, d->options.proc_root,
+						    &usage))
+			gpd_warn("%s: no usage stream: out of memory", source->name);
 		break;
 	}
 	}

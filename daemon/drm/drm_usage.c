@@ -554,23 +554,30 @@ int gpd_drm_usage_create(const struct gpd_drm_usage_driver *driver,
 			 const char *node, const struct gpd_drm_roots *roots,
 			 struct gpd_usage_source **out, struct gpd_error *err)
 {
+	char card_dir[PATH_MAX];
+	int fd;
+	int ret = gpd_drm_card_open(node, &fd);
+	if (!ret) {
+		ret = gpd_drm_card_sysfs_dir(fd, roots->sysfs, card_dir,
+					     sizeof(card_dir));
+		close(fd);
+	}
+	if (ret)
+		return gpd_fail(err, ret, "%s: cannot find its sysfs directory "
+				"(%s)", node, strerror(-ret));
+	return gpd_drm_usage_create_at(driver, card_dir, roots, out, err);
+}
+
+int gpd_drm_usage_create_at(const struct gpd_drm_usage_driver *driver,
+			    const char *card_dir, const struct gpd_drm_roots *roots,
+			    struct gpd_usage_source **out, struct gpd_error *err)
+{
 	struct drm_usage *u = calloc(1, sizeof(*u));
 	if (!u)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	u->base.ops = &drm_usage_ops;
 	u->driver = driver;
-	int fd;
-	int ret = gpd_drm_card_open(node, &fd);
-	if (!ret) {
-		ret = gpd_drm_card_sysfs_dir(fd, roots->sysfs, u->card_dir,
-					     sizeof(u->card_dir));
-		close(fd);
-	}
-	if (ret) {
-		free(u);
-		return gpd_fail(err, ret, "%s: cannot find its sysfs directory "
-				"(%s)", node, strerror(-ret));
-	}
+	snprintf(u->card_dir, sizeof(u->card_dir), "%s", card_dir);
 	snprintf(u->device_dir, sizeof(u->device_dir), "%s/device", u->card_dir);
 	snprintf(u->sysfs_root, sizeof(u->sysfs_root), "%s", roots->sysfs);
 	snprintf(u->proc_root, sizeof(u->proc_root), "%s",

@@ -94,4 +94,9 @@ int gpd_drm_usage_create(const struct gpd_drm_usage_driver *driver,
 			 const char *node, const struct gpd_drm_roots *roots,
 			 struct gpd_usage_source **out, struct gpd_error *err);
 
+/* The same, for the card whose sysfs directory is card_dir. */
+int gpd_drm_usage_create_at(const struct gpd_drm_usage_driver *driver,
+			    const char *card_dir, const struct gpd_drm_roots *roots,
+			    struct gpd_usage_source **out, struct gpd_error *err);
+
 #endif

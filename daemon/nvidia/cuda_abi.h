@@ -256,6 +256,35 @@ struct gpd_nvml_memory {
 	unsigned long long total, free, used;   /* bytes */
 };
 
+/* nvml.h's nvmlReturn_t values the usage source tells apart. */
+enum {
+	GPD_NVML_ERROR_NOT_SUPPORTED = 3,
+	GPD_NVML_ERROR_NOT_FOUND = 6,
+	GPD_NVML_ERROR_INSUFFICIENT_SIZE = 7,
+	GPD_NVML_PCIE_UTIL_TX_BYTES = 0,
+	GPD_NVML_PCIE_UTIL_RX_BYTES = 1,
+};
+
+/* nvmlUtilization_t: percent of the last sample period. */
+struct gpd_nvml_utilization {
+	unsigned gpu, memory;
+};
+
+/* nvmlProcessInfo_t (the _v2 and _v3 calls' layout). */
+struct gpd_nvml_process_info {
+	unsigned pid;
+	unsigned long long used_gpu_memory;     /* bytes; ~0 not available */
+	unsigned gpu_instance_id, compute_instance_id;
+};
+
+/* nvmlProcessUtilizationSample_t: one process's percentages of a sample
+ * period ending at timestamp (us, CLOCK_REALTIME). */
+struct gpd_nvml_process_utilization {
+	unsigned pid;
+	unsigned long long timestamp;
+	unsigned sm_util, mem_util, enc_util, dec_util;
+};
+
 struct gpd_nvml_gpm_support {
 	unsigned version;
 	unsigned supported;

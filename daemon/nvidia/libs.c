@@ -22,6 +22,7 @@ struct symbol {
 #define CUDA_SYM(name, field) { name, offsetof(struct gpd_cuda_api, field) }
 #define CUPTI_SYM(name, field) { name, offsetof(struct gpd_cupti_api, field) }
 #define NVML_SYM(name, field) { name, offsetof(struct gpd_nvml_api, field) }
+#define USAGE_SYM(name, field) { name, offsetof(struct gpd_nvml_usage_api, field) }
 
 static const struct symbol cuda_symbols[] = {
 	CUDA_SYM("cuInit", init),
@@ -79,6 +80,22 @@ static const struct symbol nvml_symbols[] = {
 	NVML_SYM("nvmlGpmSampleFree", gpm_sample_free),
 	NVML_SYM("nvmlGpmSampleGet", gpm_sample_get),
 	NVML_SYM("nvmlGpmMetricsGet", gpm_metrics_get),
+};
+
+static const struct symbol nvml_usage_symbols[] = {
+	USAGE_SYM("nvmlDeviceGetUtilizationRates", device_get_utilization_rates),
+	USAGE_SYM("nvmlDeviceGetEncoderUtilization",
+		  device_get_encoder_utilization),
+	USAGE_SYM("nvmlDeviceGetDecoderUtilization",
+		  device_get_decoder_utilization),
+	USAGE_SYM("nvmlDeviceGetMaxClockInfo", device_get_max_clock_info),
+	USAGE_SYM("nvmlDeviceGetPcieThroughput", device_get_pcie_throughput),
+	USAGE_SYM("nvmlDeviceGetComputeRunningProcesses_v3",
+		  device_get_compute_running_processes),
+	USAGE_SYM("nvmlDeviceGetGraphicsRunningProcesses_v3",
+		  device_get_graphics_running_processes),
+	USAGE_SYM("nvmlDeviceGetProcessUtilization",
+		  device_get_process_utilization),
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -229,6 +246,11 @@ static void load_nvml(struct gpd_nv_libs *libs,
 		     "later"))
 		return;
 	libs->have_nvml = true;
+	libs->have_nvml_usage =
+		resolve(nvml, name, nvml_usage_symbols, N(nvml_usage_symbols),
+			&libs->nvml_usage, libs->why_no_nvml_usage,
+			sizeof(libs->why_no_nvml_usage), "the usage stream "
+			"needs an NVIDIA driver of release 510 or later");
 }
 
 void gpd_nv_libs_load(struct gpd_nv_libs *libs,
@@ -251,6 +273,7 @@ void gpd_nv_libs_unload(struct gpd_nv_libs *libs)
 	}
 	libs->have_cupti = false;
 	libs->have_nvml = false;
+	libs->have_nvml_usage = false;
 }
 
 const char *gpd_nv_cuda_error(const struct gpd_nv_libs *libs,

@@ -89,6 +89,30 @@ struct gpd_nvml_api {
 	gpd_nvml_return (*gpm_metrics_get)(struct gpd_nvml_gpm_metrics_get *get);
 };
 
+/* What the usage stream reads besides the telemetry: optional, so that
+ * PM sampling and telemetry work with a driver that lacks one of them. */
+struct gpd_nvml_usage_api {
+	gpd_nvml_return (*device_get_utilization_rates)(
+		gpd_nvml_device device, struct gpd_nvml_utilization *u);
+	gpd_nvml_return (*device_get_encoder_utilization)(
+		gpd_nvml_device device, unsigned *percent, unsigned *period_us);
+	gpd_nvml_return (*device_get_decoder_utilization)(
+		gpd_nvml_device device, unsigned *percent, unsigned *period_us);
+	gpd_nvml_return (*device_get_max_clock_info)(gpd_nvml_device device,
+						     int clock, unsigned *mhz);
+	gpd_nvml_return (*device_get_pcie_throughput)(gpd_nvml_device device,
+						      int counter, unsigned *kbps);
+	gpd_nvml_return (*device_get_compute_running_processes)(
+		gpd_nvml_device device, unsigned *count,
+		struct gpd_nvml_process_info *infos);
+	gpd_nvml_return (*device_get_graphics_running_processes)(
+		gpd_nvml_device device, unsigned *count,
+		struct gpd_nvml_process_info *infos);
+	gpd_nvml_return (*device_get_process_utilization)(
+		gpd_nvml_device device, struct gpd_nvml_process_utilization *samples,
+		unsigned *count, unsigned long long last_seen_us);
+};
+
 /* Where to look; NULL fields take the defaults. Tests name libraries that
  * do not exist to see what a machine without them says. */
 struct gpd_nv_lib_names {
@@ -105,12 +129,15 @@ struct gpd_nv_libs {
 	struct gpd_cuda_api cuda;
 	struct gpd_cupti_api cupti;
 	struct gpd_nvml_api nvml;
+	struct gpd_nvml_usage_api nvml_usage;
 	/* PM sampling needs the driver and CUPTI; telemetry needs NVML. When
 	 * a part is missing, why_* says which library and what to install. */
 	bool have_cupti;
 	bool have_nvml;
 	char why_no_cupti[GPD_NV_LIBS_WHY];
 	char why_no_nvml[GPD_NV_LIBS_WHY];
+	bool have_nvml_usage;           /* nvml_usage is filled */
+	char why_no_nvml_usage[GPD_NV_LIBS_WHY];
 	void *handles[4];               /* what dlclose gets; NULL for fakes */
 };
 

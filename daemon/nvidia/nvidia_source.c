@@ -18,6 +18,7 @@
 #include "daemon/nvidia/counter_plan.h"
 #include "daemon/nvidia/gpu_info.h"
 #include "daemon/nvidia/nvidia_source.h"
+#include "daemon/nvidia/nvidia_usage.h"
 #include "metrics/nvidia_builtin.h"
 
 #define DEFAULT_RETRY_MS 1000
@@ -178,6 +179,14 @@ static const struct gpd_source_ops nvidia_ops = {
 	.close = nvidia_close,
 	.destroy = nvidia_destroy,
 };
+
+int gpd_nvidia_source_usage(const struct gpd_source *src, const char *proc_root,
+			    struct gpd_usage_source **out)
+{
+	const struct nvidia_source *ns = (const struct nvidia_source *)src;
+	return gpd_nvidia_usage_create(ns->libs, ns->gpu.pci_bus_id, proc_root,
+				       out);
+}
 
 bool gpd_nvidia_source_stats(const struct gpd_source *src,
 			     struct gpd_nv_sampler_stats *stats)

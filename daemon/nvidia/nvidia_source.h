@@ -10,6 +10,7 @@
 #include "daemon/nvidia/libs.h"
 #include "daemon/nvidia/sampler.h"
 #include "daemon/source.h"
+#include "daemon/usage_source.h"
 #include "metrics/metrics_db.h"
 
 struct gpd_nvidia_source_options {
@@ -34,6 +35,11 @@ int gpd_nvidia_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
  * why saying which is missing. libs NULL loads the real libraries. */
 unsigned gpd_nvidia_count_gpus(const struct gpd_nv_libs *libs, char *why,
 			       size_t why_size);
+
+/* The usage source of src's GPU, on src's libraries: destroy it before
+ * src. -ENOMEM. */
+int gpd_nvidia_source_usage(const struct gpd_source *src, const char *proc_root,
+			    struct gpd_usage_source **out);
 
 /* What the sampler thread did so far; false while the source is closed. */
 bool gpd_nvidia_source_stats(const struct gpd_source *src,

@@ -80,6 +80,44 @@ async function loadAndStream(page) {
 		consoleErrors.join('\n  | '));
 }
 
+// The Engines panel and the Processes table of the usage stream.
+async function enginesAndProcesses(page) {
+	await page.waitForFunction(() => document.querySelectorAll('#engine-list .engine').length >= 4 &&
+		document.querySelectorAll('#process-rows tr').length >= 2, null, { timeout: 8000 });
+	const engines = await page.$$eval('#engine-list .engine .name', (els) => els.map((e) => e.textContent));
+	checks.check(engines.join() === 'rcs0 render,bcs0 copy,vcs0 video,ccs0 compute',
+		'the Engines panel lists the sim\'s engines', engines.join(', '));
+	const busy = await page.$$eval('#engine-list .engine .value', (els) => els.map((e) => e.textContent));
+	checks.check(busy.every((b) => /^\d+\.\d %$/.test(b)), 'each engine shows its busy share', busy.join(', '));
+	const summary = await page.textContent('#usage-summary');
+	checks.check(/clock \d/.test(summary) && /RC6 \d/.test(summary) && / W/.test(summary),
+		'the clock, RC6 and power are shown', summary);
+	checks.check(await page.$('#usage-plot canvas') !== null, 'the engines are plotted');
+	await page.click('#engine-toggle');
+	const classes = await page.waitForFunction(() => {
+		const names = [...document.querySelectorAll('#engine-list .engine .name')]
+			.map((e) => e.textContent);
+		return names.includes('render') && names.join();
+	}, null, { timeout: 3000 }).then((h) => h.jsonValue(), () => '');
+	checks.check(classes === 'render,copy,video,compute', 'the toggle shows the engine classes',
+		classes);
+	const commands = await page.$$eval('#process-rows tr td:nth-child(2)', (els) => els.map((e) => e.textContent));
+	checks.check(commands.includes('gnome-shell'), 'the Processes table lists the sim\'s processes',
+		commands.join(', '));
+	await page.click('#process-table th button[data-sort="pid"]');
+	const pids = await page.$$eval('#process-rows tr td:first-child', (els) => els.map((e) => Number(e.textContent)));
+	checks.check(pids.length > 1 && pids.every((p, i) => !i || pids[i - 1] < p),
+		'clicking PID sorts the processes by pid', pids.join(', '));
+	await page.click('#process-table th button[data-sort="pid"]');
+	const down = await page.$$eval('#process-rows tr td:first-child', (els) => els.map((e) => Number(e.textContent)));
+	checks.check(down.every((p, i) => !i || down[i - 1] > p), 'clicking it again sorts them the other way',
+		down.join(', '));
+	const end = await page.evaluate(() => Number(window.gpuperfUi.usage.frame.cpuEndNs));
+	const moved = await page.waitForFunction((e) => Number(window.gpuperfUi.usage.frame.cpuEndNs) > e,
+		end, { timeout: 4000 }).then(() => true, () => false);
+	checks.check(moved, 'the table follows the usage stream, interval after interval');
+}
+
 async function pickMetricSet(page) {
 	await page.click('[data-set="ComputeBasic"]');
 	await streaming(page, 'ComputeBasic', 3);
@@ -607,6 +645,12 @@ async function viewer(browserContext, url) {
 	const enabledSets = await page.$$eval('#set-list button.set:not(.selected)', (els) => els.filter((e) => !e.disabled).length);
 	checks.check(enabledSets === 0, 'the viewer\'s metric set choices are disabled');
 	checks.check(!await page.isDisabled('#window-picker'), 'the viewer may still pick its window');
+	await page.waitForSelector('#process-rows tr', { timeout: 8000 });
+	const hidden = await page.$$eval('#process-rows tr td:nth-child(2)', (els) => els.map((e) => e.textContent));
+	checks.check(hidden.length > 0 && hidden.every((c) => c === '(hidden)'),
+		'a viewer sees the processes without their pids and commands', hidden.join(', '));
+	checks.check((await page.textContent('#process-note')).includes('controllers only'),
+		'and is told why');
 	await page.screenshot({ path: join(out, 'ui-viewer.png'), fullPage: true });
 	await page.close();
 }
@@ -816,6 +860,7 @@ async function main() {
 		colorScheme: 'light', acceptDownloads: true });
 	const page = await openPage(light, local, 'main');
 	await checks.step('the page loads and streams', () => loadAndStream(page));
+	await checks.step('engines and processes', () => enginesAndProcesses(page));
 	await checks.step('picking a metric set', () => pickMetricSet(page));
 	await checks.step('plotting a counter', () => plotCounter(page));
 	await checks.step('more plots for the screenshot', async () => {

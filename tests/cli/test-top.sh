@@ -91,7 +91,18 @@ expect err "--sort takes gpu, memory, pid or command"
 scrape() { # scrape SOCKET OUT
 	curl -s --max-time 10 --unix-socket "$1" http://localhost/metrics >"$tmp/$2"
 }
-scrape "$tmp/sock" m1
+# scrape_until SOCKET OUT TEXT: scrapes until TEXT is there (a first scrape
+# may be answered before the first interval of a loaded machine).
+scrape_until() {
+	tries=50
+	scrape "$1" "$2"
+	while ! grep -qF -- "$3" "$tmp/$2" && [ $tries -gt 0 ]; do
+		sleep 0.2
+		tries=$((tries - 1))
+		scrape "$1" "$2"
+	done
+}
+scrape_until "$tmp/sock" m1 gpuperf_engine_busy_seconds_total
 sleep 1.2
 scrape "$tmp/sock" m2
 expect m2 '# TYPE gpuperf_engine_busy_seconds_total counter'
@@ -115,7 +126,7 @@ if command -v promtool >/dev/null; then
 		eval "promtool check metrics <\"$tmp/m2\" >/dev/null 2>&1"
 fi
 start procs -d sim -l none --unix "$tmp/procs.sock" --linger 0 --metrics-processes
-scrape "$tmp/procs.sock" m3
+scrape_until "$tmp/procs.sock" m3 gpuperf_process_gpu_seconds_total
 expect m3 '# TYPE gpuperf_process_gpu_seconds_total counter'
 expect m3 'gpuperf_process_gpu_seconds_total{device="sim0",pid="4100",command="gnome-shell",class="render"} '
 expect m3 'gpuperf_process_memory_bytes{device="sim0",pid="4100",command="gnome-shell"} '

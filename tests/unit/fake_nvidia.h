@@ -40,6 +40,15 @@ struct fake_nv {
 	double rate[GPD_NV_MAX_COUNTERS];       /* count per ns, by metric */
 	double setup_value;             /* each metric's count in a setup sample */
 	double power_w;
+	/* The usage calls: percentages, and processes as NVML lists them. */
+	unsigned util_gpu, util_memory, util_encoder, util_decoder;
+	unsigned n_processes;
+	struct fake_process {
+		unsigned pid;
+		unsigned long long memory;      /* bytes */
+		unsigned sm, mem;               /* percent */
+		bool graphics;                  /* in the graphics list too */
+	} processes[8];
 	/* What the source did. */
 	unsigned profiler_inits, profiler_deinits, host_inits, host_deinits;
 	unsigned enables, disables, configs, starts, stops, decodes;
@@ -392,6 +401,104 @@ static gpd_nvml_return fake_gpm_metrics(struct gpd_nvml_gpm_metrics_get *g)
 	return 0;
 }
 
+static gpd_nvml_return fake_utilization(gpd_nvml_device d,
+					struct gpd_nvml_utilization *u)
+{
+	FAKE_LOCKED(u->gpu = fake.util_gpu; u->memory = fake.util_memory);
+	return 0;
+}
+
+static gpd_nvml_return fake_encoder(gpd_nvml_device d, unsigned *p, unsigned *us)
+{
+	FAKE_LOCKED(*p = fake.util_encoder; *us = 166666);
+	return 0;
+}
+
+static gpd_nvml_return fake_decoder(gpd_nvml_device d, unsigned *p, unsigned *us)
+{
+	FAKE_LOCKED(*p = fake.util_decoder; *us = 166666);
+	return 0;
+}
+
+static gpd_nvml_return fake_max_clock(gpd_nvml_device d, int clock, unsigned *mhz)
+{
+	*mhz = 1980;
+	return 0;
+}
+
+static gpd_nvml_return fake_pcie(gpd_nvml_device d, int counter, unsigned *kbps)
+{
+	*kbps = counter ? 2000 : 1000;
+	return 0;
+}
+
+/* nvmlDevice*RunningProcesses: INSUFFICIENT_SIZE with the count when the
+ * array is too small, as NVML answers. */
+static gpd_nvml_return fake_running(unsigned *count,
+				    struct gpd_nvml_process_info *infos,
+				    bool graphics)
+{
+	gpd_nvml_return ret = 0;
+	pthread_mutex_lock(&fake.lock);
+	unsigned n = 0;
+	for (unsigned i = 0; i < fake.n_processes; i++)
+		n += !graphics || fake.processes[i].graphics;
+	if (n > *count) {
+		*count = n;
+		ret = GPD_NVML_ERROR_INSUFFICIENT_SIZE;
+	} else {
+		*count = 0;
+		for (unsigned i = 0; i < fake.n_processes; i++)
+			if (!graphics || fake.processes[i].graphics)
+				infos[(*count)++] = (struct gpd_nvml_process_info){
+					.pid = fake.processes[i].pid,
+					.used_gpu_memory = fake.processes[i].memory,
+				};
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return ret;
+}
+
+static gpd_nvml_return fake_compute_processes(gpd_nvml_device d, unsigned *count,
+					      struct gpd_nvml_process_info *infos)
+{
+	return fake_running(count, infos, false);
+}
+
+static gpd_nvml_return fake_graphics_processes(gpd_nvml_device d, unsigned *count,
+					       struct gpd_nvml_process_info *infos)
+{
+	return fake_running(count, infos, true);
+}
+
+/* One sample per process, stamped now; NOT_FOUND when none is newer than
+ * last_seen. */
+static gpd_nvml_return fake_process_utilization(
+	gpd_nvml_device d, struct gpd_nvml_process_utilization *samples,
+	unsigned *count, unsigned long long last_seen_us)
+{
+	unsigned long long now_us = fake_realtime_ns() / 1000;
+	gpd_nvml_return ret = 0;
+	pthread_mutex_lock(&fake.lock);
+	if (now_us <= last_seen_us || !fake.n_processes) {
+		ret = GPD_NVML_ERROR_NOT_FOUND;
+	} else if (!samples || *count < fake.n_processes) {
+		*count = fake.n_processes;
+		ret = GPD_NVML_ERROR_INSUFFICIENT_SIZE;
+	} else {
+		for (unsigned i = 0; i < fake.n_processes; i++)
+			samples[i] = (struct gpd_nvml_process_utilization){
+				.pid = fake.processes[i].pid,
+				.timestamp = now_us,
+				.sm_util = fake.processes[i].sm,
+				.mem_util = fake.processes[i].mem,
+			};
+		*count = fake.n_processes;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return ret;
+}
+
 static const struct gpd_nv_libs *fake_libs(void)
 {
 	static struct gpd_nv_libs libs = {
@@ -443,8 +550,19 @@ static const struct gpd_nv_libs *fake_libs(void)
 			.gpm_sample_get = fake_gpm_sample,
 			.gpm_metrics_get = fake_gpm_metrics,
 		},
+		.nvml_usage = {
+			.device_get_utilization_rates = fake_utilization,
+			.device_get_encoder_utilization = fake_encoder,
+			.device_get_decoder_utilization = fake_decoder,
+			.device_get_max_clock_info = fake_max_clock,
+			.device_get_pcie_throughput = fake_pcie,
+			.device_get_compute_running_processes = fake_compute_processes,
+			.device_get_graphics_running_processes = fake_graphics_processes,
+			.device_get_process_utilization = fake_process_utilization,
+		},
 		.have_cupti = true,
 		.have_nvml = true,
+		.have_nvml_usage = true,
 	};
 	return &libs;
 }

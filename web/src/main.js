@@ -22,6 +22,7 @@ import { SeriesStore } from './series_store.js';
 import { Stream } from './stream.js';
 import { ThemeToggle } from './theme_toggle.js';
 import { TimelineView } from './timeline_view.js';
+import { UsagePanel } from './usage_panel.js';
 import { counterDisplay, formatDuration, formatValue } from './units.js';
 
 const LIST_REFRESH_MS = 100;
@@ -53,7 +54,11 @@ const meter = new FrameMeter(byId('frame-meter'));
 const streamRate = byId('stream-rate');
 plots.toolbar.append(csvButton(exportCsv), recording.element, marks.element);
 plots.onSelection = (selected) => counterList.showPlotted(selected);
-new ThemeToggle(byId('theme-toggle'), () => plots.themeChanged());
+const usage = new UsagePanel(byId('engines-panel'), byId('processes-panel'), connection);
+new ThemeToggle(byId('theme-toggle'), () => {
+	plots.themeChanged();
+	usage.dirty = true;
+});
 
 let displays = [];
 let counterMax = new CounterMax([], {});
@@ -144,6 +149,9 @@ stream.on('hello', showConfiguration);
 stream.on('subscribed', () => {
 	newCounters();
 	contexts.showFilter(stream.contextId);
+	// The usage stream follows the device the counters come from.
+	if (usage.device?.name !== stream.device?.name || !usage.subscriptionId)
+		usage.start(stream.device);
 });
 stream.on('refused', showConfiguration);
 stream.on('problem', (message) => notices.add('error', message));
@@ -172,6 +180,7 @@ function frameRate() {
 function animate(now) {
 	const started = performance.now();
 	let worked = plots.render();
+	worked = usage.render() || worked;
 	if (now - listShown >= LIST_REFRESH_MS) {
 		worked = true;
 		counterList.update(store, counterMax, displays);
@@ -200,7 +209,7 @@ function animate(now) {
 }
 
 // For the browser tests and anyone poking at the page from the console.
-window.gpuperfUi = { connection, stream, store, view, plots, meter, marks };
+window.gpuperfUi = { connection, stream, store, view, plots, meter, marks, usage };
 
 connection.open();
 requestAnimationFrame(animate);

@@ -1,0 +1,419 @@
+/*
+ * An NVIDIA GPU's usage source, from NVML (loaded at run time, libs.h).
+ *
+ * NVML gives percentages of its last sample period rather than counters:
+ * GPU and memory-controller utilization (nvmlDeviceGetUtilizationRates),
+ * the encoders' and decoders', and per process the SM, memory, encoder
+ * and decoder shares of each sample period
+ * (nvmlDeviceGetProcessUtilization). Like the telemetry set, the source
+ * turns each into a counter by adding share x time elapsed at every
+ * read, so readings difference like any other source's. Energy already
+ * is a counter (nvmlDeviceGetTotalEnergyConsumption, mJ). Memory per
+ * process is what the running-process lists say, as NVML reports it.
+ *
+ * Engines: sm (class compute: any kernel ran), mem (memory: the memory
+ * controller was busy), nvenc (encoder), nvdec (decoder). NVIDIA has no
+ * RC6 residency or requested clock: those stay unknown.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/clock.h"
+#include "daemon/host/proc_scan.h"
+#include "daemon/nvidia/nvidia_usage.h"
+#include "daemon/nvidia/telemetry.h"
+
+enum { SM, MEM, ENC, DEC, N_ENGINES };
+enum { PCIE_TX, PCIE_RX };
+
+/* A process's time on each engine so far, in ns. */
+struct process_busy {
+	int32_t pid;
+	uint64_t busy[N_ENGINES];
+	bool seen;                      /* in the newest reading */
+};
+
+struct nv_usage {
+	struct gpd_usage_source base;
+	const struct gpd_nv_libs *libs;
+	char bus_id[32];
+	char proc_root[PATH_MAX];
+	bool open;
+	uint64_t generation;
+	gpd_nvml_device device;
+	uint64_t last_ns;               /* monotonic, of the last read */
+	uint64_t busy[N_ENGINES], total;
+	double sm_mhz_s;
+	double energy_j;
+	unsigned long long last_energy_mj;
+	bool have_energy;
+	unsigned long long last_sample_us;      /* newest process sample seen */
+	struct process_busy *procs;
+	size_t n_procs, cap_procs;
+	struct gpd_nvml_process_utilization *samples;
+	unsigned cap_samples;
+	struct gpd_nvml_process_info *infos;
+	unsigned cap_infos;
+};
+
+static int nvml_note(const struct nv_usage *u, struct gpd_usage_reading *r,
+		     const char *call, gpd_nvml_return ret)
+{
+	gpd_usage_note(r->note, "%s: %s (NVML error %d)", call,
+		       gpd_nv_nvml_error(u->libs, ret), ret);
+	return -EIO;
+}
+
+static void close_nvml(struct nv_usage *u)
+{
+	if (!u->open)
+		return;
+	u->libs->nvml.shutdown();
+	u->open = false;
+}
+
+static int open_nvml(struct nv_usage *u, struct gpd_usage_reading *r)
+{
+	gpd_nvml_return ret = u->libs->nvml.init();
+	if (ret)
+		return nvml_note(u, r, "nvmlInit", ret);
+	ret = u->libs->nvml.device_get_handle_by_pci_bus_id(u->bus_id, &u->device);
+	if (ret) {
+		u->libs->nvml.shutdown();
+		return nvml_note(u, r, "nvmlDeviceGetHandleByPciBusId", ret);
+	}
+	u->open = true;
+	u->generation++;
+	u->last_ns = 0;
+	memset(u->busy, 0, sizeof(u->busy));
+	u->total = 0;
+	u->sm_mhz_s = 0;
+	u->energy_j = 0;
+	u->have_energy = false;
+	u->last_sample_us = gpd_nv_realtime_ns() / 1000;
+	u->n_procs = 0;
+	return 0;
+}
+
+/* Engines and clocks: shares of the time since the last read. */
+static void read_device(struct nv_usage *u, struct gpd_usage_reading *r,
+			uint64_t elapsed)
+{
+	const struct gpd_nvml_usage_api *api = &u->libs->nvml_usage;
+	struct gpd_nvml_utilization util;
+	unsigned percent[N_ENGINES] = { 0 }, period, mhz;
+	bool engines = !api->device_get_utilization_rates(u->device, &util);
+	if (engines) {
+		percent[SM] = util.gpu;
+		percent[MEM] = util.memory;
+	} else {
+		gpd_usage_note(r->note, "NVML gives no utilization for this GPU");
+	}
+	if (api->device_get_encoder_utilization(u->device, &percent[ENC], &period))
+		percent[ENC] = 0;
+	if (api->device_get_decoder_utilization(u->device, &percent[DEC], &period))
+		percent[DEC] = 0;
+	for (unsigned e = 0; e < N_ENGINES; e++) {
+		u->busy[e] += (uint64_t)((double)elapsed * percent[e] / 100);
+		r->engines[e].busy = u->busy[e];
+	}
+	u->total += elapsed;
+	for (unsigned e = 0; e < N_ENGINES; e++)
+		r->engines[e].total = u->total;
+	if (engines)
+		r->have |= GPD_USAGE_HAVE_ENGINES;
+	if (!u->libs->nvml.device_get_clock_info(u->device, GPD_NVML_CLOCK_SM, &mhz)) {
+		u->sm_mhz_s += mhz * ((double)elapsed / 1e9);
+		r->actual_freq_mhz_s = u->sm_mhz_s;
+		r->have |= GPD_USAGE_HAVE_ACTUAL_FREQ;
+	}
+	if (!api->device_get_max_clock_info(u->device, GPD_NVML_CLOCK_SM, &mhz)) {
+		r->min_freq_hz = NAN;
+		r->max_freq_hz = mhz * 1e6;
+		r->have |= GPD_USAGE_HAVE_FREQ_RANGE;
+	}
+	unsigned long long mj;
+	if (!u->libs->nvml.device_get_total_energy_consumption(u->device, &mj)) {
+		if (u->have_energy)
+			u->energy_j += (double)(mj - u->last_energy_mj) / 1e3;
+		u->last_energy_mj = mj;
+		u->have_energy = true;
+		r->energy_j = u->energy_j;
+		r->have |= GPD_USAGE_HAVE_ENERGY;
+	}
+	unsigned celsius;
+	if (!u->libs->nvml.device_get_temperature(u->device,
+						  GPD_NVML_TEMPERATURE_GPU,
+						  &celsius)) {
+		r->temperature_c = celsius;
+		r->have |= GPD_USAGE_HAVE_TEMPERATURE;
+	}
+	unsigned kbps;
+	r->gauges[PCIE_TX] = r->gauges[PCIE_RX] = NAN;
+	if (!api->device_get_pcie_throughput(u->device,
+					     GPD_NVML_PCIE_UTIL_TX_BYTES, &kbps))
+		r->gauges[PCIE_TX] = kbps * 1024.0;
+	if (!api->device_get_pcie_throughput(u->device,
+					     GPD_NVML_PCIE_UTIL_RX_BYTES, &kbps))
+		r->gauges[PCIE_RX] = kbps * 1024.0;
+	r->have |= GPD_USAGE_HAVE_GAUGES;
+}
+
+static struct process_busy *process_of(struct nv_usage *u, int32_t pid)
+{
+	for (size_t i = 0; i < u->n_procs; i++)
+		if (u->procs[i].pid == pid)
+			return &u->procs[i];
+	if (u->n_procs == u->cap_procs) {
+		size_t cap = u->cap_procs ? 2 * u->cap_procs : 16;
+		struct process_busy *p = realloc(u->procs, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		u->procs = p;
+		u->cap_procs = cap;
+	}
+	struct process_busy *p = &u->procs[u->n_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+/* The process utilization samples since the last read, each process's
+ * mean share of them added over the time elapsed. */
+static int read_process_shares(struct nv_usage *u, struct gpd_usage_reading *r,
+			       uint64_t elapsed)
+{
+	const struct gpd_nvml_usage_api *api = &u->libs->nvml_usage;
+	unsigned count = u->cap_samples;
+	gpd_nvml_return ret = api->device_get_process_utilization(
+		u->device, u->samples, &count, u->last_sample_us);
+	if (ret == GPD_NVML_ERROR_INSUFFICIENT_SIZE) {
+		struct gpd_nvml_process_utilization *s =
+			realloc(u->samples, (count + 16) * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		u->samples = s;
+		u->cap_samples = count + 16;
+		count = u->cap_samples;
+		ret = api->device_get_process_utilization(u->device, u->samples,
+							  &count, u->last_sample_us);
+	}
+	if (ret == GPD_NVML_ERROR_NOT_FOUND)
+		return 0;               /* no sample since the last read */
+	if (ret) {
+		nvml_note(u, r, "nvmlDeviceGetProcessUtilization", ret);
+		return 0;
+	}
+	/* Each process's mean over its new samples. */
+	unsigned long long newest = u->last_sample_us;
+	for (unsigned i = 0; i < count; i++)
+		if (u->samples[i].timestamp > newest)
+			newest = u->samples[i].timestamp;
+	for (unsigned i = 0; i < count; i++) {
+		const struct gpd_nvml_process_utilization *s = &u->samples[i];
+		if (s->timestamp <= u->last_sample_us)
+			continue;
+		bool counted = false;
+		for (unsigned j = 0; j < i && !counted; j++)
+			counted = u->samples[j].pid == s->pid &&
+				  u->samples[j].timestamp > u->last_sample_us;
+		if (counted)
+			continue;
+		unsigned n = 0;
+		double sum[N_ENGINES] = { 0 };
+		for (unsigned j = i; j < count; j++) {
+			const struct gpd_nvml_process_utilization *t = &u->samples[j];
+			if (t->pid != s->pid || t->timestamp <= u->last_sample_us)
+				continue;
+			sum[SM] += t->sm_util;
+			sum[MEM] += t->mem_util;
+			sum[ENC] += t->enc_util;
+			sum[DEC] += t->dec_util;
+			n++;
+		}
+		struct process_busy *p = process_of(u, (int32_t)s->pid);
+		if (!p)
+			return -ENOMEM;
+		for (unsigned e = 0; e < N_ENGINES; e++) {
+			double share = sum[e] / n / 100;
+			p->busy[e] += (uint64_t)((double)elapsed *
+						 (share > 1 ? 1 : share));
+		}
+	}
+	u->last_sample_us = newest;
+	return 0;
+}
+
+/* The processes holding memory or running work on the GPU. */
+static int read_running(struct nv_usage *u, struct gpd_usage_reading *r,
+			bool graphics)
+{
+	const struct gpd_nvml_usage_api *api = &u->libs->nvml_usage;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		unsigned count = u->cap_infos;
+		gpd_nvml_return ret = graphics ?
+			api->device_get_graphics_running_processes(u->device, &count,
+								   u->infos) :
+			api->device_get_compute_running_processes(u->device, &count,
+								  u->infos);
+		if (ret == GPD_NVML_ERROR_INSUFFICIENT_SIZE) {
+			struct gpd_nvml_process_info *i =
+				realloc(u->infos, (count + 16) * sizeof(*i));
+			if (!i)
+				return -ENOMEM;
+			u->infos = i;
+			u->cap_infos = count + 16;
+			continue;
+		}
+		if (ret == GPD_NVML_ERROR_NOT_SUPPORTED)
+			return 0;
+		if (ret) {
+			nvml_note(u, r, graphics ? "nvmlDeviceGetGraphicsRunning"
+				  "Processes" : "nvmlDeviceGetComputeRunningProcesses",
+				  ret);
+			return 0;
+		}
+		for (unsigned i = 0; i < count; i++) {
+			struct process_busy *p = process_of(u, (int32_t)u->infos[i].pid);
+			if (!p)
+				return -ENOMEM;
+			p->seen = true;
+			struct gpd_usage_client *c = NULL;
+			for (size_t k = 0; k < r->n_clients && !c; k++)
+				if (r->clients[k].pid == p->pid)
+					c = &r->clients[k];
+			if (!c && !(c = gpd_usage_reading_add_client(r)))
+				return -ENOMEM;
+			c->id = (uint64_t)p->pid;
+			c->pid = p->pid;
+			/* A process in both lists holds one allocation. */
+			if (u->infos[i].used_gpu_memory != ~0ull &&
+			    u->infos[i].used_gpu_memory > c->memory_bytes) {
+				c->memory_bytes = u->infos[i].used_gpu_memory;
+				c->resident_bytes = u->infos[i].used_gpu_memory;
+			}
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
+			  uint64_t elapsed)
+{
+	r->processes_read = true;
+	for (size_t i = 0; i < u->n_procs; i++)
+		u->procs[i].seen = false;
+	int ret = read_process_shares(u, r, elapsed);
+	if (!ret)
+		ret = read_running(u, r, false);
+	if (!ret)
+		ret = read_running(u, r, true);
+	if (ret)
+		return ret;
+	/* Processes with samples but no longer listed have exited: their
+	 * last shares are in the totals already. */
+	size_t kept = 0;
+	for (size_t i = 0; i < u->n_procs; i++)
+		if (u->procs[i].seen)
+			u->procs[kept++] = u->procs[i];
+	u->n_procs = kept;
+	for (size_t i = 0; i < r->n_clients; i++) {
+		struct gpd_usage_client *c = &r->clients[i];
+		const struct process_busy *p = process_of(u, c->pid);
+		if (!p)
+			return -ENOMEM;
+		for (unsigned e = 0; e < N_ENGINES; e++) {
+			c->busy[e] = p->busy[e];
+			c->capacity[e] = 1;
+		}
+		struct gpd_usage_process *row = gpd_usage_reading_add_process(r);
+		if (!row)
+			return -ENOMEM;
+		row->pid = c->pid;
+		/* NVML's pids are the host's: this machine's /proc names them. */
+		if (gpd_proc_read_stat(u->proc_root, c->pid, row->command,
+				       sizeof(row->command), &row->ppid))
+			row->ppid = 0;
+	}
+	return 0;
+}
+
+static int nv_read(struct gpd_usage_source *src, struct gpd_usage_reading *r,
+		   bool processes, struct gpd_error *err)
+{
+	struct nv_usage *u = (struct nv_usage *)src;
+	uint64_t now = gpd_monotonic_ns();
+	r->time_ns = now;
+	if (!u->libs->have_nvml || !u->libs->have_nvml_usage) {
+		gpd_usage_note(r->note, "%s", !u->libs->have_nvml ?
+			       u->libs->why_no_nvml : u->libs->why_no_nvml_usage);
+		return 0;
+	}
+	if (!u->open && open_nvml(u, r))
+		return 0;
+	r->generation = u->generation;
+	uint64_t elapsed = u->last_ns ? now - u->last_ns : 0;
+	u->last_ns = now;
+	read_device(u, r, elapsed);
+	if (processes && read_processes(u, r, elapsed))
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static void nv_close(struct gpd_usage_source *src)
+{
+	close_nvml((struct nv_usage *)src);
+}
+
+static void nv_destroy(struct gpd_usage_source *src)
+{
+	struct nv_usage *u = (struct nv_usage *)src;
+	close_nvml(u);
+	free(u->procs);
+	free(u->samples);
+	free(u->infos);
+	free(u);
+}
+
+static const struct gpd_usage_source_ops nv_usage_ops = {
+	.read = nv_read,
+	.close = nv_close,
+	.destroy = nv_destroy,
+};
+
+int gpd_nvidia_usage_create(const struct gpd_nv_libs *libs,
+			    const char *pci_bus_id, const char *proc_root,
+			    struct gpd_usage_source **out)
+{
+	struct nv_usage *u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->base.ops = &nv_usage_ops;
+	u->libs = libs;
+	snprintf(u->bus_id, sizeof(u->bus_id), "%s", pci_bus_id);
+	snprintf(u->proc_root, sizeof(u->proc_root), "%s",
+		 proc_root ? proc_root : "/proc");
+	struct gpd_usage_layout *l = &u->base.layout;
+	static const char *const names[N_ENGINES] = { "sm", "mem", "nvenc", "nvdec" };
+	static const char *const classes[N_ENGINES] = {
+		"compute", "memory", "encoder", "decoder",
+	};
+	for (unsigned e = 0; e < N_ENGINES; e++)
+		gpd_usage_layout_add_engine(l, names[e], classes[e], false, false);
+	snprintf(l->gauges[PCIE_TX].name, sizeof(l->gauges[0].name), "pcie_tx");
+	snprintf(l->gauges[PCIE_RX].name, sizeof(l->gauges[0].name), "pcie_rx");
+	snprintf(l->gauges[PCIE_TX].unit, sizeof(l->gauges[0].unit),
+		 "bytes_per_second");
+	snprintf(l->gauges[PCIE_RX].unit, sizeof(l->gauges[0].unit),
+		 "bytes_per_second");
+	l->n_gauges = 2;
+	snprintf(l->description, sizeof(l->description),
+		 "NVML: utilization, clocks, energy, running processes");
+	*out = &u->base;
+	return 0;
+}

@@ -1,0 +1,111 @@
+/*
+ * The NVIDIA usage source (daemon/nvidia/nvidia_usage.c) on a fake NVML:
+ * engine shares from utilization percentages, per-process shares from
+ * process utilization samples, memory exactly as NVML lists it, energy,
+ * clocks, PCIe, and what a driver without the usage calls says.
+ */
+#include <math.h>
+#include <unistd.h>
+
+#include "daemon/nvidia/nvidia_usage.h"
+#include "tests/unit/fake_nvidia.h"
+#include "tests/unit/test_util.h"
+
+/* Two readings 50 ms apart, and their frame. */
+static void two_readings(struct gpd_usage_source *src, struct gpd_usage_frame *f)
+{
+	struct gpd_usage_reading a, b;
+	struct gpd_error err;
+	gpd_usage_reading_init(&a);
+	gpd_usage_reading_init(&b);
+	ck_assert_int_eq(src->ops->read(src, &a, true, &err), 0);
+	usleep(50000);
+	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
+	gpd_usage_reading_sort(&a);
+	gpd_usage_reading_sort(&b);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, f), 0);
+	gpd_usage_reading_fini(&a);
+	gpd_usage_reading_fini(&b);
+}
+
+START_TEST(test_device_and_processes)
+{
+	fake_reset();
+	fake.util_gpu = 80;
+	fake.util_memory = 30;
+	fake.util_encoder = 10;
+	fake.n_processes = 2;
+	fake.processes[0] = (struct fake_process){ 4242, 1073741824ull + 5, 60, 20, false };
+	fake.processes[1] = (struct fake_process){ 4343, 268435456ull, 20, 10, true };
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
+						 "/nonexistent", &src), 0);
+	const struct gpd_usage_layout *l = &src->layout;
+	ck_assert_uint_eq(l->n_engines, 4);
+	ck_assert_str_eq(l->engines[0].name, "sm");
+	ck_assert_str_eq(l->classes[l->engines[0].class_index], "compute");
+	ck_assert_str_eq(l->classes[l->engines[2].class_index], "encoder");
+	struct gpd_usage_frame f;
+	gpd_usage_frame_init(&f);
+	two_readings(src, &f);
+	ck_assert_double_eq_tol(f.engines[0].busy, 0.8, 1e-6);
+	ck_assert_double_eq_tol(f.engines[1].busy, 0.3, 1e-6);
+	ck_assert_double_eq_tol(f.engines[2].busy, 0.1, 1e-6);
+	ck_assert_double_eq_tol(f.engines[3].busy, 0, 1e-9);
+	ck_assert(isnan(f.rc6));
+	ck_assert(isnan(f.requested_freq_hz));
+	ck_assert_double_eq(f.max_freq_hz, 1980e6);
+	ck_assert(f.power_w > 250 && f.power_w < 350);
+	ck_assert_double_eq(f.gauges[0], 1000 * 1024.0);
+	ck_assert_double_eq(f.gauges[1], 2000 * 1024.0);
+	ck_assert_uint_eq(f.n_processes, 2);
+	const struct gpd_usage_process_row *a = gpd_usage_frame_process(&f, 4242);
+	const struct gpd_usage_process_row *b = gpd_usage_frame_process(&f, 4343);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_double_eq_tol(a->class_busy[0], 0.6, 1e-6);
+	ck_assert_double_eq_tol(a->class_busy[1], 0.2, 1e-6);
+	ck_assert_double_eq_tol(b->class_busy[0], 0.2, 1e-6);
+	/* Exactly what NVML lists, once for a process in both lists. */
+	ck_assert_uint_eq(a->memory_bytes, 1073741824ull + 5);
+	ck_assert_uint_eq(b->memory_bytes, 268435456ull);
+	gpd_usage_frame_fini(&f);
+	src->ops->close(src);
+	src->ops->destroy(src);
+	ck_assert_uint_eq(fake.nvml_inits, fake.nvml_shutdowns);
+}
+END_TEST
+
+START_TEST(test_without_usage_calls)
+{
+	fake_reset();
+	struct gpd_nv_libs libs = *fake_libs();
+	libs.have_nvml_usage = false;
+	snprintf(libs.why_no_nvml_usage, sizeof(libs.why_no_nvml_usage),
+		 "libnvidia-ml.so.1 has no nvmlDeviceGetProcessUtilization");
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(&libs, "0000:00:06.0", NULL,
+						 &src), 0);
+	struct gpd_usage_reading r;
+	struct gpd_error err;
+	gpd_usage_reading_init(&r);
+	ck_assert_int_eq(src->ops->read(src, &r, true, &err), 0);
+	ck_assert_uint_eq(r.have, 0);
+	ck_assert_ptr_nonnull(strstr(r.note, "nvmlDeviceGetProcessUtilization"));
+	gpd_usage_reading_fini(&r);
+	src->ops->destroy(src);
+}
+END_TEST
+
+static Suite *nvidia_usage_suite(void)
+{
+	Suite *s = suite_create("nvidia_usage");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_device_and_processes);
+	tcase_add_test(tc, test_without_usage_calls);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(nvidia_usage_suite)
