@@ -42,6 +42,21 @@ const char *gpd_drm_engine_class(const char *name)
 	return NULL;
 }
 
+int gpd_drm_plan_add(struct gpd_drm_plan *plan, const char *name,
+		     uint64_t config, enum gpd_drm_event_role role,
+		     enum gpd_drm_event_unit unit, unsigned engine)
+{
+	if (plan->n_events == GPD_PERF_MAX_GROUP)
+		return -E2BIG;
+	struct gpd_drm_event *e = &plan->events[plan->n_events++];
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->config = config;
+	e->role = role;
+	e->unit = unit;
+	e->engine = engine;
+	return 0;
+}
+
 struct event_state {
 	uint64_t prev;
 	bool have_prev;

@@ -77,6 +77,11 @@ struct gpd_drm_usage_driver {
 	const char *min_freq_file, *max_freq_file;
 };
 
+/* Adds an event to plan; -E2BIG when it is full. */
+int gpd_drm_plan_add(struct gpd_drm_plan *plan, const char *name,
+		     uint64_t config, enum gpd_drm_event_role role,
+		     enum gpd_drm_event_unit unit, unsigned engine);
+
 extern const struct gpd_drm_usage_driver gpd_i915_usage_driver;
 extern const struct gpd_drm_usage_driver gpd_xe_usage_driver;
 

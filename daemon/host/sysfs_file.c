@@ -34,28 +34,34 @@ static int read_path(char *buf, size_t size, const char *path)
 	return 0;
 }
 
-int gpd_sysfs_read(char *buf, size_t size, const char *fmt, ...)
+static int read_formatted(char *buf, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static int read_formatted(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	char path[1024];
-	va_list ap;
-	va_start(ap, fmt);
 	int n = vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	return read_path(buf, size, path);
 }
 
-int gpd_sysfs_read_u64(uint64_t *out, const char *fmt, ...)
+int gpd_sysfs_read(char *buf, size_t size, const char *fmt, ...)
 {
-	char path[1024], text[64];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(path, sizeof(path), fmt, ap);
+	int ret = read_formatted(buf, size, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	int ret = read_path(text, sizeof(text), path);
+	return ret;
+}
+
+int gpd_sysfs_read_u64(uint64_t *out, const char *fmt, ...)
+{
+	char text[64];
+	va_list ap;
+	va_start(ap, fmt);
+	int ret = read_formatted(text, sizeof(text), fmt, ap);
+	va_end(ap);
 	if (ret)
 		return ret;
 	char *end;

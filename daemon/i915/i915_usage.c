@@ -60,15 +60,7 @@ static int add_event(const struct gpd_perf_pmu *pmu, struct gpd_drm_plan *plan,
 	if (gpd_perf_pmu_event(pmu, name, text, sizeof(text), NULL, 0, NULL) ||
 	    gpd_perf_event_config(pmu, text, NULL, &config))
 		return -ENOENT;
-	if (plan->n_events == GPD_PERF_MAX_GROUP)
-		return -E2BIG;
-	struct gpd_drm_event *e = &plan->events[plan->n_events++];
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->config = config;
-	e->role = role;
-	e->unit = unit;
-	e->engine = engine;
-	return 0;
+	return gpd_drm_plan_add(plan, name, config, role, unit, engine);
 }
 
 /* The engines named by ENGINE-busy files, sorted. */

@@ -44,21 +44,6 @@ static int event_config(const struct gpd_perf_pmu *pmu, const char *name,
 	return gpd_perf_event_config(pmu, text, extra, config);
 }
 
-static int add_event(struct gpd_drm_plan *plan, const char *name,
-		     uint64_t config, enum gpd_drm_event_role role,
-		     enum gpd_drm_event_unit unit, unsigned engine)
-{
-	if (plan->n_events == GPD_PERF_MAX_GROUP)
-		return -E2BIG;
-	struct gpd_drm_event *e = &plan->events[plan->n_events++];
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->config = config;
-	e->role = role;
-	e->unit = unit;
-	e->engine = engine;
-	return 0;
-}
-
 /* Whether the kernel takes an event of config: ENOENT says the engine is
  * not there; any other answer (EACCES included) is returned. */
 static int probe(const struct gpd_perf_pmu *pmu, uint64_t config)
@@ -104,10 +89,10 @@ static int add_engines(const struct gpd_perf_pmu *pmu, struct gpd_drm_plan *plan
 				return 0;
 			char event[48];
 			snprintf(event, sizeof(event), "%s-active-ticks", name);
-			add_event(plan, event, active, GPD_DRM_EVENT_BUSY,
+			gpd_drm_plan_add(plan, event, active, GPD_DRM_EVENT_BUSY,
 				  GPD_DRM_UNIT_TICKS, engine);
 			snprintf(event, sizeof(event), "%s-total-ticks", name);
-			add_event(plan, event, total, GPD_DRM_EVENT_TOTAL,
+			gpd_drm_plan_add(plan, event, total, GPD_DRM_EVENT_TOTAL,
 				  GPD_DRM_UNIT_TICKS, engine);
 		}
 	}
@@ -134,7 +119,7 @@ static int xe_plan(const struct gpd_perf_pmu *pmu, struct gpd_drm_plan *plan,
 	for (size_t i = 0; i < sizeof(gt_events) / sizeof(gt_events[0]); i++) {
 		uint64_t config;
 		if (!event_config(pmu, gt_events[i].name, "gt=0", &config))
-			add_event(plan, gt_events[i].name, config,
+			gpd_drm_plan_add(plan, gt_events[i].name, config,
 				  gt_events[i].role, gt_events[i].unit, 0);
 	}
 	if (!plan->n_events && !*why)
