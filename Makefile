@@ -34,7 +34,7 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := expat libuv libwebsockets libprotobuf-c libdrm libcap
+PKGS := expat libuv libwebsockets libprotobuf-c libdrm libcap zlib
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
@@ -57,7 +57,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev jq \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
 	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd strace \
-	tmux
+	tmux zlib1g-dev protobuf-compiler
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
 BROWSER_PACKAGES := chromium
@@ -164,9 +164,9 @@ $(LIBCLIENT): $(CLIENT_OBJS) | $(BUILD)/client
 $(BUILD)/daemon $(BUILD)/client:
 	mkdir -p $@
 
-$(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBPROTO) $(LIBGPM)
+$(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBGPM) $(LIBPROTO)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBPROTO) $(LIBGPM)
+$(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBGPM) $(LIBPROTO)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # libgpuperf, the installable client library: client/lib and the wire
@@ -201,7 +201,8 @@ install-libgpuperf: $(LIBGPC_SO) $(LIBGPC_A) $(BUILD)/gpuperf.pc
 	install -m 0644 client/include/gpuperf.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 $(BUILD)/gpuperf.pc $(DESTDIR)$(PKGCONFIGDIR)/
 
-ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBPROTO) $(LIBGPM)
+# Trace writing in metrics/ packs with the generated code: proto last.
+ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBGPM) $(LIBPROTO)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
@@ -215,7 +216,13 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(FAKE_KERNEL_SRCS) \
 		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) -Wl,--exclude-libs,ALL $(LDLIBS) -ldl
 
-unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks
+unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
+	$(BUILD)/tests/trace-check
+
+# Reads the Perfetto traces the tests write (tests/perfetto/check-trace.sh).
+$(BUILD)/tests/trace-check: tests/perfetto/trace_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -lz -lm
 
 # The WebSocket test client, shared by the server's integration checks and
 # its benchmark.
@@ -251,7 +258,9 @@ bench: all $(BENCH_BINS)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-FUZZ_LIB_OBJS := $(METRICS_SRCS:%.c=build/fuzz/%.o) build/fuzz/metrics/sim_builtin.o
+# Trace writing in metrics/ packs with the generated Perfetto code.
+FUZZ_LIB_OBJS := $(METRICS_SRCS:%.c=build/fuzz/%.o) build/fuzz/metrics/sim_builtin.o \
+	build/fuzz/proto/perfetto_trace.pb-c.o
 build/fuzz/%.o: %.c | $(PROTO_C)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<

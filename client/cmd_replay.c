@@ -28,6 +28,7 @@
 #include "metrics/oa_format.h"
 #include "metrics/oa_record.h"
 #include "metrics/oa_report.h"
+#include "metrics/oa_trace.h"
 #include "metrics/oa_window.h"
 #include "metrics/platform.h"
 #include "metrics/recording.h"
@@ -36,7 +37,7 @@
 static const char usage_line[] =
 	"gpuperf replay FILE [--metrics-dir DIR...] [-c C1,C2|all]\n"
 	"       [--per-report | --interval DURATION | --per-context]\n"
-	"       [--format table|csv|ndjson] [--raw] [-o OUT]";
+	"       [--format table|csv|ndjson|perfetto] [--raw] [-o OUT]";
 
 static const char help_text[] =
 	"Computes the counters of an i915-perf recording (IGT's\n"
@@ -57,7 +58,12 @@ static const char help_text[] =
 	"  --per-context      one row per run of reports of one context\n"
 	"                     (the default)\n"
 	"  --format FORMAT    table (aligned, human units; the default), csv\n"
-	"                     or ndjson (plain numbers)\n"
+	"                     or ndjson (plain numbers), or perfetto: a\n"
+	"                     Perfetto trace (.perfetto-trace) with the\n"
+	"                     counters per --interval window (10ms unless\n"
+	"                     given), a slice per span of each context, the\n"
+	"                     losses and clock snapshots; open it in\n"
+	"                     ui.perfetto.dev or trace_processor\n"
 	"  --raw              add the raw counter deltas (raw_gpu_time,\n"
 	"                     raw_a0, ...)\n"
 	"  -o, --output OUT   write to OUT instead of standard output\n"
@@ -69,6 +75,9 @@ static const char help_text[] =
 	"pairs summed), lost (OA_REPORT_LOST), buffers_lost (OA_BUFFER_LOST),\n"
 	"then one column per counter, named by its symbol. The pair across an\n"
 	"OA_BUFFER_LOST has no valid deltas and gives no row.\n";
+
+/* The counters' window in a trace without --interval. */
+#define TRACE_DEFAULT_INTERVAL_NS 10000000ull
 
 enum metadata_column {
 	COL_PLATFORM,
@@ -285,8 +294,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		if ((m = option_value(argc, argv, &i, "--format", NULL,
 				      &value))) {
 			if (m < 0 || gpuperf_format_parse(value, &opt->format))
-				return usage_error("--format takes table, csv "
-						   "or ndjson");
+				return usage_error("--format takes table, csv, "
+						   "ndjson or perfetto");
 			continue;
 		}
 		if ((m = option_value(argc, argv, &i, "--output", "-o",
@@ -300,6 +309,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (!opt->file)
 		return usage_error("name the recording to replay");
+	if (opt->format == GPUPERF_FORMAT_PERFETTO) {
+		if (opt->raw)
+			return usage_error("--raw goes with table, csv and "
+					   "ndjson; a trace has no raw deltas");
+		if (opt->mode == GPM_OA_WINDOW_PAIR)
+			return usage_error("a trace's counters come per "
+					   "--interval; --per-report goes with "
+					   "table, csv and ndjson");
+		if (opt->mode != GPM_OA_WINDOW_INTERVAL)
+			opt->interval_ns = TRACE_DEFAULT_INTERVAL_NS;
+		if (!opt->output && isatty(STDOUT_FILENO))
+			return usage_error("a Perfetto trace is binary; name "
+					   "the file to write with -o");
+	}
 	return 0;
 }
 
@@ -714,6 +737,7 @@ static int replay_records(struct replay *r)
 			gpm_ts_correlation_point(&r->correlation,
 						 &rec.correlation);
 			break;
+		case GPM_RECORDING_CLOCKS:
 		case GPM_RECORDING_END:
 			break;
 		}
@@ -725,6 +749,95 @@ static int replay_records(struct replay *r)
 		return file_error("cannot write %s: %s",
 			       r->opt.output ? r->opt.output : "the output",
 			       strerror(-r->write_error));
+	return GPUPERF_EXIT_OK;
+}
+
+static int write_trace_bytes(void *ctx, const void *data, size_t len)
+{
+	struct replay *r = ctx;
+	if (fwrite(data, 1, len, r->out) != len)
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+/* The recording as a Perfetto trace: every record, in file order, through
+ * the converter the daemon uses for its live traces. */
+static int replay_trace(struct replay *r)
+{
+	struct gpm_recording_record rec;
+	struct gpm_recording_error err;
+	struct gpm_oa_trace *trace;
+	char label[160];
+
+	r->out = stdout;
+	if (r->opt.output && !(r->out = fopen(r->opt.output, "w")))
+		return failure("cannot write %s: %s", r->opt.output,
+			       strerror(errno));
+	gpm_oa_trace_label(label, sizeof(label), r->platform->description,
+			   r->device.pci_id);
+	struct gpm_oa_trace_options o = {
+		.device_label = label,
+		.pci_id = r->device.pci_id,
+		.timestamp_frequency = r->device.timestamp_frequency,
+		.decoder = &r->decoder,
+		.binding = &r->binding,
+		.counters = r->selected,
+		.n_counters = r->n_selected,
+		.interval_ns = r->opt.interval_ns,
+		.write = write_trace_bytes,
+		.ctx = r,
+	};
+	if (!r->device.timestamp_frequency)
+		return input_error(r, "its device has no timestamp frequency");
+	if (gpm_oa_trace_create(&o, &trace) < 0)
+		return failure("out of memory");
+	int ret = 0;
+	for (;;) {
+		ret = gpm_recording_reader_next(r->reader, &rec, &err);
+		if (ret < 0) {
+			gpm_oa_trace_finish(trace);
+			gpm_oa_trace_destroy(trace);
+			return input_error(r, "%s (the trace holds what came "
+					   "before)", err.message);
+		}
+		if (rec.kind == GPM_RECORDING_END)
+			break;
+		switch (rec.kind) {
+		case GPM_RECORDING_SAMPLE:
+			ret = gpm_oa_trace_sample(trace, rec.data, rec.size);
+			break;
+		case GPM_RECORDING_REPORT_LOST:
+			ret = gpm_oa_trace_loss(trace, GPM_OA_LOSS_REPORT);
+			break;
+		case GPM_RECORDING_BUFFER_LOST:
+			ret = gpm_oa_trace_loss(trace, GPM_OA_LOSS_BUFFER);
+			break;
+		case GPM_RECORDING_CORRELATION:
+			ret = gpm_oa_trace_correlation(trace, &rec.correlation);
+			break;
+		case GPM_RECORDING_CLOCKS:
+			ret = gpm_oa_trace_clocks(trace, &rec.clocks);
+			break;
+		case GPM_RECORDING_END:
+			break;
+		}
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = gpm_oa_trace_finish(trace);
+	bool guessed = gpm_oa_trace_clock_guessed(trace);
+	gpm_oa_trace_destroy(trace);
+	if (!ret && fflush(r->out))
+		ret = -errno;
+	if (ret)
+		return failure("cannot write %s: %s",
+			       r->opt.output ? r->opt.output : "the trace",
+			       strerror(-ret));
+	if (guessed)
+		fprintf(stderr, "gpuperf replay: warning: %s has no correlation "
+			"point before its first report; the trace takes GPU "
+			"time for CLOCK_MONOTONIC\n", r->file);
 	return GPUPERF_EXIT_OK;
 }
 
@@ -800,8 +913,11 @@ static int replay_run(struct replay *r)
 		return input_error(r, "%s", err.message);
 	}
 	if ((ret = find_metric_set(r)) || (ret = setup_decoder(r)) ||
-	    (ret = select_counters(r)) || (ret = select_raw(r)) ||
-	    (ret = setup_output(r)))
+	    (ret = select_counters(r)))
+		return ret;
+	if (r->opt.format == GPUPERF_FORMAT_PERFETTO)
+		return replay_trace(r);
+	if ((ret = select_raw(r)) || (ret = setup_output(r)))
 		return ret;
 	return replay_records(r);
 }

@@ -22,7 +22,8 @@
 
 int gpuperf_format_parse(const char *name, enum gpuperf_format *out)
 {
-	static const char *const names[] = { "table", "csv", "ndjson" };
+	static const char *const names[] = { "table", "csv", "ndjson",
+					     "perfetto" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(name, names[i])) {
@@ -40,6 +41,8 @@ int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 			const struct gpuperf_column *columns, size_t n_columns)
 {
 	memset(o, 0, sizeof(*o));
+	if (format == GPUPERF_FORMAT_PERFETTO)
+		return -EINVAL;
 	o->out = out;
 	o->format = format;
 	o->columns = columns;
@@ -366,6 +369,8 @@ static void build_row(struct gpuperf_output *o,
 			else
 				append_bytes(o, num, len);
 			break;
+		case GPUPERF_FORMAT_PERFETTO:
+			break;          /* refused by gpuperf_output_init */
 		}
 		first = false;
 	}

@@ -22,9 +22,11 @@ enum gpuperf_format {
 	GPUPERF_FORMAT_TABLE,
 	GPUPERF_FORMAT_CSV,
 	GPUPERF_FORMAT_NDJSON,
+	/* Not rows: a Perfetto trace, which the commands write themselves. */
+	GPUPERF_FORMAT_PERFETTO,
 };
 
-/* "table", "csv" or "ndjson"; -EINVAL for anything else. */
+/* "table", "csv", "ndjson" or "perfetto"; -EINVAL for anything else. */
 int gpuperf_format_parse(const char *name, enum gpuperf_format *out);
 
 /*
@@ -90,7 +92,8 @@ struct gpuperf_output {
 	bool units_row;
 };
 
-/* columns must outlive the output. 0 or -ENOMEM. */
+/* columns must outlive the output. 0, -EINVAL for the perfetto format,
+ * or -ENOMEM. */
 int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 			enum gpuperf_format format,
 			const struct gpuperf_column *columns, size_t n_columns);

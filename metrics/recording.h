@@ -32,12 +32,22 @@
 #define GPM_RECORDING_TYPE_DEVICE_INFO 0x10001u
 #define GPM_RECORDING_TYPE_DEVICE_TOPOLOGY 0x10002u
 #define GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION 0x10003u
+/*
+ * gpuperf's own record: CLOCK_MONOTONIC and CLOCK_BOOTTIME read at one
+ * instant (struct gpm_recording_clocks, two u64), written next to each
+ * correlation point. The correlation points tie the GPU to
+ * CLOCK_MONOTONIC; this ties CLOCK_MONOTONIC to CLOCK_BOOTTIME, which
+ * keeps counting through suspend and is what Perfetto traces are timed
+ * by. IGT's reader skips record types it does not know.
+ */
+#define GPM_RECORDING_TYPE_CLOCKS 0x67700001u
 
 /* Whole record sizes, header included, that IGT's reader insists on. */
 #define GPM_RECORDING_HEADER_SIZE 8
 #define GPM_RECORDING_VERSION_SIZE 16
 #define GPM_RECORDING_DEVICE_INFO_SIZE 344
 #define GPM_RECORDING_CORRELATION_SIZE 24
+#define GPM_RECORDING_CLOCKS_SIZE 24
 #define GPM_RECORDING_LOST_SIZE 8
 /* The header's size field is 16 bits wide. */
 #define GPM_RECORDING_MAX_RECORD_SIZE 65535
@@ -73,6 +83,12 @@ struct gpm_recording_info {
 struct gpm_recording_correlation {
 	uint64_t cpu_ns;                /* CLOCK_MONOTONIC unless recorded otherwise */
 	uint64_t gpu_timestamp;         /* full-width GPU timestamp register */
+};
+
+/* CLOCK_MONOTONIC and CLOCK_BOOTTIME at one instant. */
+struct gpm_recording_clocks {
+	uint64_t monotonic_ns;
+	uint64_t boottime_ns;
 };
 
 /*
@@ -188,6 +204,11 @@ int gpm_recording_write_correlation_bridged(
 	const struct gpm_recording_correlation *c,
 	struct gpm_recording_error *err);
 
+/* One CLOCKS record, as given. */
+int gpm_recording_write_clocks(struct gpm_recording_writer *w,
+			       const struct gpm_recording_clocks *c,
+			       struct gpm_recording_error *err);
+
 /* A SAMPLE record holding one raw report of size bytes: the size of the
  * header's oa_format, or where that format is unknown, of the first
  * sample. */
@@ -227,6 +248,7 @@ enum gpm_recording_kind {
 	GPM_RECORDING_REPORT_LOST,
 	GPM_RECORDING_BUFFER_LOST,
 	GPM_RECORDING_CORRELATION,      /* correlation is set */
+	GPM_RECORDING_CLOCKS,           /* clocks is set */
 };
 
 struct gpm_recording_record {
@@ -240,6 +262,7 @@ struct gpm_recording_record {
 	size_t count;
 	size_t stride;
 	struct gpm_recording_correlation correlation;
+	struct gpm_recording_clocks clocks;
 };
 
 /* Running totals of what the reader has passed so far. */

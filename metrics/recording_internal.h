@@ -35,6 +35,12 @@ enum {
 	GPM__CORR_GPU = 8,
 };
 
+/* gpuperf's CLOCKS record */
+enum {
+	GPM__CLOCKS_MONOTONIC = 0,
+	GPM__CLOCKS_BOOTTIME = 8,
+};
+
 /*
  * Fills err (when not NULL) with code, offset and the message "offset N: "
  * (left out for GPM_RECORDING_NO_OFFSET) followed by the formatted words,

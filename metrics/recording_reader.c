@@ -444,6 +444,16 @@ static int interpret(struct gpm_recording_reader *r,
 		out->correlation.gpu_timestamp =
 			gpm__le64_load(rec->payload + GPM__CORR_GPU);
 		return 0;
+	case GPM_RECORDING_TYPE_CLOCKS:
+		if (rec->size != GPM_RECORDING_CLOCKS_SIZE)
+			return wrong_size(err, rec, "CLOCKS",
+					  GPM_RECORDING_CLOCKS_SIZE);
+		out->kind = GPM_RECORDING_CLOCKS;
+		out->clocks.monotonic_ns =
+			gpm__le64_load(rec->payload + GPM__CLOCKS_MONOTONIC);
+		out->clocks.boottime_ns =
+			gpm__le64_load(rec->payload + GPM__CLOCKS_BOOTTIME);
+		return 0;
 	default:
 		r->stats.unknown_records++;
 		return 0;
@@ -502,6 +512,8 @@ int gpm_recording_reader_next(struct gpm_recording_reader *r,
 			break;
 		case GPM_RECORDING_CORRELATION:
 			r->stats.correlations++;
+			break;
+		case GPM_RECORDING_CLOCKS:
 			break;
 		case GPM_RECORDING_END:
 			continue;

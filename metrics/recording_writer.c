@@ -253,6 +253,21 @@ int gpm_recording_write_correlation(struct gpm_recording_writer *w,
 	return rc;
 }
 
+int gpm_recording_write_clocks(struct gpm_recording_writer *w,
+			       const struct gpm_recording_clocks *c,
+			       struct gpm_recording_error *err)
+{
+	unsigned char payload[GPM_RECORDING_CLOCKS_SIZE - GPM_RECORDING_HEADER_SIZE];
+
+	int rc = need_header(w, err);
+	if (rc < 0)
+		return rc;
+	gpm__le64_store(payload + GPM__CLOCKS_MONOTONIC, c->monotonic_ns);
+	gpm__le64_store(payload + GPM__CLOCKS_BOOTTIME, c->boottime_ns);
+	return append(w, GPM_RECORDING_TYPE_CLOCKS, payload, sizeof(payload),
+		      err);
+}
+
 /* The CPU time at GPU time gpu on the line through a and b (a.gpu < b.gpu). */
 static uint64_t interpolate_cpu(const struct gpm_recording_correlation *a,
 				const struct gpm_recording_correlation *b,

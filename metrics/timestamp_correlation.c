@@ -92,3 +92,14 @@ int gpm_ts_correlation_cpu_ns(const struct gpm_ts_correlation *c,
 	*cpu_ns = cpu < 0 ? 0 : (uint64_t)cpu;
 	return 0;
 }
+
+int gpm_ts_correlation_line(const struct gpm_ts_correlation *c,
+			    uint64_t gpu_timestamp, uint64_t *line)
+{
+	if (!c->have_offset)
+		return -ENODATA;
+	if (gpu_timestamp < c->offset)
+		return -ERANGE;
+	*line = gpu_timestamp - c->offset;
+	return 0;
+}

@@ -53,4 +53,10 @@ void gpm_ts_correlation_point(struct gpm_ts_correlation *c,
 int gpm_ts_correlation_cpu_ns(const struct gpm_ts_correlation *c,
 			      uint64_t line, uint64_t *cpu_ns);
 
+/* Where a correlation point's GPU timestamp lies on the extended line;
+ * -ENODATA until a point and a report have both been seen, -ERANGE for
+ * a time before the line's start. */
+int gpm_ts_correlation_line(const struct gpm_ts_correlation *c,
+			    uint64_t gpu_timestamp, uint64_t *line);
+
 #endif

@@ -440,6 +440,9 @@ static void check_reference(struct gpm_recording_reader *r, int n)
 			correlations++;
 			expect_offset += 24;
 			break;
+		case GPM_RECORDING_CLOCKS:
+			ck_abort_msg("a CLOCKS record nobody wrote");
+			break;
 		case GPM_RECORDING_END:
 			break;
 		}
@@ -930,6 +933,47 @@ START_TEST(test_unknown_records_skipped)
 	ck_assert_int_eq(rec.kind, GPM_RECORDING_END);
 	ck_assert_uint_eq(r->stats.unknown_records, 4);
 	ck_assert_uint_eq(r->stats.samples, 3);
+	free(r);
+	free(m.data);
+}
+END_TEST
+
+/* gpuperf's CLOCKS record reads back as written, between the samples
+ * where it was written, and is no unknown record. */
+START_TEST(test_clocks_record)
+{
+	struct gpm_recording_info info;
+	struct gpm_recording_reader *r = malloc(sizeof(*r));
+	struct gpm_recording_record rec;
+	unsigned char report[REPORT_SIZE];
+	struct gpm_recording_clocks c = { 123456789, 987654321012 };
+	struct membuf m;
+
+	skl_info(&info);
+	membuf_open(&m, 0);
+	ck_assert_int_eq(gpm_recording_write_header(&m.w, &info, NULL), 0);
+	ck_assert_int_eq(gpm_recording_write_clocks(&m.w, &c, NULL), 0);
+	skl_report(report, 0, 512, 1);
+	ck_assert_int_eq(gpm_recording_write_sample(&m.w, report, sizeof(report),
+						    NULL), 0);
+	membuf_close(&m);
+
+	ck_assert_int_eq(gpm_recording_reader_open_memory(r, m.data, m.size,
+							  NULL), 0);
+	ck_assert_int_eq(gpm_recording_reader_next(r, &rec, NULL), 0);
+	ck_assert_int_eq(rec.kind, GPM_RECORDING_CLOCKS);
+	ck_assert_uint_eq(rec.clocks.monotonic_ns, c.monotonic_ns);
+	ck_assert_uint_eq(rec.clocks.boottime_ns, c.boottime_ns);
+	ck_assert_int_eq(gpm_recording_reader_next(r, &rec, NULL), 0);
+	ck_assert_int_eq(rec.kind, GPM_RECORDING_SAMPLE);
+	ck_assert_uint_eq(r->stats.unknown_records, 0);
+
+	/* One of the wrong size is refused, as the IGT records are. */
+	ck_assert_uint_eq(le32((const unsigned char *)m.data + OFF_BODY),
+			  GPM_RECORDING_TYPE_CLOCKS);
+	set_size(m.data, OFF_BODY, 16);
+	expect_error(m.data, m.size, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
+		     OFF_BODY, "CLOCKS record of 16 bytes, expected 24");
 	free(r);
 	free(m.data);
 }
@@ -1713,6 +1757,7 @@ static Suite *recording_suite(void)
 	tcase_add_test(rt, test_header_only_and_empty);
 	tcase_add_test(rt, test_every_record_boundary_readable);
 	tcase_add_test(rt, test_unknown_records_skipped);
+	tcase_add_test(rt, test_clocks_record);
 	tcase_add_test(rt, test_version_optional);
 	suite_add_tcase(s, rt);
 
