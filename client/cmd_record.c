@@ -2,7 +2,9 @@
  * gpuperf record: the device's raw OA stream, recorded by the daemon in
  * IGT's i915-perf format and written here as its bytes arrive, until
  * Ctrl-C or --duration; the daemon then closes the file with its last
- * correlation point, so i915-perf-reader accepts it.
+ * correlation point, so i915-perf-reader accepts it. With --format
+ * perfetto the daemon turns the same stream into a Perfetto trace as it
+ * records it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@ static const char *const cmd = "record";
 
 static const char usage[] =
 	"gpuperf record -m SET -o FILE [--duration D] [-p PERIOD]\n"
+	"       [--format i915perf|perfetto [-c C1,C2|all] [-i INTERVAL]]\n"
 	"       [--max-bytes N] [-d DEVICE] [CONNECTION OPTIONS]";
 
 static const char help[] =
@@ -39,8 +42,19 @@ static const char help[] =
 	"                        the daemon's default)\n"
 	"      --max-bytes N     stop before the file passes N bytes (k, M, G:\n"
 	"                        powers of 1000; Ki, Mi, Gi: of 1024; at\n"
-	"                        least 4096; default: the daemon's limit)\n"
-	"  -d, --device DEVICE   the device (default: the first)\n\n";
+	"                        least 4096; default: the daemon's limit; a\n"
+	"                        trace stops once it reaches N)\n"
+	"  -d, --device DEVICE   the device (default: the first)\n"
+	"      --format FORMAT   i915perf (the default) or perfetto: a\n"
+	"                        Perfetto trace (.perfetto-trace) of the same\n"
+	"                        stream, what 'gpuperf replay --format\n"
+	"                        perfetto' makes of an i915perf recording:\n"
+	"                        the counters per window, a slice per span of\n"
+	"                        each hardware context, losses and clock\n"
+	"                        snapshots; open it in ui.perfetto.dev\n"
+	"  -c, --counters C1,C2  perfetto: the counters, by symbol; 'all' (the\n"
+	"                        default) is every one\n"
+	"  -i, --interval D      perfetto: the counters' window (default 10ms)\n\n";
 
 /* A recording's header alone takes about 1 kB; the daemon refuses
  * limits with no room for it and a report. */
@@ -58,6 +72,9 @@ struct record {
 	uint64_t duration_ns;
 	uint64_t period_ns;
 	uint64_t max_bytes;
+	bool perfetto;
+	const char *counters;           /* "a,b"; NULL: all */
+	uint64_t interval_ns;
 
 	uv_loop_t loop;
 	struct gpc_client *client;
@@ -99,6 +116,12 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 		    (m = gpuperf_arg_value(argc, argv, &i, "--period", "-p",
 					   &value)) ||
 		    (m = gpuperf_arg_value(argc, argv, &i, "--max-bytes", NULL,
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--format", NULL,
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--counters", "-c",
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--interval", "-i",
 					   &value))) {
 			if (m < 0 || !*value)
 				return gpuperf_usage_error(cmd, usage, "%s needs "
@@ -113,6 +136,20 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 			r->path = value;
 		} else if (!strncmp(arg, "--device", 8) || !strcmp(arg, "-d")) {
 			r->device = value;
+		} else if (!strncmp(arg, "--format", 8)) {
+			if (strcmp(value, "perfetto") && strcmp(value, "i915perf"))
+				return gpuperf_usage_error(cmd, usage, "--format "
+							   "takes i915perf or "
+							   "perfetto");
+			r->perfetto = !strcmp(value, "perfetto");
+		} else if (!strncmp(arg, "--counters", 10) || !strcmp(arg, "-c")) {
+			r->counters = strcmp(value, "all") ? value : NULL;
+		} else if (!strncmp(arg, "--interval", 10) || !strcmp(arg, "-i")) {
+			if (gpuperf_parse_duration(value, &r->interval_ns) < 0)
+				return gpuperf_usage_error(cmd, usage, "%s takes "
+							   "a duration such as "
+							   "10ms, not '%s'",
+							   arg, value);
 		} else if (!strncmp(arg, "--max-bytes", 11)) {
 			if (gpuperf_parse_bytes(value, &r->max_bytes) ||
 			    r->max_bytes < MIN_MAX_BYTES)
@@ -137,6 +174,9 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 	if (!r->path)
 		return gpuperf_usage_error(cmd, usage, "name the file to write "
 					   "with -o");
+	if (!r->perfetto && (r->counters || r->interval_ns))
+		return gpuperf_usage_error(cmd, usage, "-c and -i choose what a "
+					   "trace shows; add --format perfetto");
 	return 0;
 }
 
@@ -228,9 +268,10 @@ static void on_started(struct gpc_recording *rec, const struct gpc_error *err,
 			      (double)info->sampling_period_ns);
 	gpuperf_note_period(cmd, r->client, info->device, r->period_ns,
 			    info->sampling_period_ns);
-	fprintf(stderr, "gpuperf record: recording %s of %s every %s to %s; "
+	fprintf(stderr, "gpuperf record: recording %s of %s every %s to %s%s; "
 		"Ctrl-C ends it\n", info->metric_set, info->device, period,
-		r->path);
+		r->path, info->format == GPC_RECORDING_PERFETTO ?
+		" as a Perfetto trace" : "");
 	r->start_ms = uv_now(&r->loop);
 	uint64_t every = r->tty ? PROGRESS_TTY_MS : PROGRESS_LOG_MS;
 	uv_timer_start(&r->progress, on_progress, every, every);
@@ -319,11 +360,23 @@ static int record_run(struct record *r)
 	gpc_set_disconnect_cb(r->client, on_disconnect, r);
 	if ((ret = check_names(r)))
 		return ret;
+	char **counters = NULL;
+	size_t n_counters = 0;
+	if (r->counters && gpuperf_split_list(r->counters, &counters,
+					      &n_counters) < 0)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_USAGE, "bad counter list "
+				    "'%s': give symbols separated by commas, "
+				    "or 'all'", r->counters);
 	struct gpc_recording_options o = {
 		.device = r->device,
 		.metric_set = r->metric_set,
 		.sampling_period_ns = r->period_ns,
 		.max_bytes = r->max_bytes,
+		.format = r->perfetto ? GPC_RECORDING_PERFETTO :
+			  GPC_RECORDING_I915_PERF,
+		.window_ns = r->interval_ns,
+		.counters = (const char *const *)counters,
+		.n_counters = n_counters,
 	};
 	struct gpc_recording_cbs cbs = {
 		.started = on_started,
@@ -331,6 +384,7 @@ static int record_run(struct record *r)
 		.stopped = on_stopped,
 	};
 	ret = gpc_record(r->client, &o, &cbs, r, &r->rec);
+	free(counters);
 	if (ret)
 		return gpuperf_fail(cmd, gpuperf_exit_for(ret), "cannot ask for "
 				    "a recording: %s", gpc_strerror(ret));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/device.h"
 #include "daemon/device_registry.h"
@@ -16,6 +17,7 @@
 #include "metrics/oa_record.h"
 #include "metrics/oa_report.h"
 #include "metrics/oa_timestamp.h"
+#include "metrics/oa_trace.h"
 #include "metrics/recording.h"
 
 /* IGT's recorder also correlates the clocks about once a second. */
@@ -33,6 +35,12 @@ struct gpd_recorder {
 	void *user;
 	const struct gpm_metric_set *set;
 	uint64_t period_ns;
+	/* PERFETTO: the recording's bytes go through trace, whose bytes go
+	 * to the sink. */
+	struct gpm_oa_trace *trace;
+	uint64_t window_ns;
+	unsigned *counters;             /* the trace's, as set indices */
+	char label[160];
 
 	struct gpm_recording_writer *writer;
 	FILE *out;
@@ -55,18 +63,34 @@ struct gpd_recorder {
 	bool has_reason;
 };
 
-static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+static int sink_data(struct gpd_recorder *r, const void *buf, size_t size)
 {
-	struct gpd_recorder *r = cookie;
 	if (r->sink_error)
-		return -1;
+		return r->sink_error;
 	int ret = r->ops->data(r->user, r->bytes, buf, size);
 	if (ret) {
 		r->sink_error = ret;
-		return -1;
+		return ret;
 	}
 	r->bytes += size;
-	return (ssize_t)size;
+	return 0;
+}
+
+static int trace_write(void *ctx, const void *data, size_t len)
+{
+	return sink_data(ctx, data, len);
+}
+
+/* The recording writer's bytes: whole records, to the sink or the
+ * trace. */
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct gpd_recorder *r = cookie;
+	int ret = r->trace ? gpm_oa_trace_records(r->trace, buf, size)
+			   : sink_data(r, buf, size);
+	if (ret && !r->sink_error)
+		r->sink_error = ret;
+	return ret ? -1 : (ssize_t)size;
 }
 
 static void stop_with(struct gpd_recorder *r, const char *fmt, ...)
@@ -92,6 +116,9 @@ static void check_writer(struct gpd_recorder *r, int ret)
 	if (r->sink_error == -ENOBUFS)
 		stop_with(r, "the client fell too far behind reading the "
 			  "recording's bytes");
+	else if (r->sink_error && r->trace && r->sink_error == -EBADMSG)
+		stop_with(r, "the recording could not be made a trace (%s)",
+			  strerror(-r->sink_error));
 	else if (r->sink_error)
 		stop_with(r, "the recording's bytes could not be sent (%s)",
 			  strerror(-r->sink_error));
@@ -117,6 +144,22 @@ static int write_header(struct gpd_recorder *r)
 	return ret;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC and CLOCK_BOOTTIME at one instant, as near as two
+ * readings get: BOOTTIME is read right after, so the offset between the
+ * two (the time spent suspended) comes out a few ns long, never short. */
+static void read_clocks(struct gpm_recording_clocks *c)
+{
+	c->monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+	c->boottime_ns = clock_ns(CLOCK_BOOTTIME);
+}
+
 /* A correlation point at extended GPU time ts. The recording's GPU clock
  * is the report's timestamp field, so ticks go back to its units. */
 static int correlate(struct gpd_recorder *r, uint64_t ts)
@@ -128,6 +171,11 @@ static int correlate(struct gpd_recorder *r, uint64_t ts)
 	int ret = gpm_recording_write_correlation_bridged(r->writer, &c, NULL);
 	if (!ret)
 		r->last_correlation_cpu_ns = gpd_monotonic_ns();
+	if (!ret) {
+		struct gpm_recording_clocks clocks;
+		read_clocks(&clocks);
+		ret = gpm_recording_write_clocks(r->writer, &clocks, NULL);
+	}
 	check_writer(r, ret);
 	return ret;
 }
@@ -189,8 +237,12 @@ static void on_records(void *user, const void *data, size_t len)
 				  r->dev->source->format->size, data, len);
 	int ret = 0;
 	while (!ret && !r->stopping && gpm_oa_record_next(&rd, &rec) > 0) {
-		if (r->max_bytes && gpm_recording_writer_offset(r->writer) +
-		    rec.size + LIMIT_RESERVED_BYTES > r->max_bytes) {
+		/* A trace's bytes come a deflated chunk at a time: its
+		 * limit is checked against what went out. */
+		uint64_t used = r->trace ? r->bytes :
+			gpm_recording_writer_offset(r->writer) + rec.size +
+			LIMIT_RESERVED_BYTES;
+		if (r->max_bytes && used > r->max_bytes) {
 			stop_with(r, "the recording reached its limit of %llu "
 				  "bytes", (unsigned long long)r->max_bytes);
 			break;
@@ -265,10 +317,52 @@ static void finish(uv_timer_t *timer)
 		else if (gpd_device_gpu_now(r->dev, &now) && !correlate(r, now))
 			correlate(r, now + 1);
 		check_writer(r, gpm_recording_writer_flush(r->writer, NULL));
+		if (r->trace)
+			check_writer(r, gpm_oa_trace_finish(r->trace));
 	}
 	release(r);
 	r->ops->stopped(r->user, r->bytes, r->reports,
 			r->has_reason ? r->reason : NULL);
+}
+
+/* The converter of a PERFETTO recording, for the counters the recorder's
+ * subscription took. */
+static int start_trace(struct gpd_recorder *r, uint64_t window_ns,
+		       struct gpd_error *err)
+{
+	const char *const *symbols;
+	size_t n = gpd_subscription_counters(r->sub, &symbols);
+	const struct gpd_source *src = r->dev->source;
+
+	r->window_ns = window_ns ? window_ns : GPD_RECORDER_DEFAULT_WINDOW_NS;
+	r->counters = calloc(n ? n : 1, sizeof(*r->counters));
+	if (!r->counters)
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int index = gpm_metric_set_find_counter(r->set, symbols[i]);
+		if (index < 0)
+			return gpd_fail(err, -ENOENT, "metric set %s has no "
+					"counter %s", r->set->symbol_name,
+					symbols[i]);
+		r->counters[i] = (unsigned)index;
+	}
+	gpm_oa_trace_label(r->label, sizeof(r->label),
+			   src->platform->description, src->info.pci_id);
+	struct gpm_oa_trace_options o = {
+		.device_label = r->label,
+		.pci_id = src->info.pci_id,
+		.timestamp_frequency = src->info.timestamp_frequency,
+		.decoder = &r->dev->decoder,
+		.binding = r->dev->binding,
+		.counters = r->counters,
+		.n_counters = n,
+		.interval_ns = r->window_ns,
+		.write = trace_write,
+		.ctx = r,
+	};
+	if (gpm_oa_trace_create(&o, &r->trace))
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 int gpd_recorder_start(const struct gpd_device_registry *devices,
@@ -300,10 +394,14 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 			    "IGT's recording format needs; record it with the "
 			    "i915 driver's tools instead", dev->source->name);
 	}
+	/* The subscription checks the trace's counters with the rest. */
+	bool trace = req->format == GPD_RECORDING_PERFETTO;
 	struct gpd_subscribe_request sreq = {
 		.device = req->device,
 		.metric_set = req->metric_set,
 		.sampling_period_ns = req->sampling_period_ns,
+		.counters = trace ? req->counters : NULL,
+		.n_counters = trace ? req->n_counters : 0,
 		.role = req->role,
 	};
 	int ret = gpd_subscribe(devices, &sreq, &recorder_sub_ops, r, &r->sub,
@@ -327,6 +425,14 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	/* The writer hands over whole records; no second buffer between. */
 	setvbuf(r->out, NULL, _IONBF, 0);
 	gpm_recording_writer_init_file(r->writer, r->out, 0);
+	if (trace && (ret = start_trace(r, req->window_ns, err))) {
+		release(r);
+		gpm_oa_trace_destroy(r->trace);
+		free(r->counters);
+		free(r->writer);
+		free(r);
+		return ret;
+	}
 	r->ops = ops;
 	r->user = user;
 	r->max_bytes = req->max_bytes;
@@ -357,6 +463,8 @@ void gpd_recorder_stop(struct gpd_recorder *r, const char *reason)
 static void on_closed(uv_handle_t *handle)
 {
 	struct gpd_recorder *r = handle->data;
+	gpm_oa_trace_destroy(r->trace);
+	free(r->counters);
 	free(r->writer);
 	free(r);
 }
@@ -384,4 +492,9 @@ const char *gpd_recorder_metric_set(const struct gpd_recorder *r)
 uint64_t gpd_recorder_period_ns(const struct gpd_recorder *r)
 {
 	return r->period_ns;
+}
+
+uint64_t gpd_recorder_window_ns(const struct gpd_recorder *r)
+{
+	return r->window_ns;
 }

@@ -2,14 +2,19 @@
  * Server-side recordings: a device's raw OA records, as the source
  * delivered them, written in IGT's i915-perf recording format (what
  * i915-perf-recorder writes and i915-perf-reader reads) and handed to a
- * sink as the file's bytes, in order.
+ * sink as the file's bytes, in order; or, as a Perfetto trace, those same
+ * records through the converter `gpuperf replay --format perfetto` uses
+ * (metrics/oa_trace.h), so that a live trace and the replay of a
+ * recording of the same stream are the same trace.
  *
  * A recorder holds a subscription of its own, which keeps the stream open
  * and tells it when the configuration changes under it (the header would
  * no longer describe the reports: the recording ends there). Timestamp
  * correlation points are taken from the reports themselves, before the
  * first, about once a second, and after the last, so every report lies
- * between two of them as IGT's reader requires.
+ * between two of them as IGT's reader requires. Each is followed by
+ * gpuperf's CLOCKS record, CLOCK_MONOTONIC and CLOCK_BOOTTIME read
+ * together, which places the trace on Perfetto's clock.
  */
 #ifndef GPD_RECORDER_H
 #define GPD_RECORDER_H
@@ -32,6 +37,11 @@ struct gpd_recorder_sink_ops {
 			const char *reason);
 };
 
+enum gpd_recording_format {
+	GPD_RECORDING_I915_PERF,
+	GPD_RECORDING_PERFETTO,
+};
+
 struct gpd_recorder_request {
 	const char *device;             /* NULL: the first */
 	const char *metric_set;         /* NULL: what runs or the default */
@@ -40,11 +50,19 @@ struct gpd_recorder_request {
 	 * else at least GPD_RECORDING_MIN_BYTES. */
 	uint64_t max_bytes;
 	enum gpd_role role;
+	enum gpd_recording_format format;
+	/* PERFETTO: the counters' window (0: GPD_RECORDER_DEFAULT_WINDOW_NS)
+	 * and the counters (NULL: all), as in a subscription. */
+	uint64_t window_ns;
+	const char *const *counters;
+	size_t n_counters;
 };
 
 /* A recording limit below this leaves no room for the file's header
  * (VERSION, DEVICE_INFO, the topology, a correlation) and one report. */
 #define GPD_RECORDING_MIN_BYTES 4096u
+
+#define GPD_RECORDER_DEFAULT_WINDOW_NS 10000000ull
 
 /* Records one of devices. */
 int gpd_recorder_start(const struct gpd_device_registry *devices,
@@ -64,5 +82,7 @@ void gpd_recorder_destroy(struct gpd_recorder *r);
 const char *gpd_recorder_device(const struct gpd_recorder *r);
 const char *gpd_recorder_metric_set(const struct gpd_recorder *r);
 uint64_t gpd_recorder_period_ns(const struct gpd_recorder *r);
+/* PERFETTO: the counters' window; 0 for I915_PERF. */
+uint64_t gpd_recorder_window_ns(const struct gpd_recorder *r);
 
 #endif

@@ -476,11 +476,26 @@ int gpc_reconfigure(struct gpc_subscription *sub, const char *metric_set,
 
 struct gpc_recording;
 
+enum gpc_recording_format {
+	/* IGT's i915-perf format: the raw stream (i915-perf-reader and
+	 * gpuperf replay read it). */
+	GPC_RECORDING_I915_PERF,
+	/* A Perfetto trace of the stream (.perfetto-trace): the counters per
+	 * window, a slice per span of each context, losses, clocks. */
+	GPC_RECORDING_PERFETTO,
+};
+
 struct gpc_recording_options {
 	const char *device;             /* NULL: the first */
 	const char *metric_set;         /* as in gpc_subscribe_options */
 	uint64_t sampling_period_ns;
 	uint64_t max_bytes;             /* 0: the daemon's limit */
+	enum gpc_recording_format format;
+	/* PERFETTO: the counters' window (0: 10 ms) and the counters, as
+	 * in gpc_subscribe_options (none: all). */
+	uint64_t window_ns;
+	const char *const *counters;
+	size_t n_counters;
 };
 
 struct gpc_recording_info {
@@ -488,6 +503,8 @@ struct gpc_recording_info {
 	const char *device;
 	const char *metric_set;
 	uint64_t sampling_period_ns;
+	enum gpc_recording_format format;
+	uint64_t window_ns;             /* PERFETTO: the counters' window */
 };
 
 struct gpc_recording_summary {
@@ -513,7 +530,8 @@ struct gpc_recording_cbs {
 };
 
 /* Starts a recording of the device's raw stream, in IGT's i915-perf
- * format (what i915-perf-reader reads). cbs is copied. */
+ * format (what i915-perf-reader reads) or as a Perfetto trace. cbs is
+ * copied. */
 int gpc_record(struct gpc_client *client,
 	       const struct gpc_recording_options *options,
 	       const struct gpc_recording_cbs *cbs, void *user,

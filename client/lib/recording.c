@@ -64,6 +64,12 @@ int gpc_record(struct gpc_client *c, const struct gpc_recording_options *o,
 	m.metric_set = (char *)(o->metric_set ? o->metric_set : "");
 	m.sampling_period_ns = o->sampling_period_ns;
 	m.max_bytes = o->max_bytes;
+	m.format = o->format == GPC_RECORDING_PERFETTO ?
+		   GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_PERFETTO :
+		   GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_I915_PERF;
+	m.window_ns = o->window_ns;
+	m.counters = (char **)o->counters;
+	m.n_counters = o->n_counters;
 	env.kind_case = GPUPERF__ENVELOPE__KIND_START_RECORDING;
 	env.start_recording = &m;
 	int64_t id = gpc__client_request(c, &env, GPC__REQUEST_RECORD, rec,
@@ -90,6 +96,9 @@ void gpc__recording_started(struct gpc_recording *rec,
 	rec->info.device = rec->device ? rec->device : "";
 	rec->info.metric_set = rec->metric_set ? rec->metric_set : "";
 	rec->info.sampling_period_ns = m->sampling_period_ns;
+	rec->info.format = m->format == GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_PERFETTO ?
+			   GPC_RECORDING_PERFETTO : GPC_RECORDING_I915_PERF;
+	rec->info.window_ns = m->window_ns;
 	if (rec->cbs.started)
 		rec->cbs.started(rec, NULL, rec->user);
 }

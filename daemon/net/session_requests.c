@@ -268,6 +268,14 @@ static void handle_start_recording(struct gpd_session *s,
 		gpd_session_error(s, env->request_id, -ENOMEM, "out of memory");
 		return;
 	}
+	if (r->format != GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_I915_PERF &&
+	    r->format != GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_PERFETTO) {
+		gpd_session_error(s, env->request_id, -EINVAL,
+				  "unknown recording format; ask for I915_PERF "
+				  "or PERFETTO");
+		free(sr);
+		return;
+	}
 	sr->session = s;
 	sr->id = s->next_recording_id++;
 	sr->request_id = env->request_id;
@@ -278,6 +286,11 @@ static void handle_start_recording(struct gpd_session *s,
 		.sampling_period_ns = r->sampling_period_ns,
 		.max_bytes = r->max_bytes && r->max_bytes < limit ? r->max_bytes : limit,
 		.role = s->role,
+		.format = r->format == GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_PERFETTO ?
+			  GPD_RECORDING_PERFETTO : GPD_RECORDING_I915_PERF,
+		.window_ns = r->window_ns,
+		.counters = (const char *const *)r->counters,
+		.n_counters = r->n_counters,
 	};
 	struct gpd_error err = { 0 };
 	if (gpd_recorder_start(s->server->devices, &req,
@@ -295,6 +308,8 @@ static void handle_start_recording(struct gpd_session *s,
 	m.device = (char *)gpd_recorder_device(sr->recorder);
 	m.metric_set = (char *)gpd_recorder_metric_set(sr->recorder);
 	m.sampling_period_ns = gpd_recorder_period_ns(sr->recorder);
+	m.format = r->format;
+	m.window_ns = gpd_recorder_window_ns(sr->recorder);
 	Gpuperf__Envelope out = GPUPERF__ENVELOPE__INIT;
 	out.kind_case = GPUPERF__ENVELOPE__KIND_RECORDING_STARTED;
 	out.recording_started = &m;

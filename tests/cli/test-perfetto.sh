@@ -1,9 +1,12 @@
 #!/bin/sh
 # Perfetto traces: gpuperf replay --format perfetto of a recording the
-# daemon made on a simulated Tiger Lake GT2, decoded with protoc against
-# Perfetto's own schema and checked for what it means, its counters equal
-# to replay's NDJSON of the same windows; a field numbered wrongly or a
-# track used before it is described is caught.
+# daemon made on a simulated Tiger Lake GT2, and gpuperf record --format
+# perfetto live from the daemon, decoded with protoc against Perfetto's own
+# schema and checked for what they mean, the counters equal to replay's
+# NDJSON of the same windows; a live trace of a recording the daemon
+# replays is the replay's trace but for the clock snapshots of the
+# capture; a field numbered wrongly or a track used before it is described
+# is caught.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -41,6 +44,31 @@ run 0 replay "$tmp/r.i915perf" $M --format ndjson --interval 100ms \
 	-c GpuTime,GpuBusy,EuActive -o "$tmp/c.ndjson"
 check_trace "$tmp/c.pftrace" "$tmp/c.ndjson"
 check "-c left other counters in the trace" [ -z "$(grep 'track GPU Core Clocks' "$tmp/c.pftrace.summary")" ]
+
+# ---- record: live from the daemon, on BOOTTIME
+run 0 record $S -m RenderBasic -o "$tmp/l.pftrace" --format perfetto --duration 1s \
+	-c GpuTime,GpuBusy,EuActive,VsThreads -i 20ms
+expect err "as a Perfetto trace"
+check_trace "$tmp/l.pftrace"
+expect l.pftrace.summary "(with BOOTTIME)"
+expect l.pftrace.summary "track VS Threads Dispatched"
+run 5 record $S -m RenderBasic -o "$tmp/x" --format perfetto -c NoSuchCounter
+run 2 record $S -m RenderBasic -o "$tmp/x" -c GpuTime
+expect err "add --format perfetto"
+
+# ---- a live trace of a recording is the trace its replay gives
+start replayer -d "replay:$tmp/r.i915perf,speed=max" -m "$shared/intel-metrics/i915" \
+	-l none --unix "$tmp/rsock" --linger 0
+run 0 record --unix "$tmp/rsock" -m RenderBasic -o "$tmp/live.pftrace" --format perfetto
+expect err "the replay reached the end of its recording"
+check_trace "$tmp/live.pftrace"
+if decode_trace "$tmp/live.pftrace" && decode_trace "$tmp/r.pftrace"; then
+	"$trace_check" strip-clocks "$tmp/live.pftrace.txt" >"$tmp/live.events"
+	"$trace_check" strip-clocks "$tmp/r.pftrace.txt" >"$tmp/r.events"
+	check "the live trace differs from the replay's but for its clocks" \
+		cmp -s "$tmp/live.events" "$tmp/r.events"
+fi
+stop replayer
 
 run 2 replay "$tmp/r.i915perf" $M --format perfetto --raw -o "$tmp/x"
 expect err "a trace has no raw deltas"
