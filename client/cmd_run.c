@@ -251,6 +251,15 @@ int gpuperf_cmd_run(int argc, char **argv)
 		.mark_frame = on_mark_frame,
 		.signal = on_signal,
 	};
+	/* A trace names the marked window after the command. */
+	char mark_name[256];
+	size_t used = 0;
+	mark_name[0] = '\0';
+	for (int i = command_index; i < argc && used + 1 < sizeof(mark_name); i++)
+		used += (size_t)snprintf(mark_name + used, sizeof(mark_name) - used,
+					 "%s%s", i > command_index ? " " : "",
+					 argv[i]);
+	o.mark_name = mark_name;
 	ret = gpuperf_streaming_start(&r.s, cmd, &o, o.interval_ns, true, false,
 				      &hooks, &r);
 	/* A stream that ended as it started (its output closed) measures

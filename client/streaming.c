@@ -32,7 +32,10 @@ const char gpuperf_stream_options_help[] =
 	"                       raw_a0, ...)\n"
 	"      --format FORMAT  table (human units; on a terminal redrawn in\n"
 	"                       place), csv or ndjson (plain numbers; each\n"
-	"                       line whole even if the process is killed)\n"
+	"                       line whole even if the process is killed),\n"
+	"                       or perfetto: a Perfetto trace of the windows\n"
+	"                       (needs -o FILE or a pipe; open it in\n"
+	"                       ui.perfetto.dev or trace_processor)\n"
 	"      --units          csv: a second header row with each column's\n"
 	"                       units\n"
 	"  -o, --output FILE    write the rows to FILE\n"
@@ -130,7 +133,7 @@ int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
 	} else if (!strncmp(arg, "--format", 8)) {
 		if (gpuperf_format_parse(value, &o->format) < 0) {
 			gpuperf_usage_error(cmd, usage, "--format takes table, "
-					    "csv or ndjson");
+					    "csv, ndjson or perfetto");
 			return -1;
 		}
 	} else {
@@ -188,7 +191,8 @@ static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 			!f->buffer_lost && f->gpu_end_ns == f->gpu_start_ns;
 	bool shown = !end_only &&
 		     (!s->hooks.wanted_frame || s->hooks.wanted_frame(s, f));
-	ret = shown ? gpuperf_stream_view_frame(&s->view, f) : 0;
+	ret = !shown ? 0 : s->tracing ? gpuperf_stream_trace_frame(&s->trace, f)
+				      : gpuperf_stream_view_frame(&s->view, f);
 	if (ret == -EPIPE) {
 		/* Whoever read the output has had enough. */
 		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
@@ -219,7 +223,10 @@ static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
 		/* Before the view is made: it is made for what runs then. */
 		if (!s->view_ready)
 			break;
-		if (!gpuperf_stream_view_matches(&s->view,
+		if (s->tracing) {
+			/* A trace shows the new counters on tracks of their own. */
+			gpuperf_stream_trace_config_changed(&s->trace);
+		} else if (!gpuperf_stream_view_matches(&s->view,
 						 gpc_subscription_info(sub))) {
 			gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE, "another "
 				     "client reconfigured device %s to %s; the "
@@ -288,7 +295,9 @@ static void on_watchdog(uv_timer_t *t)
 	gpuperf_duration_text(asked, sizeof(asked), (double)s->duration_ns);
 	gpuperf_duration_text(waited, sizeof(waited),
 			      (double)(uv_now(&s->loop) - s->started_ms) * 1e6);
-	if (!s->view_ready || !s->view.windows) {
+	uint64_t windows = s->tracing ? s->trace.frames : s->view.windows;
+	uint64_t reports = s->tracing ? s->trace.reports : s->view.reports;
+	if (!s->view_ready || !windows) {
 		/* Said when the stream ends, for every way it can end. */
 		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
 		return;
@@ -309,17 +318,19 @@ static void check_measured(struct gpuperf_streaming *s)
 		return;
 	gpuperf_duration_text(streamed, sizeof(streamed),
 			      (double)(uv_now(&s->loop) - s->started_ms) * 1e6);
-	if (!s->view_ready || !s->view.windows) {
+	uint64_t windows = s->tracing ? s->trace.frames : s->view.windows;
+	uint64_t reports = s->tracing ? s->trace.reports : s->view.reports;
+	if (!s->view_ready || !windows) {
 		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
 			"no window came in the %s streamed: the device delivered "
 			"no report in that time (a window needs two; gpuperfd's "
 			"log says why)", streamed);
-	} else if (s->filter_context && !s->view.reports) {
+	} else if (s->filter_context && !reports) {
 		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
 			"no report of context 0x%" PRIx32 " in the %" PRIu64
 			" windows of %s streamed: it did not run ('gpuperf "
 			"stream --per-context' lists the contexts that do)",
-			s->context_id, s->view.windows, streamed);
+			s->context_id, windows, streamed);
 	}
 }
 
@@ -403,12 +414,24 @@ static int start_view(struct gpuperf_streaming *s)
 	s->set = d ? gpc_find_metric_set(d, info->metric_set) : NULL;
 
 	s->out = stdout;
+	if (o->format == GPUPERF_FORMAT_PERFETTO && !o->output &&
+	    isatty(STDOUT_FILENO))
+		return gpuperf_fail(s->cmd, GPUPERF_EXIT_USAGE, "a Perfetto trace "
+				    "is binary; name the file to write with -o");
 	if (o->output) {
 		s->out = fopen(o->output, "w");
 		if (!s->out)
 			return gpuperf_fail(s->cmd, GPUPERF_EXIT_FILE,
 					    "cannot write %s: %s", o->output,
 					    strerror(errno));
+	}
+	if (o->format == GPUPERF_FORMAT_PERFETTO) {
+		gpuperf_stream_trace_init(&s->trace, s->out, s->client, s->sub,
+					  o->mark_name,
+					  gpuperf_connection_is_local(&o->conn));
+		s->tracing = true;
+		s->view_ready = true;
+		return 0;
 	}
 	char period[GPUPERF_HUMAN_TEXT_MAX], window[GPUPERF_HUMAN_TEXT_MAX];
 	gpuperf_duration_text(period, sizeof(period),
@@ -453,6 +476,12 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 
 	memset(s, 0, sizeof(*s));
 	s->cmd = cmd;
+	if (o->format == GPUPERF_FORMAT_PERFETTO &&
+	    (o->per_context || o->raw || o->units_row))
+		return gpuperf_fail(cmd, GPUPERF_EXIT_USAGE, "--per-context, "
+				    "--raw and --units go with table, csv and "
+				    "ndjson; a trace's contexts come with "
+				    "'gpuperf record --format perfetto'");
 	s->user = user;
 	s->duration_ns = o->duration_ns;
 	s->filter_context = o->filter_context;
@@ -507,15 +536,25 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 int gpuperf_streaming_run(struct gpuperf_streaming *s)
 {
 	uv_run(&s->loop, UV_RUN_DEFAULT);
-	if (s->view_ready)
+	if (s->view_ready && s->tracing) {
+		int ret = gpuperf_stream_trace_finish(&s->trace);
+		if (ret && !s->exit_code)
+			s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
+						    "cannot write the trace: %s",
+						    strerror(-ret));
+		gpuperf_stream_trace_summary(&s->trace, s->cmd);
+	} else if (s->view_ready) {
 		gpuperf_stream_view_summary(&s->view, s->cmd);
+	}
 	check_measured(s);
 	return s->exit_code;
 }
 
 void gpuperf_streaming_fini(struct gpuperf_streaming *s)
 {
-	if (s->view_ready)
+	if (s->view_ready && s->tracing)
+		gpuperf_stream_trace_fini(&s->trace);
+	else if (s->view_ready)
 		gpuperf_stream_view_fini(&s->view);
 	if (s->out && s->out != stdout && fclose(s->out) != 0 && !s->exit_code)
 		s->exit_code = gpuperf_fail(s->cmd, GPUPERF_EXIT_FILE,

@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "client/cli_connect.h"
+#include "client/stream_trace.h"
 #include "client/stream_view.h"
 
 struct gpuperf_stream_options {
@@ -32,6 +33,7 @@ struct gpuperf_stream_options {
 	bool units_row;
 	const char *output;
 	uint64_t duration_ns;           /* 0: until stopped */
+	const char *mark_name;          /* perfetto: the marked window's */
 };
 
 /* The options' help, for gpuperf stream --help and run --help. */
@@ -64,6 +66,10 @@ struct gpuperf_streaming {
 	const struct gpc_metric_set *set;
 	struct gpuperf_stream_view view;
 	bool view_ready;
+	/* perfetto: the trace instead of the view (view_ready says either
+	 * is made). */
+	bool tracing;
+	struct gpuperf_stream_trace trace;
 	/* What the view is made with, until it is: a frame can come in on
 	 * the heels of the subscription's acknowledgement. */
 	const struct gpuperf_stream_options *view_options;

@@ -25,8 +25,7 @@ typedef Gpuperf__Perfetto__DebugAnnotation DebugAnnotation;
 #define TRACE_PACKET_TAG 0x0a
 /* Strings longer than this are cut: descriptors stay small packets. */
 #define MAX_STRING 2048
-/* Arguments one event carries at most. */
-#define MAX_ARGS 16
+#define MAX_ARGS GPM_TRACE_MAX_ARGS
 
 enum track_kind { TRACK_PLAIN, TRACK_ORDERED, TRACK_COUNTER };
 

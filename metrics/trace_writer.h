@@ -42,6 +42,9 @@
 /* The most tracks one trace declares; gpm_trace_track answers 0 after. */
 #define GPM_TRACE_MAX_TRACKS 4096
 
+/* Arguments one event carries at most. */
+#define GPM_TRACE_MAX_ARGS 64
+
 /* The clock id of the GPU clock on our sequence. */
 #define GPM_TRACE_GPU_CLOCK_ID 64
 

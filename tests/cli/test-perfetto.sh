@@ -1,7 +1,7 @@
 #!/bin/sh
 # Perfetto traces: gpuperf replay --format perfetto of a recording the
-# daemon made on a simulated Tiger Lake GT2, and gpuperf record --format
-# perfetto live from the daemon, decoded with protoc against Perfetto's own
+# daemon made on a simulated Tiger Lake GT2, gpuperf record --format
+# perfetto live from the daemon, gpuperf stream and run --format perfetto, decoded with protoc against Perfetto's own
 # schema and checked for what they mean, the counters equal to replay's
 # NDJSON of the same windows; a live trace of a recording the daemon
 # replays is the replay's trace but for the clock snapshots of the
@@ -68,7 +68,31 @@ if decode_trace "$tmp/live.pftrace" && decode_trace "$tmp/r.pftrace"; then
 	check "the live trace differs from the replay's but for its clocks" \
 		cmp -s "$tmp/live.events" "$tmp/r.events"
 fi
+
+# ---- stream: the frames' windows, the values of stream's NDJSON
+run 0 stream --unix "$tmp/rsock" -m RenderBasic -c GpuTime,GpuBusy,EuActive,GpuCoreClocks \
+	-i 20ms --format ndjson -o "$tmp/s.ndjson"
+run 0 stream --unix "$tmp/rsock" -m RenderBasic -c GpuTime,GpuBusy,EuActive,GpuCoreClocks \
+	-i 20ms --format perfetto -o "$tmp/s.pftrace"
+check_trace "$tmp/s.pftrace" "$tmp/s.ndjson"
 stop replayer
+
+run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 50ms --duration 1s \
+	--format perfetto -o "$tmp/st.pftrace"
+check_trace "$tmp/st.pftrace"
+expect st.pftrace.summary "(with BOOTTIME)"
+run 2 stream $S -m RenderBasic --format perfetto --per-context -o "$tmp/x"
+expect err "a trace's contexts come with"
+
+# ---- run: the command's window as a slice named after it
+run 0 run $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --format perfetto \
+	-o "$tmp/run.pftrace" -- sleep 0.3
+check_trace "$tmp/run.pftrace"
+if decode_trace "$tmp/run.pftrace"; then
+	"$trace_check" list "$tmp/run.pftrace.txt" >"$tmp/run.events"
+	expect run.events "marks TYPE_SLICE_BEGIN sleep 0.3"
+	expect run.events "marks TYPE_SLICE_END"
+fi
 
 run 2 replay "$tmp/r.i915perf" $M --format perfetto --raw -o "$tmp/x"
 expect err "a trace has no raw deltas"

@@ -1,0 +1,74 @@
+/*
+ * A subscription's frames as a Perfetto trace: what gpuperf stream and
+ * gpuperf run write with --format perfetto.
+ *
+ * The tracks and events are those of every gpuperf trace
+ * (metrics/trace_layout.h): the counters per window, at the window's GPU
+ * time; the marked window (run's command) as a slice carrying its totals;
+ * losses and dropped frames as instant events; a configuration change as
+ * an instant event and a new group of counter tracks, so the trace goes
+ * on where the table would have to stop. Frames carry no spans of
+ * contexts: context slices come with recordings (gpuperf record --format
+ * perfetto). The GPU clock is related to the daemon's CLOCK_MONOTONIC
+ * from the frames' times about once a second, and to CLOCK_BOOTTIME when
+ * the daemon runs on this machine (a Unix socket or a loopback address:
+ * the two clocks are this machine's).
+ */
+#ifndef GPUPERF_STREAM_TRACE_H
+#define GPUPERF_STREAM_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "client/include/gpuperf.h"
+#include "metrics/trace_layout.h"
+#include "metrics/trace_writer.h"
+
+struct gpuperf_stream_trace {
+	/* private */
+	FILE *out;
+	struct gpc_client *client;
+	const struct gpc_subscription *sub;
+	const char *mark_name;
+	bool local_clocks;
+	bool started;
+	bool config_changed;            /* since the last frame */
+	struct gpm_trace_writer writer;
+	struct gpm_trace_layout layout;
+	char **counter_symbols;         /* the layout's, to notice changes */
+	size_t n_counters;
+	bool *is_double;
+	union gpm_trace_value *values;
+	uint64_t last_snapshot_gpu_ns;
+	uint64_t last_gpu_ns;           /* the windows' track's last time */
+	uint64_t windows;               /* counter windows written */
+	uint64_t frames, reports;       /* every frame written, marks too */
+	uint64_t lost, buffers_lost, dropped;
+};
+
+/* out: where the trace goes; mark_name: the marked window's slice name
+ * (NULL: "mark"); local_clocks: the daemon shares this machine's clocks.
+ * Nothing is written before the first frame. */
+void gpuperf_stream_trace_init(struct gpuperf_stream_trace *t, FILE *out,
+			       struct gpc_client *client,
+			       const struct gpc_subscription *sub,
+			       const char *mark_name, bool local_clocks);
+
+/* Writes a frame. 0, or a negative errno (of the write, or -ENOMEM). */
+int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,
+			       const struct gpc_frame *frame);
+
+/* The device's configuration changed: the next frame shows how. */
+void gpuperf_stream_trace_config_changed(struct gpuperf_stream_trace *t);
+
+/* Writes what is pending; 0 or the negative errno of the write. */
+int gpuperf_stream_trace_finish(struct gpuperf_stream_trace *t);
+
+/* A line on stderr about the losses seen, for the command cmd. */
+void gpuperf_stream_trace_summary(const struct gpuperf_stream_trace *t,
+				  const char *cmd);
+
+void gpuperf_stream_trace_fini(struct gpuperf_stream_trace *t);
+
+#endif
