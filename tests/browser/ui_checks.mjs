@@ -588,9 +588,43 @@ async function recordOnTigerLake(page) {
 	checks.check(reader.status === 0 && /^Reports: [1-9]/m.test(reader.stdout),
 		'i915-perf-reader accepts the downloaded recording',
 		`${reader.status} ${(reader.stdout + reader.stderr).slice(0, 300)}`);
+	await recordPerfettoTrace(page);
 	await page.selectOption('#device-picker', 'sim0');
 	await page.waitForFunction(() => window.gpuperfUi.stream.device?.name === 'sim0', null,
 		{ timeout: 5000 });
+}
+
+// Record, with the Perfetto format chosen, saves a trace that decodes with
+// Perfetto's own schema and means what it should (tests/perfetto).
+async function recordPerfettoTrace(page) {
+	const traceCheck = join(buildDir(), 'tests', 'trace-check');
+	const schema = join(SHARED, 'perfetto', 'perfetto_trace.proto');
+	await page.selectOption('#record-format', 'perfetto');
+	await page.click('#record-toggle');
+	await page.waitForFunction(() => /recorded/.test(document.querySelector('#record-status').textContent),
+		null, { timeout: 5000 });
+	await page.waitForFunction(() => window.gpuperfUi.store.length > 8, null, { timeout: 5000 });
+	const [download] = await Promise.all([page.waitForEvent('download'), page.click('#record-toggle')]);
+	await page.selectOption('#record-format', 'i915perf');
+	const path = join(out, 'recording.perfetto-trace');
+	await download.saveAs(path);
+	checks.check(download.suggestedFilename().endsWith('.perfetto-trace'),
+		'the trace downloads as a .perfetto-trace file', download.suggestedFilename());
+	const expand = spawnSync(traceCheck, ['expand', path, `${path}.plain`], { encoding: 'utf8' });
+	const decode = expand.status === 0 && spawnSync('protoc', ['--decode=perfetto.protos.Trace',
+		'-I', join(SHARED, 'perfetto'), schema], { input: readFileSync(`${path}.plain`),
+		encoding: 'utf8', maxBuffer: 1 << 28 });
+	checks.check(decode && decode.status === 0 && !decode.stderr,
+		'the trace decodes with Perfetto\'s schema',
+		`${expand.stderr}${decode ? decode.stderr.slice(0, 300) : ''}`);
+	if (!decode || decode.status !== 0)
+		return;
+	writeFileSync(`${path}.txt`, decode.stdout);
+	const verify = spawnSync(traceCheck, ['verify', `${path}.txt`], { encoding: 'utf8' });
+	checks.check(verify.status === 0 && /[1-9][0-9]* windows/.test(verify.stdout) &&
+		/\(with BOOTTIME\)/.test(verify.stdout) && /track GPU contexts/.test(verify.stdout),
+		'the trace holds counter windows, contexts and BOOTTIME, and means what it should',
+		`${verify.stdout.split('\n')[0]} ${verify.stderr.slice(0, 300)}`);
 }
 
 async function smoothAt100Fps(page) {

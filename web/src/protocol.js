@@ -4,7 +4,7 @@
 import { gpuperf } from '../gen/gpuperf.js';
 
 export const {
-	Envelope, Role, CounterType, StreamEvent, ErrorCode, Mark,
+	Envelope, Role, CounterType, StreamEvent, ErrorCode, Mark, RecordingFormat,
 } = gpuperf;
 
 export const WS_PATH = '/ws';

@@ -1,10 +1,12 @@
 // A server-side recording of the device's raw OA stream: started and
 // stopped from the page, its bytes collected as they arrive (in order, none
 // dropped), then saved as an i915-perf recording that IGT's
-// i915-perf-reader and `gpuperf replay` read.
+// i915-perf-reader and `gpuperf replay` read, or as a Perfetto trace the
+// daemon makes of the same stream (every counter of the set, per window of
+// the page's window length), for ui.perfetto.dev.
 import { h } from './dom.js';
 import { download, fileTimestamp } from './download.js';
-import { num } from './protocol.js';
+import { num, RecordingFormat } from './protocol.js';
 import { formatBytes } from './units.js';
 
 export class RecordingControl {
@@ -15,8 +17,11 @@ export class RecordingControl {
 		this.recording = null;
 		this.button = h('button', { type: 'button', id: 'record-toggle',
 			onclick: () => (this.recording ? this.stop() : this.start()) });
+		this.format = h('select', { id: 'record-format', 'aria-label': 'What Record saves' },
+			h('option', { value: 'i915perf' }, 'i915-perf recording'),
+			h('option', { value: 'perfetto' }, 'Perfetto trace'));
 		this.status = h('span', { class: 'muted', id: 'record-status' });
-		this.element = h('span', { class: 'recording' }, this.button, this.status);
+		this.element = h('span', { class: 'recording' }, this.button, this.format, this.status);
 		connection.on('recordingData', (data) => this.received(data));
 		connection.on('recordingStopped', (stopped) => this.stopped(stopped));
 		connection.on('state', (state) => {
@@ -35,6 +40,7 @@ export class RecordingControl {
 		this.button.textContent = r ? 'Stop recording' : 'Record';
 		this.button.classList.toggle('recording-on', !!r);
 		this.button.disabled = this.connection.state !== 'open' && !r;
+		this.format.disabled = !!r;
 		if (r)
 			this.status.textContent = r.started ? `${formatBytes(r.bytes)} recorded` : 'starting…';
 	}
@@ -43,14 +49,18 @@ export class RecordingControl {
 		const device = this.stream.device;
 		if (!device)
 			return;
+		const perfetto = this.format.value === 'perfetto';
 		this.recording = { id: 0, chunks: [], bytes: 0, started: false,
 			name: `gpuperf-${device.name}-${this.stream.metricSet?.symbol ?? 'stream'}-` +
-				`${fileTimestamp()}.i915perf` };
+				`${fileTimestamp()}.${perfetto ? 'perfetto-trace' : 'i915perf'}` };
 		this.status.textContent = '';
 		this.show();
 		try {
 			const started = await this.connection.request({
-				startRecording: { device: device.name, metricSet: this.stream.metricSet?.symbol ?? '' },
+				startRecording: { device: device.name, metricSet: this.stream.metricSet?.symbol ?? '',
+					format: perfetto ? RecordingFormat.RECORDING_FORMAT_PERFETTO :
+						RecordingFormat.RECORDING_FORMAT_I915_PERF,
+					windowNs: perfetto ? this.stream.windowNs : 0 },
 			});
 			this.recording.id = started.recordingId;
 			this.recording.started = true;
