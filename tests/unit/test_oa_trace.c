@@ -1,0 +1,303 @@
+/*
+ * A recording's records as a Perfetto trace: the same trace whether the
+ * records come one call at a time (as the CLI's reader yields them) or as
+ * the recording's bytes in any whole-record chunks (as the daemon's
+ * recorder writes them); a recording without correlation points is
+ * flagged; a chunk cut inside a record is refused.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/metric_binding.h"
+#include "metrics/metrics_db.h"
+#include "metrics/oa_format.h"
+#include "metrics/oa_record.h"
+#include "metrics/oa_trace.h"
+#include "metrics/recording.h"
+#include "metrics/sim_device.h"
+#include "tests/unit/test_util.h"
+
+#define REPORT_SIZE 256
+#define N_SAMPLES 400
+#define MAX_RECORDS (N_SAMPLES * 3 + 8)
+
+struct buffer {
+	unsigned char *data;
+	size_t len, cap;
+};
+
+static int to_buffer(void *ctx, const void *data, size_t len)
+{
+	struct buffer *b = ctx;
+	if (b->len + len > b->cap) {
+		b->cap = (b->len + len) * 2;
+		b->data = realloc(b->data, b->cap);
+		ck_assert_ptr_nonnull(b->data);
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
+/* One record of the synthetic recording. */
+struct record {
+	uint32_t type;
+	unsigned char payload[REPORT_SIZE];
+	size_t size;
+};
+
+struct fixture {
+	struct gpm_metrics_db db;
+	const struct gpm_metric_set *set;
+	struct gpm_device_info device;
+	struct gpm_device_vars vars;
+	struct gpm_binding binding;
+	struct gpm_oa_decoder dec;
+	unsigned *counters;
+	size_t n_counters;
+	struct record records[MAX_RECORDS];
+	size_t n_records;
+};
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void add(struct fixture *f, uint32_t type, const void *payload, size_t size)
+{
+	ck_assert_uint_lt(f->n_records, MAX_RECORDS);
+	struct record *r = &f->records[f->n_records++];
+	r->type = type;
+	r->size = size;
+	if (size)
+		memcpy(r->payload, payload, size);
+}
+
+static void add_correlation(struct fixture *f, uint64_t cpu, uint64_t gpu)
+{
+	unsigned char p[16];
+	put64(p, cpu);
+	put64(p + 8, gpu);
+	add(f, GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION, p, sizeof(p));
+}
+
+/* A recording of the sim GPU: reports 1000 ticks apart, the context
+ * changing every 7 (idle every fifth run), a REPORT_LOST and a
+ * BUFFER_LOST, and a correlation point with its CLOCKS every 100. */
+static void setup(struct fixture *f, bool correlate)
+{
+	const struct gpm_oa_format *fmt;
+
+	memset(f, 0, sizeof(*f));
+	gpm_metrics_db_init(&f->db);
+	ck_assert_int_eq(gpm_metrics_db_add_builtin(&f->db), 0);
+	f->set = gpm_metrics_db_find_set(&f->db, "simgen12", "RenderBasic");
+	ck_assert_ptr_nonnull(f->set);
+	gpm_sim_device_info(&f->device);
+	gpm_device_vars_init(&f->vars, &f->device);
+	ck_assert_int_eq(gpm_binding_init(&f->binding, f->set, &f->vars), 0);
+	ck_assert_int_eq(gpm_oa_format_for_set(f->device.graphics_version,
+					       f->set->oa_format, &fmt), 0);
+	ck_assert_int_eq(gpm_oa_decoder_init(&f->dec, fmt,
+					     f->device.graphics_version), 0);
+	f->counters = calloc(f->set->n_counters, sizeof(*f->counters));
+	for (size_t i = 0; i < f->set->n_counters; i++)
+		if (f->binding.available[i])
+			f->counters[f->n_counters++] = (unsigned)i;
+
+	for (uint32_t k = 0; k < N_SAMPLES; k++) {
+		uint32_t ts = 0x1000 + k * 1000;
+		if (correlate && k % 100 == 0) {
+			unsigned char p[16];
+			add_correlation(f, 5000000000ull + (uint64_t)k * 52083,
+					0x700000000ull + ts);
+			put64(p, 5000000000ull + (uint64_t)k * 52083);
+			put64(p + 8, 5000000000ull + (uint64_t)k * 52083 + 777);
+			add(f, GPM_RECORDING_TYPE_CLOCKS, p, sizeof(p));
+		}
+		struct gpm_oa_report r;
+		memset(&r, 0, sizeof(r));
+		uint32_t run = k / 7;
+		r.reason = run % 5 == 4 ? 0 : GPM_OA_REASON_TIMER;
+		r.ctx_id = 0x100 + run % 3;
+		r.ctx_valid = run % 5 != 4;
+		r.value[GPM_ACC_GPU_TIME] = ts;
+		r.value[GPM_ACC_GPU_CLOCK] = k * 900u;
+		for (unsigned a = 0; a < 8; a++)
+			r.value[GPM_ACC_A + a] = (uint64_t)k * (a + 3) * 17;
+		unsigned char bytes[REPORT_SIZE];
+		ck_assert_int_eq(gpm_oa_report_encode(&f->dec, &r, bytes,
+						      sizeof(bytes)), 0);
+		add(f, GPM_OA_RECORD_SAMPLE, bytes, fmt->size);
+		if (k == 120)
+			add(f, GPM_OA_RECORD_REPORT_LOST, NULL, 0);
+		if (k == 250)
+			add(f, GPM_OA_RECORD_BUFFER_LOST, NULL, 0);
+	}
+	if (correlate)
+		add_correlation(f, 5000000000ull + N_SAMPLES * 52083ull,
+				0x700000000ull + 0x1000 + N_SAMPLES * 1000);
+}
+
+static void teardown(struct fixture *f)
+{
+	gpm_binding_fini(&f->binding);
+	gpm_metrics_db_fini(&f->db);
+	free(f->counters);
+}
+
+static struct gpm_oa_trace *converter(struct fixture *f, struct buffer *out)
+{
+	struct gpm_oa_trace *t;
+	struct gpm_oa_trace_options o = {
+		.device_label = "SIMGEN12",
+		.pci_id = f->device.pci_id,
+		.timestamp_frequency = f->device.timestamp_frequency,
+		.decoder = &f->dec,
+		.binding = &f->binding,
+		.counters = f->counters,
+		.n_counters = f->n_counters,
+		.interval_ns = 100000,
+		.write = to_buffer,
+		.ctx = out,
+	};
+	ck_assert_int_eq(gpm_oa_trace_create(&o, &t), 0);
+	return t;
+}
+
+/* The records one call each, as the CLI feeds what its reader yields. */
+static void feed_records(struct fixture *f, struct gpm_oa_trace *t)
+{
+	for (size_t i = 0; i < f->n_records; i++) {
+		const struct record *r = &f->records[i];
+		switch (r->type) {
+		case GPM_OA_RECORD_SAMPLE:
+			ck_assert_int_eq(gpm_oa_trace_sample(t, r->payload, r->size), 0);
+			break;
+		case GPM_OA_RECORD_REPORT_LOST:
+			ck_assert_int_eq(gpm_oa_trace_loss(t, GPM_OA_LOSS_REPORT), 0);
+			break;
+		case GPM_OA_RECORD_BUFFER_LOST:
+			ck_assert_int_eq(gpm_oa_trace_loss(t, GPM_OA_LOSS_BUFFER), 0);
+			break;
+		case GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION: {
+			struct gpm_recording_correlation c;
+			memcpy(&c.cpu_ns, r->payload, 8);
+			memcpy(&c.gpu_timestamp, r->payload + 8, 8);
+			ck_assert_int_eq(gpm_oa_trace_correlation(t, &c), 0);
+			break;
+		}
+		case GPM_RECORDING_TYPE_CLOCKS: {
+			struct gpm_recording_clocks c;
+			memcpy(&c.monotonic_ns, r->payload, 8);
+			memcpy(&c.boottime_ns, r->payload + 8, 8);
+			ck_assert_int_eq(gpm_oa_trace_clocks(t, &c), 0);
+			break;
+		}
+		}
+	}
+}
+
+/* The records framed as a recording holds them, from record first on. */
+static size_t frame(const struct fixture *f, size_t first, size_t n,
+		    unsigned char *out)
+{
+	size_t len = 0;
+	for (size_t i = first; i < first + n && i < f->n_records; i++) {
+		const struct record *r = &f->records[i];
+		uint16_t size = (uint16_t)(8 + r->size), pad = 0;
+		memcpy(out + len, &r->type, 4);
+		memcpy(out + len + 4, &pad, 2);
+		memcpy(out + len + 6, &size, 2);
+		memcpy(out + len + 8, r->payload, r->size);
+		len += size;
+	}
+	return len;
+}
+
+START_TEST(test_records_or_bytes_give_one_trace)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 }, b = { 0 };
+	unsigned char *bytes = malloc(MAX_RECORDS * (8 + REPORT_SIZE));
+
+	setup(f, true);
+	struct gpm_oa_trace *t = converter(f, &a);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	ck_assert(!gpm_oa_trace_clock_guessed(t));
+	ck_assert_uint_ge(gpm_oa_trace_windows(t), 30);
+	gpm_oa_trace_destroy(t);
+
+	/* Chunks of 1, 2, 3, ... records, as writes happen to come. */
+	t = converter(f, &b);
+	for (size_t i = 0, n = 1; i < f->n_records; i += n, n++) {
+		size_t len = frame(f, i, n, bytes);
+		ck_assert_int_eq(gpm_oa_trace_records(t, bytes, len), 0);
+	}
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	gpm_oa_trace_destroy(t);
+
+	ck_assert_uint_gt(a.len, 0);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert_mem_eq(a.data, b.data, a.len);
+	free(a.data);
+	free(b.data);
+	free(bytes);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
+START_TEST(test_no_correlation_is_flagged)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 };
+
+	setup(f, false);
+	struct gpm_oa_trace *t = converter(f, &a);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	ck_assert(gpm_oa_trace_clock_guessed(t));
+	ck_assert_uint_gt(a.len, 0);
+	gpm_oa_trace_destroy(t);
+	free(a.data);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
+START_TEST(test_cut_record_refused)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 };
+	unsigned char bytes[4 * (8 + REPORT_SIZE)];
+
+	setup(f, true);
+	struct gpm_oa_trace *t = converter(f, &a);
+	size_t len = frame(f, 0, 3, bytes);
+	ck_assert_int_eq(gpm_oa_trace_records(t, bytes, len - 1), -EBADMSG);
+	/* and stays failed */
+	ck_assert_int_eq(gpm_oa_trace_records(t, bytes, len), -EBADMSG);
+	gpm_oa_trace_destroy(t);
+	free(a.data);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
+static Suite *oa_trace_suite(void)
+{
+	Suite *s = suite_create("oa_trace");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_records_or_bytes_give_one_trace);
+	tcase_add_test(tc, test_no_correlation_is_flagged);
+	tcase_add_test(tc, test_cut_record_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+GPM_TEST_MAIN(oa_trace_suite)
