@@ -226,6 +226,7 @@ int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,
 			t->values[i].i = isfinite(v) ? (int64_t)v : 0;
 	}
 	t->windows++;
+	t->gpu_ns += f->gpu_end_ns - f->gpu_start_ns;
 	return gpm_trace_window(&t->writer, f->gpu_start_ns, f->reports, t->values);
 }
 

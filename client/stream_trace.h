@@ -44,6 +44,7 @@ struct gpuperf_stream_trace {
 	uint64_t last_gpu_ns;           /* the windows' track's last time */
 	uint64_t windows;               /* counter windows written */
 	uint64_t frames, reports;       /* every frame written, marks too */
+	uint64_t gpu_ns;                /* GPU time of the counter windows */
 	uint64_t lost, buffers_lost, dropped;
 };
 

@@ -296,13 +296,13 @@ static void on_watchdog(uv_timer_t *t)
 	gpuperf_duration_text(waited, sizeof(waited),
 			      (double)(uv_now(&s->loop) - s->started_ms) * 1e6);
 	uint64_t windows = s->tracing ? s->trace.frames : s->view.windows;
-	uint64_t reports = s->tracing ? s->trace.reports : s->view.reports;
 	if (!s->view_ready || !windows) {
 		/* Said when the stream ends, for every way it can end. */
 		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
 		return;
 	}
-	gpuperf_duration_text(covered, sizeof(covered), (double)s->view.gpu_ns);
+	gpuperf_duration_text(covered, sizeof(covered), (double)(s->tracing ?
+			      s->trace.gpu_ns : s->view.gpu_ns));
 	gpuperf_streaming_stop(s, gpuperf_fail(s->cmd, GPUPERF_EXIT_FAILURE,
 		"the device covered %s of GPU time in %s, not the %s asked: it "
 		"runs slower than real time, or stopped delivering reports",
