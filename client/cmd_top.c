@@ -288,6 +288,8 @@ static int write_frame(struct top *t, const struct top_device *d,
 	case GPUPERF_FORMAT_NDJSON:
 		gpuperf_usage_ndjson(&t->text, f);
 		break;
+	case GPUPERF_FORMAT_PERFETTO:
+		break;          /* refused with the options */
 	}
 	return gpuperf_text_write(&t->text, t->out);
 }
@@ -464,7 +466,8 @@ static int parse(struct top *t, int argc, char **argv, bool *show_help)
 					   &value))) {
 			if (m < 0)
 				goto missing;
-			if (gpuperf_format_parse(value, &t->format))
+			if (gpuperf_format_parse(value, &t->format) ||
+			    t->format == GPUPERF_FORMAT_PERFETTO)
 				return gpuperf_usage_error(cmd, usage, "--format "
 							   "takes table, csv or "
 							   "ndjson, not '%s'",
