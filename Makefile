@@ -251,8 +251,12 @@ $(BUILD)/bench/bench_ws: tests/bench/bench_ws.c $(WS_CLIENT) $(ALL_LIBS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(filter %.c,$(WS_CLIENT)) \
 		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
+# The page's work per animation frame is measured in chromium, where node
+# is installed.
+NODE := $(shell command -v node 2>/dev/null)
 bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) $$b || exit 1; done
+	$(if $(NODE),@GPM_BUILD_DIR=$(BUILD) node tests/bench/bench_ui.mjs)
 
 # libFuzzer needs clang; the library is rebuilt with coverage instrumentation.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \

@@ -2,11 +2,12 @@
 #
 #   . "$(dirname "$0")/../checks.sh"
 #
-# It is not a test itself. It counts checks (ok, fail, check, expect, run),
-# runs gpuperfd in the background and waits for it (start, start_command,
-# wait_for, port, stop), keeps every file of a run in the temporary folder
-# $tmp, ends the background processes in $pids and removes $tmp on exit,
-# and prints the closing line tests/run-tests.sh reads (finish).
+# It is not a test itself. It counts checks (ok, fail, skip, check, expect,
+# run), runs gpuperfd in the background and waits for it (start,
+# start_command, wait_for, port, stop), keeps every file of a run in the
+# temporary folder $tmp, ends the background processes in $pids and
+# removes $tmp on exit, and prints the closing line tests/run-tests.sh
+# reads (finish).
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared).
@@ -16,6 +17,7 @@ gpuperf="$build/gpuperf"
 gpuperfd="$build/gpuperfd"
 passed=0
 failed=0
+skipped=0
 tmp=$(mktemp -d)
 # The background processes to end on exit.
 pids=""
@@ -32,6 +34,13 @@ ok() {
 fail() {
 	failed=$((failed + 1))
 	echo "FAIL: $*"
+}
+
+# skip WHAT MISSING: a check that cannot run here, reported as skipped
+# with what it lacks, never as passed.
+skip() {
+	skipped=$((skipped + 1))
+	echo "SKIP: $1 (missing: $2)"
 }
 
 # check MESSAGE COMMAND...: passes when COMMAND succeeds, else fails
@@ -149,9 +158,14 @@ stop() {
 	fi
 }
 
-# finish: the closing line, "checks: N passed, F failed"; as a script's
-# last command it makes the exit status 0 only when no check failed.
+# finish: the closing line, "checks: N passed, F failed" (", S skipped"
+# after it when a check was skipped); as a script's last command it
+# makes the exit status 0 only when no check failed.
 finish() {
-	echo "checks: $passed passed, $failed failed"
+	if [ "$skipped" = 0 ]; then
+		echo "checks: $passed passed, $failed failed"
+	else
+		echo "checks: $passed passed, $failed failed, $skipped skipped"
+	fi
 	[ "$failed" = 0 ]
 }

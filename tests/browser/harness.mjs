@@ -21,6 +21,14 @@ export class Checks {
 	constructor() {
 		this.passed = 0;
 		this.failed = 0;
+		this.skipped = 0;
+	}
+
+	// A check that cannot run here: reported as skipped with what it
+	// lacks, never as passed.
+	skip(what, missing) {
+		this.skipped++;
+		console.log(`SKIP: ${what} (missing: ${missing})`);
 	}
 
 	check(ok, what, detail = '') {
@@ -44,7 +52,8 @@ export class Checks {
 	}
 
 	summary() {
-		console.log(`checks: ${this.passed} passed, ${this.failed} failed`);
+		const skipped = this.skipped ? `, ${this.skipped} skipped` : '';
+		console.log(`checks: ${this.passed} passed, ${this.failed} failed${skipped}`);
 		return this.failed ? 1 : 0;
 	}
 }

@@ -10,11 +10,12 @@
 // by itself after the daemon restarts, asks for a token where one is
 // needed, works over TLS and on a LAN address, narrow and dark, refuses
 // the WebSockets of other sites' pages and of a name rebound to it, and
-// keeps
-// its per-frame work under 16 ms at 100 frames/s with 20 plotted
-// counters. Screenshots go to $GPM_BUILD_DIR/browser/.
+// plots 20 counters at 100 frames/s (how long the page works per frame is
+// measured by tests/bench/bench_ui.mjs in `make bench`). Screenshots go to
+// $GPM_BUILD_DIR/browser/.
 //
-// Prints "checks: N passed, F failed".
+// Prints "checks: N passed, F failed" (", S skipped" when a part could
+// not run here, each skip said on a SKIP line).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
 	chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync,
@@ -31,7 +32,6 @@ const WEB_ROOT = new URL('../../web/www/', import.meta.url).pathname;
 const SHARED = process.env.GPM_SHARED_DIR ?? '../shared';
 const I915_METRICS = join(SHARED, 'intel-metrics', 'i915');
 const READER = '/usr/bin/i915-perf-reader';
-const FRAME_BUDGET_MS = 16;
 
 const checks = new Checks();
 const out = outputDir();
@@ -39,10 +39,6 @@ const tmp = mkdtempSync(join(tmpdir(), 'gpuperf-browser-'));
 const consoleErrors = [];
 const daemons = [];
 let browser = null;
-
-function note(text) {
-	console.log(`note: ${text}`);
-}
 
 async function openPage(context, url, label) {
 	const page = await context.newPage();
@@ -69,8 +65,8 @@ function valuesText(page) {
 
 async function loadAndStream(page) {
 	checks.check(await page.title() === 'gpuperf', 'the page has its title');
-	await connected(page);
-	checks.check(true, 'the page connects to gpuperfd');
+	checks.check(await connected(page).then(() => true, () => false),
+		'the page connects to gpuperfd', await page.textContent('#connection'));
 	await streaming(page, 'RenderBasic');
 	checks.check(await page.isVisible('#banner[data-kind="sim"]'),
 		'a banner says the device is simulated');
@@ -132,8 +128,10 @@ async function pickMetricSet(page) {
 	await page.waitForFunction(() => [...document.querySelectorAll('#counter-list .counter .value')]
 		.every((e) => e.textContent !== '–'), null, { timeout: 3000 });
 	const before = await valuesText(page);
-	await page.waitForTimeout(600);
-	checks.check(before !== await valuesText(page), 'the counter values keep updating');
+	const updated = await page.waitForFunction((shown) => [...document
+		.querySelectorAll('#counter-list .counter .value')].map((e) => e.textContent).join('|') !== shown,
+	before, { timeout: 8000 }).then(() => true, () => false);
+	checks.check(updated, 'the counter values keep updating', before);
 	const search = await page.$$eval('#set-list [data-set]', async (els) => els.length);
 	await page.fill('#set-search', 'sampler busy');
 	const matched = await page.$$eval('#set-list [data-set]', (els) => els.map((e) => e.dataset.set));
@@ -157,8 +155,8 @@ async function plotCounter(page) {
 		return y.slice(i0, i1 + 1).filter((v) => v != null).length;
 	}, symbol);
 	const first = await points();
-	await page.waitForTimeout(700);
-	const second = await points();
+	let second = first;
+	await waitUntil(async () => (second = await points()) > first, 8000);
 	checks.check(second > first && first > 0, 'the plot grows as frames arrive', `${first} then ${second} points`);
 	return symbol;
 }
@@ -169,30 +167,33 @@ async function pauseAndResume(page) {
 	// frames pass before taking the span the pause holds.
 	await page.evaluate(() => new Promise((resolve) =>
 		requestAnimationFrame(() => requestAnimationFrame(resolve))));
-	await page.waitForTimeout(100);
 	const range = () => page.evaluate(() => {
 		const u = window.gpuperfUi.plots.charts[0].u;
 		return [u.scales.x.min, u.scales.x.max];
 	});
 	const held = await range();
-	await page.waitForTimeout(400);
+	const arrived = await moreFrames(page, 5);
 	const later = await range();
-	checks.check(held[1] === later[1], 'a paused chart holds its time span');
+	checks.check(arrived && held[1] === later[1], 'a paused chart holds its time span',
+		`frames came: ${arrived}; ${held} then ${later}`);
 	const box = await (await page.$('.chart[data-counters] .u-over')).boundingBox();
 	await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
 	await page.mouse.wheel(0, -200);
-	await page.waitForTimeout(100);
-	const zoomed = await range();
+	let zoomed = held;
+	await waitUntil(async () => {
+		zoomed = await range();
+		return zoomed[1] - zoomed[0] < held[1] - held[0];
+	}, 5000);
 	checks.check(zoomed[1] - zoomed[0] < held[1] - held[0], 'the wheel zooms in');
 	await page.keyboard.down('Shift');
 	await page.mouse.wheel(0, -200);
 	await page.keyboard.up('Shift');
-	await page.waitForTimeout(100);
-	const panned = await range();
+	let panned = zoomed;
+	await waitUntil(async () => (panned = await range())[0] < zoomed[0], 5000);
 	checks.check(panned[0] < zoomed[0], 'shift+wheel pans back in time');
 	await page.click('#live-toggle');
-	await page.waitForTimeout(300);
-	const live = await range();
+	let live = panned;
+	await waitUntil(async () => (live = await range())[1] > held[1], 8000);
 	checks.check(live[1] > held[1], 'resuming follows live data again');
 }
 
@@ -219,8 +220,9 @@ async function exportCsv(page, daemonUrl) {
 		`exit ${compared.status}: ${compared.stderr}${compared.stdout.split('\n').slice(-3).join(' ')}`);
 }
 
-// Mark, ~700 ms, End mark: one frame covering the two clicks lands in the
-// list of marked windows and nowhere in the time series.
+// Mark, 700 ms once the daemon has begun it, End mark: one frame covering
+// the two clicks lands in the list of marked windows and nowhere in the
+// time series.
 async function markWindow(page) {
 	const MARKED_MS = 700;
 	const button = () => page.textContent('#mark-toggle');
@@ -237,6 +239,7 @@ async function markWindow(page) {
 		});
 		window.markWatch = watch;
 	});
+	const clicked = Date.now();
 	await page.click('#mark-toggle');
 	const open = await page.waitForFunction(() =>
 		/^End mark · \d+\.\d s$/.test(document.querySelector('#mark-toggle').textContent),
@@ -245,8 +248,9 @@ async function markWindow(page) {
 		await button());
 	await page.waitForTimeout(MARKED_MS);
 	await page.click('#mark-toggle');
-	const listed = await page.waitForSelector('#mark-list li.mark', { timeout: 5000 })
+	const listed = await page.waitForSelector('#mark-list li.mark', { timeout: 8000 })
 		.then(() => true, () => false);
+	const elapsedS = (Date.now() - clicked) / 1000;
 	checks.check(listed, 'the marked window appears in the list');
 	if (!listed)
 		return;
@@ -273,8 +277,12 @@ async function markWindow(page) {
 		};
 	});
 	checks.check(seen.mark, 'the listed frame is the daemon\'s marked frame');
-	checks.check(seen.durationS > MARKED_MS / 1000 * 0.7 && seen.durationS < MARKED_MS / 1000 + 1.5,
-		`the marked window lasts about the ${MARKED_MS} ms between the clicks`, `${seen.durationS} s`);
+	// The button reads End mark once the daemon has begun the mark, and
+	// the window ends after the second click: at least MARKED_MS (less a
+	// report period), at most the time from the first click to the list.
+	checks.check(seen.durationS > MARKED_MS / 1000 - 0.05 && seen.durationS < elapsedS + 0.05,
+		`the marked window lasts from the first click to the second`,
+		`${seen.durationS} s, ${MARKED_MS} ms waited, ${elapsedS} s from the first click to the list`);
 	const [, amount, unit] = seen.facts.match(/^([\d.]+) (ms|s) · /) ?? [];
 	const shownS = Number(amount) * (unit === 'ms' ? 1e-3 : 1);
 	checks.check(Math.abs(shownS - seen.durationS) < 0.01 &&
@@ -315,12 +323,18 @@ async function contextFilter(page) {
 	const named = await storedContexts(page);
 	checks.check(named.length > 0 && named.every((c) => c === ctx || c === 'idle'),
 		'the narrowed stream\'s frames name only the chosen context', named.join());
-	// The context list refreshes a few times a second.
-	await page.waitForTimeout(400);
-	const line = await page.isVisible('#context-filter') ?
-		await page.textContent('#context-filter') : '';
-	checks.check(line.startsWith(`Only context 0x${ctx.toString(16)}`),
-		'a line says the stream shows one context', line);
+	// The context list refreshes a few times a second: its line and rows
+	// are waited for, then looked at.
+	const lineShown = await page.waitForFunction((text) => {
+		const line = document.querySelector('#context-filter');
+		return line?.offsetParent && line.textContent.startsWith(text);
+	}, `Only context 0x${ctx.toString(16)}`, { timeout: 5000 }).then(() => true, () => false);
+	checks.check(lineShown, 'a line says the stream shows one context',
+		await page.isVisible('#context-filter') ? await page.textContent('#context-filter') : '(none)');
+	await page.waitForFunction((c) => {
+		const shown = [...document.querySelectorAll('#context-list li.context')];
+		return shown.length > 0 && shown.every((e) => e.dataset.ctx === c || e.dataset.ctx === 'idle');
+	}, String(ctx), { timeout: 5000 }).catch(() => {});
 	const rows = await page.$$eval('#context-list li.context', (els) => els.map((e) => e.dataset.ctx));
 	checks.check(rows.length > 0 && rows.every((c) => c === String(ctx) || c === 'idle'),
 		'the context list shows only the chosen context', rows.join());
@@ -354,21 +368,28 @@ async function secondClient(context, url, page) {
 
 // A daemon stopped for a second while sampling every 6.7 µs (38 MB/s)
 // finds its simulated 16 MiB OA buffer overflowed, as a real one would:
-// the loss must show in the top bar and on the timeline.
+// the loss must show in the top bar and on the timeline. A stop that
+// found the buffer not yet full (the period not yet applied by the
+// simulated unit) is made again, longer.
 async function lossShown(page, daemon) {
 	const normal = await page.evaluate(() => window.gpuperfUi.stream.periodNs);
 	await page.selectOption('#period-picker', '6667');
 	await page.waitForFunction(() => window.gpuperfUi.stream.periodNs === 6667, null, { timeout: 5000 });
-	await page.waitForTimeout(300);
-	process.kill(daemon.pid, 'SIGSTOP');
-	await new Promise((resolve) => setTimeout(resolve, 1200));
-	process.kill(daemon.pid, 'SIGCONT');
-	const lost = await page.waitForFunction(() => window.gpuperfUi.store.totals.bufferLost > 0,
-		null, { timeout: 5000 }).then(() => true, () => false);
-	await page.waitForTimeout(300);
+	await moreFrames(page);
+	let lost = false;
+	for (let stopMs = 1200; !lost && stopMs <= 9600; stopMs *= 2) {
+		process.kill(daemon.pid, 'SIGSTOP');
+		await new Promise((resolve) => setTimeout(resolve, stopMs));
+		process.kill(daemon.pid, 'SIGCONT');
+		lost = await page.waitForFunction(() => window.gpuperfUi.store.totals.bufferLost > 0,
+			null, { timeout: 5000 }).then(() => true, () => false);
+	}
 	checks.check(lost, 'an overflowing OA buffer is counted');
-	checks.check(await page.isVisible('#loss-counts .alert'), 'the top bar shows the loss');
-	const marked = await page.evaluate(() => window.gpuperfUi.plots.timeline.u.data[2].some((v) => v > 0));
+	checks.check(await page.waitForSelector('#loss-counts .alert', { state: 'visible', timeout: 5000 })
+		.then(() => true, () => false), 'the top bar shows the loss');
+	const marked = await page.waitForFunction(() =>
+		window.gpuperfUi.plots.timeline.u.data[2].some((v) => v > 0), null, { timeout: 5000 })
+		.then(() => true, () => false);
 	checks.check(marked, 'the timeline marks the windows that lost data');
 	await page.selectOption('#period-picker', String(normal));
 	await page.waitForFunction((ns) => window.gpuperfUi.stream.periodNs === ns, normal, { timeout: 5000 });
@@ -376,8 +397,10 @@ async function lossShown(page, daemon) {
 
 // The recording made by recordOnTigerLake, replayed by a daemon of its own.
 async function replay(context, recording) {
-	if (!existsSync(recording))
+	if (!existsSync(recording)) {
+		checks.skip('replaying the recording the page made', `${recording}, which the recording part makes`);
 		return;
+	}
 	const daemon = await startDaemon('replay', ['--device', `replay:${recording}`,
 		'--metrics-dir', I915_METRICS, '--linger', '0', '--listen', '127.0.0.1:0',
 		'--web-root', WEB_ROOT], out);
@@ -401,9 +424,9 @@ async function replay(context, recording) {
 // tests/integration/test-fake-kernel.sh.
 async function deviceNotices(context) {
 	const fakeKernel = absolutePath(buildDir(), 'tests', 'libfake-kernel.so');
-	if (!existsSync(fakeKernel) || !existsSync(join(I915_METRICS, 'oa-tglgt2.xml'))) {
-		note(`${fakeKernel} or ${I915_METRICS}/oa-tglgt2.xml is absent; ` +
-			'the device lost, recovered and busy notices are not checked');
+	const missing = [fakeKernel, join(I915_METRICS, 'oa-tglgt2.xml')].filter((f) => !existsSync(f));
+	if (missing.length) {
+		checks.skip('the device lost, recovered and busy notices', missing.join(', '));
 		return;
 	}
 	const root = join(tmp, 'fake-machine');
@@ -555,21 +578,29 @@ async function deviceNotices(context) {
 	checks.check(status === 0, 'gpuperfd on the fake kernel stops cleanly', `status ${status}, see ${daemon.log}`);
 }
 
-// Polls condition() every 100 ms until it holds (true) or timeout ms pass
-// (false).
+// Polls condition() (which may return a promise) every 100 ms until it
+// holds (true) or timeout ms pass (false).
 async function waitUntil(condition, timeout) {
 	for (const until = Date.now() + timeout; Date.now() < until;) {
-		if (condition())
+		if (await condition())
 			return true;
 		await new Promise((resolve) => setTimeout(resolve, 100));
 	}
-	return condition();
+	return !!await condition();
+}
+
+// Resolves once the page's store holds more frames than now.
+async function moreFrames(page, more = 3, timeout = 8000) {
+	const from = await page.evaluate(() => window.gpuperfUi.store.length);
+	return page.waitForFunction((n) => window.gpuperfUi.store.length >= n, from + more,
+		{ timeout }).then(() => true, () => false);
 }
 
 async function recordOnTigerLake(page) {
 	rmSync(join(out, 'recording.i915perf'), { force: true });
-	if (!existsSync(READER) || !existsSync(I915_METRICS)) {
-		note(`${READER} or ${I915_METRICS} is absent; the recording is not checked`);
+	const missing = [READER, I915_METRICS].filter((f) => !existsSync(f));
+	if (missing.length) {
+		checks.skip('a recording i915-perf-reader accepts', `${missing.join(', ')} (make deps)`);
 		return;
 	}
 	await page.selectOption('#device-picker', 'sim1');
@@ -578,7 +609,8 @@ async function recordOnTigerLake(page) {
 	await page.click('#record-toggle');
 	await page.waitForFunction(() => /recorded/.test(document.querySelector('#record-status').textContent),
 		null, { timeout: 5000 });
-	await page.waitForTimeout(800);
+	// Some frames' worth of reports in the file before it stops.
+	await moreFrames(page, 5);
 	const [download] = await Promise.all([page.waitForEvent('download'), page.click('#record-toggle')]);
 	const path = join(out, 'recording.i915perf');
 	await download.saveAs(path);
@@ -645,26 +677,6 @@ async function smoothAt100Fps(page) {
 	const perUnit = await page.$$eval('#charts .chart', (els) => els.length);
 	checks.check(perCounter === 20 && perUnit < 20,
 		'charts go one per counter or one per unit', `${perCounter} and ${perUnit}`);
-	await page.waitForTimeout(500);
-	await page.evaluate(() => window.gpuperfUi.meter.reset());
-	const framesBefore = await page.evaluate(() => window.gpuperfUi.store.length);
-	await page.waitForTimeout(3000);
-	const { median, p95, samples, frames } = await page.evaluate((before) => ({
-		median: window.gpuperfUi.meter.median(),
-		p95: window.gpuperfUi.meter.percentile(0.95),
-		samples: window.gpuperfUi.meter.samples.length,
-		frames: window.gpuperfUi.store.length - before,
-	}), framesBefore);
-	console.log(`page work per animation frame at ${Math.round(frames / 3)} frames/s with ` +
-		`20 plots: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples} frames`);
-	// The rate itself is the daemon's business (make bench); here it only
-	// has to be high enough that the page is under load, on a busy machine
-	// or a sanitizer build too.
-	checks.check(frames >= 100, 'frames stream at tens per second while measuring',
-		`${frames} in 3 s`);
-	checks.check(samples >= 60, 'the page draws on animation frames', `${samples} measured`);
-	checks.check(median <= FRAME_BUDGET_MS, `the median work per animation frame is under ${FRAME_BUDGET_MS} ms`,
-		`${median.toFixed(2)} ms`);
 	await page.screenshot({ path: join(out, 'ui-100fps-20-plots.png'), fullPage: true });
 }
 
@@ -676,8 +688,11 @@ async function viewer(browserContext, url) {
 	checks.check(await page.isVisible('#role-note'), 'the viewer is told why it cannot reconfigure',
 		await page.textContent('#role-note'));
 	checks.check(await page.isDisabled('#period-picker'), 'the viewer\'s period picker is disabled');
-	const enabledSets = await page.$$eval('#set-list button.set:not(.selected)', (els) => els.filter((e) => !e.disabled).length);
-	checks.check(enabledSets === 0, 'the viewer\'s metric set choices are disabled');
+	const sets = await page.$$eval('#set-list button.set:not(.selected)', (els) => ({
+		listed: els.length, enabled: els.filter((e) => !e.disabled).length,
+	}));
+	checks.check(sets.listed > 0 && sets.enabled === 0, 'the viewer\'s metric set choices are disabled',
+		`${sets.enabled} of ${sets.listed} other sets enabled`);
 	checks.check(!await page.isDisabled('#window-picker'), 'the viewer may still pick its window');
 	await page.waitForSelector('#process-rows tr', { timeout: 8000 });
 	const hidden = await page.$$eval('#process-rows tr td:nth-child(2)', (els) => els.map((e) => e.textContent));
@@ -716,7 +731,8 @@ async function darkAndNarrow(context, url) {
 	await connected(page);
 	await page.waitForFunction(() => window.gpuperfUi.store.length > 5, null, { timeout: 5000 });
 	await page.click('#counter-list .counter:nth-child(1)');
-	await page.waitForTimeout(1200);
+	await page.waitForSelector('#charts .chart canvas', { timeout: 5000 });
+	await moreFrames(page);
 	const { overflow, background } = await page.evaluate(() => ({
 		overflow: document.documentElement.scrollWidth - window.innerWidth,
 		background: getComputedStyle(document.body).backgroundColor,

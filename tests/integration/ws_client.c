@@ -33,6 +33,7 @@ struct wsc {
 	struct lws *wsi;
 	bool open, closed, failed;
 	int close_code;
+	uint64_t closed_ns;             /* the close frame, or the end */
 	unsigned char *rx;
 	size_t rx_len, rx_cap;
 	struct out_msg *out_head, *out_tail;
@@ -149,6 +150,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason,
 			const unsigned char *b = in;
 			c->close_code = b[0] << 8 | b[1];
 		}
+		c->closed_ns = wsc_now_ns();
 		return 0;
 	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
 		c->failed = true;
@@ -158,6 +160,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason,
 	case LWS_CALLBACK_CLIENT_CLOSED:
 		c->closed = true;
 		c->wsi = NULL;
+		if (!c->closed_ns)
+			c->closed_ns = wsc_now_ns();
 		return 0;
 	default:
 		return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -306,6 +310,11 @@ bool wsc_is_open(const struct wsc *c)
 bool wsc_is_closed(const struct wsc *c)
 {
 	return c->closed;
+}
+
+uint64_t wsc_closed_ns(const struct wsc *c)
+{
+	return c->closed ? c->closed_ns : 0;
 }
 
 static bool ended(void *arg)

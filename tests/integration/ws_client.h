@@ -58,6 +58,10 @@ bool wsc_wait_open(struct wsc *c, unsigned ms);
 bool wsc_is_open(const struct wsc *c);
 bool wsc_is_closed(const struct wsc *c);
 
+/* CLOCK_MONOTONIC ns when the client saw the connection end; 0 while
+ * open. */
+uint64_t wsc_closed_ns(const struct wsc *c);
+
 /* Waits for the connection to end; its close code (1000...), 0 when it
  * ended without a close frame, -1 when ms passed first. */
 int wsc_wait_closed(struct wsc *c, unsigned ms);

@@ -175,6 +175,10 @@ START_TEST(eu_active_truncates_like_c)
 				   "A 10 READ FADD $EuCoresTotalCount UDIV"), 1);
 	eval_tgl_counters();
 	ck_assert_double_eq(counters[EU_ACTIVE].d, 1.0);
+	/* 190 over 96 is 1.98: truncated, not rounded to 2. */
+	acc.slot[GPM_ACC_A + 7] = 190;
+	ck_assert_uint_eq(eval_u64("A 7 READ A 8 READ FADD A 9 READ FADD "
+				   "A 10 READ FADD $EuCoresTotalCount UDIV"), 1);
 }
 END_TEST
 
@@ -190,8 +194,8 @@ START_TEST(skl_eu_active)
 							.u = 1000000 };
 	ck_assert_double_eq(eval_double("A 7 READ $EuCoresTotalCount UDIV 100 "
 					"UMUL $GpuCoreClocks FDIV"), 10.0);
-	/* 2,400,010 / 24 truncates before scaling. */
-	acc.slot[GPM_ACC_A + 7] = 2400010;
+	/* 2,400,023 / 24 (100,000.96) truncates before scaling. */
+	acc.slot[GPM_ACC_A + 7] = 2400023;
 	ck_assert_double_eq(eval_double("A 7 READ $EuCoresTotalCount UDIV 100 "
 					"UMUL $GpuCoreClocks FDIV"), 10.0);
 }
@@ -243,6 +247,8 @@ START_TEST(division_by_zero_gives_zero)
 	/* UDIV truncates a double divisor first: 0.5 becomes 0. */
 	ck_assert_uint_eq(eval_u64("A 0 READ 0.5 UDIV"), 0);
 	ck_assert_uint_eq(eval_u64("A 0 READ 2 UDIV"), 617);
+	/* 1234 / 5 is 246.8: truncated. */
+	ck_assert_uint_eq(eval_u64("A 0 READ 5 UDIV"), 246);
 }
 END_TEST
 

@@ -605,23 +605,23 @@ START_TEST(real_gpu_when_present)
 	gpd_nv_libs_load(&libs, NULL);
 	unsigned n = gpd_nvidia_count_gpus(&libs, why, sizeof(why));
 	if (!n) {
-		printf("real NVIDIA GPU test skipped: %s\n",
-		       why[0] ? why : "no CUDA device");
 		gpd_nv_libs_unload(&libs);
-		return;
+		TEST_SKIP("the NVIDIA source on a real GPU", "%s",
+			  why[0] ? why : "a CUDA device");
 	}
 	struct run r;
 	struct gpd_error err = { 0 };
 	start(&r, "nvidia:0", &libs);
 	int ret = subscribe(&r, "Basic", 1000000, 50000000, &err);
 	if (ret == -EBUSY) {
-		printf("real NVIDIA GPU test skipped: %s\n", err.message);
 		finish(&r);
-	} else {
-		ck_assert_msg(ret == 0, "%s", err.message);
-		run_loop(&r, 4, 5000);
-		ck_assert(!r.timed_out);
+		gpd_nv_libs_unload(&libs);
+		TEST_SKIP("the NVIDIA source on a real GPU",
+			  "a free PM unit: %s", err.message);
 	}
+	ck_assert_msg(ret == 0, "%s", err.message);
+	run_loop(&r, 4, 5000);
+	ck_assert(!r.timed_out);
 	gpd_nv_libs_unload(&libs);
 }
 END_TEST

@@ -362,50 +362,58 @@ START_TEST(test_buffer_overflow)
 }
 END_TEST
 
+/* A unit that loses reports against the same unit without losses: the
+ * loss draws have a random stream of their own, so both write the same
+ * reports and the lossy one leaves some out. Each read that lost any
+ * begins with one REPORT_LOST, ahead of its reports, and a read that
+ * lost none has none. */
 START_TEST(test_report_lost)
 {
 	struct gpd_oa_model_config cfg = sim_config(4, 9);
-	unsigned char *data = NULL;
-	size_t cap = 0;
-	struct decoded *d = new_decoded();
+	unsigned char *full_data = NULL, *lossy_data = NULL;
+	size_t full_cap = 0, lossy_cap = 0;
+	struct decoded *full = new_decoded(), *lossy = new_decoded();
 
+	struct gpd_oa_model *m_full = create(&cfg);
 	cfg.workload.report_loss_probability = 0.02;
-	struct gpd_oa_model *m = create(&cfg);
-	size_t len = run(m, 320000, 3200, &data, &cap);
-	decode_all(m, data, len, d);
-
-	/* Each loss comes as one REPORT_LOST ahead of the read's reports,
-	 * and shows as a gap between the timer reports around it. */
-	unsigned losses = 0, gaps = 0;
-	uint64_t last_timer = 0;
-	bool have_timer = false;
-	for (size_t i = 0; i < d->n; i++) {
-		if (d->type[i] == GPM_OA_RECORD_REPORT_LOST) {
-			losses++;
-			continue;
+	struct gpd_oa_model *m_lossy = create(&cfg);
+	size_t report_size = gpd_oa_model_decoder(m_full)->format->size;
+	unsigned reads_with_loss = 0, reports_lost = 0, reports = 0;
+	for (int step = 0; step < 100; step++) {
+		gpd_oa_model_advance(m_full, 3200);
+		gpd_oa_model_advance(m_lossy, 3200);
+		decode_all(m_full, full_data, read_all(m_full, &full_data, &full_cap, 0), full);
+		decode_all(m_lossy, lossy_data, read_all(m_lossy, &lossy_data, &lossy_cap, 0),
+			   lossy);
+		bool lost = lossy->n && lossy->type[0] == GPM_OA_RECORD_REPORT_LOST;
+		/* The lossy read's reports, in order, among the full one's. */
+		size_t k = 0;
+		for (size_t i = lost; i < lossy->n; i++) {
+			ck_assert_uint_eq(lossy->type[i], GPM_OA_RECORD_SAMPLE);
+			while (k < full->n && memcmp(full->bytes[k], lossy->bytes[i], report_size))
+				k++;
+			ck_assert_msg(k < full->n, "read %d: report %zu is not the full unit's",
+				      step, i);
+			k++;
 		}
-		ck_assert_uint_eq(d->type[i], GPM_OA_RECORD_SAMPLE);
-		const struct gpm_oa_report *r = &d->report[i];
-		if (!(r->reason & GPM_OA_REASON_TIMER))
-			continue;
-		if (have_timer && r->timestamp - last_timer > 32)
-			gaps++;
-		last_timer = r->timestamp;
-		have_timer = true;
+		size_t missing = full->n - (lossy->n - lost);
+		ck_assert_msg(lost == (missing > 0),
+			      "read %d: %zu reports missing, REPORT_LOST %s", step, missing,
+			      lost ? "ahead" : "absent");
+		reads_with_loss += lost;
+		reports_lost += (unsigned)missing;
+		reports += (unsigned)full->n;
 	}
-	ck_assert_uint_gt(losses, 5);
-	ck_assert_uint_ge(gaps, 1);
-	ck_assert_uint_le(losses, 100);
-
-	/* Status before reports within one read. */
-	gpd_oa_model_advance(m, 3200);
-	len = read_all(m, &data, &cap, 0);
-	decode_all(m, data, len, d);
-	for (size_t i = 1; i < d->n; i++)
-		ck_assert_uint_ne(d->type[i], GPM_OA_RECORD_REPORT_LOST);
-	gpd_oa_model_destroy(m);
-	free(d);
-	free(data);
+	/* About one report in fifty. */
+	ck_assert_uint_gt(reads_with_loss, 5);
+	ck_assert_msg(reports_lost * 100 > reports && reports_lost * 100 < 3 * reports,
+		      "%u of %u reports lost", reports_lost, reports);
+	gpd_oa_model_destroy(m_full);
+	gpd_oa_model_destroy(m_lossy);
+	free(full);
+	free(lossy);
+	free(full_data);
+	free(lossy_data);
 }
 END_TEST
 

@@ -1,5 +1,6 @@
 /*
- * Shared by the Check suites: the runner main and where the test data is.
+ * Shared by the Check suites: the runner main, where the test data is, and
+ * how a test that cannot run here says so.
  */
 #ifndef GPM_TEST_UTIL_H
 #define GPM_TEST_UTIL_H
@@ -32,6 +33,18 @@ static inline uint64_t test_xorshift64(uint64_t *state)
 	*state ^= *state << 17;
 	return *state;
 }
+
+/* Ends the running test as skipped: tests/run-tests.sh counts it apart
+ * from the passed ones and lists it with what it lacked (Check itself
+ * has no skip, so the test returns as passed). */
+#define TEST_SKIP(what, ...)                                                  \
+	do {                                                                 \
+		printf("SKIP: %s (missing: ", what);                         \
+		printf(__VA_ARGS__);                                         \
+		printf(")\n");                                               \
+		fflush(stdout);                                              \
+		return;                                                      \
+	} while (0)
 
 #define GPM_TEST_MAIN(suite_fn)                                              \
 	int main(void)                                                       \
