@@ -10,7 +10,12 @@
 . "$(dirname "$0")/../checks.sh"
 
 # The exported symbols: gpc_ functions and the version node, nothing else.
-nm -D --defined-only "$build/libgpuperf.so" >"$tmp/symbols"
+if nm -D --defined-only "$build/libgpuperf.so" >"$tmp/symbols" 2>"$tmp/nm.err" &&
+	grep -q ' gpc_[a-z]' "$tmp/symbols"; then
+	ok
+else
+	fail "libgpuperf.so exports no gpc_ function: $(cat "$tmp/nm.err")"
+fi
 others=$(grep -v ' gpc_[a-z]' "$tmp/symbols" | grep -v ' LIBGPUPERF_0$')
 [ -z "$others" ] && ok || fail "libgpuperf.so exports more than the API: $others"
 grep -q ' gpc_query_get_data@@LIBGPUPERF_0$' "$tmp/symbols" && ok ||

@@ -22,6 +22,17 @@ json_lines() {
 	fi
 }
 
+# wait_lines FILE N: waits up to 30 s for FILE to hold N lines; succeeds
+# only if they came.
+wait_lines() {
+	tenths=300
+	while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
+		[ "$tenths" -gt 0 ] || return 1
+		tenths=$((tenths - 1))
+		sleep 0.1
+	done
+}
+
 # ends_with_newline FILE: the last byte of FILE is a newline.
 ends_with_newline() {
 	tail -c 1 "$1" | od -An -c | grep -q '\\n'
@@ -62,11 +73,9 @@ check "too few ndjson rows" [ "$(wc -l <"$tmp/out")" -ge 3 ]
 # ---- stream: ndjson killed mid-stream still holds whole lines
 "$gpuperf" stream $S -m RenderBasic -i 5ms --format ndjson -o "$tmp/k.ndjson" 2>/dev/null &
 killme=$!
-sleep 1
+check "the stream wrote no 20 rows to kill it after" wait_lines "$tmp/k.ndjson" 20
 kill -KILL "$killme"
 wait "$killme" 2>/dev/null
-killed_rows=$(wc -l <"$tmp/k.ndjson")
-check "the killed stream wrote $killed_rows rows" [ "$killed_rows" -ge 20 ]
 check "a killed ndjson stream left a partial line" json_lines "$tmp/k.ndjson"
 check "a killed ndjson stream does not end with a newline" \
 	ends_with_newline "$tmp/k.ndjson"
@@ -123,7 +132,13 @@ expect reader "Timestamp correlation points:"
 # ---- record: Ctrl-C ends it with a whole file
 "$gpuperf" record $S -m RenderBasic -o "$tmp/b.i915perf" 2>"$tmp/rec.err" &
 recpid=$!
-sleep 1
+# 600 reports of 264 bytes on their way to the file, then Ctrl-C.
+tenths=300
+while [ "$(stat -c %s "$tmp/b.i915perf" 2>/dev/null || echo 0)" -lt 160000 ] &&
+	[ "$tenths" -gt 0 ]; do
+	tenths=$((tenths - 1))
+	sleep 0.1
+done
 kill -INT "$recpid"
 wait "$recpid"
 record_status=$?
@@ -141,15 +156,17 @@ run 2 record $S -o "$tmp/c.i915perf"
 expect err "name the metric set with -m"
 
 # ---- run: the command's exit status, the totals of its window
+run_began=$(date +%s%N)
 run 7 run $S -m RenderBasic -c GpuTime,GpuBusy --format ndjson -o "$tmp/run.ndjson" \
 	-- sh -c 'sleep 0.5; exit 7'
+run_took=$(($(date +%s%N) - run_began))
 check "run without -i writes one totals row" [ "$(wc -l <"$tmp/run.ndjson")" = 1 ]
 check "run's ndjson is not JSON" json_lines "$tmp/run.ndjson"
 expect run.ndjson '"mark":1'
 duration=$(sed 's/.*"duration_ns":\([0-9]*\).*/\1/' "$tmp/run.ndjson")
 gputime=$(sed 's/.*"GpuTime":\([0-9]*\).*/\1/' "$tmp/run.ndjson")
-check "the window of a 0.5 s command lasted $duration ns" \
-	eval '[ "$duration" -gt 450000000 ] && [ "$duration" -lt 1500000000 ]'
+check "the window of a 0.5 s command lasted $duration ns ($run_took ns for all of gpuperf run)" \
+	eval '[ "$duration" -gt 450000000 ] && [ "$duration" -lt "$run_took" ]'
 check "GpuTime $gputime is not the window's $duration ns" awk -v a="$duration" \
 	-v b="$gputime" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= a / 100) }'
 
@@ -173,15 +190,11 @@ expect err "name the command to run"
 
 # ---- --viewer: joins what runs, and cannot change it even where the
 # connection could (the Unix socket grants a controller)
-"$gpuperf" stream $S -m RenderBasic -c GpuTime -i 100ms --duration 5s --format csv \
+"$gpuperf" stream $S -m RenderBasic -c GpuTime -i 100ms --format csv \
 	-o "$tmp/holder.csv" 2>"$tmp/holder.err" &
 holder=$!
 pids="$pids $holder"
-i=0
-while [ "$(cat "$tmp/holder.csv" 2>/dev/null | wc -l)" -lt 2 ] && [ $i -lt 50 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+check "the holding stream wrote no row" wait_lines "$tmp/holder.csv" 2
 run 5 --viewer stream $S -m ComputeBasic -c GpuTime --duration 0.3s
 expect err "a viewer cannot change it"
 run 0 stream $S --viewer -m RenderBasic -c GpuTime -i 100ms --duration 0.3s --format csv
