@@ -11,6 +11,10 @@
 # failed" or "checks: N passed, F failed, S skipped" with a SKIP line for
 # each skip. A program that exits non-zero without reporting a failure (a
 # crash, or a leak ASan found at exit) counts as one failure.
+# Check's timeouts only bound a hang: a test on a machine whose cores
+# are all busy may take many times its usual time.
+export CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-60}"
+export CK_TIMEOUT_MULTIPLIER="${CK_TIMEOUT_MULTIPLIER:-4}"
 passed=0
 failed=0
 skipped=0

@@ -90,6 +90,10 @@ START_TEST(loopback_addresses)
 	ck_assert(!gpd_auth_is_loopback("::"));
 	ck_assert(!gpd_auth_is_loopback("10.0.0.1"));
 	ck_assert(!gpd_auth_is_loopback("128.0.0.1"));
+	/* IPv4 through an IPv6 socket: loopback only if the IPv4 one is. */
+	ck_assert(!gpd_auth_is_loopback("::ffff:10.0.0.1"));
+	ck_assert(!gpd_auth_is_loopback("::ffff:128.0.0.1"));
+	ck_assert(!gpd_auth_is_loopback("::127.0.0.1"));
 	ck_assert(!gpd_auth_is_loopback("example.com"));
 }
 END_TEST

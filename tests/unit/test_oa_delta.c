@@ -284,10 +284,9 @@ END_TEST
 
 /* A run sums what its pairs do, for runs of every length up to a few
  * thousand, wrapping any number of times, at any stride and alignment. */
-START_TEST(test_run_equals_pairs)
+static void check_run_equals_pairs(struct gpm_oa_decoder dec)
 {
 	enum { MAX_RUN = 3000 };
-	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
 	size_t size = dec.format->size;
 	unsigned char *buf = malloc(MAX_RUN * (size + 17) + 8);
 
@@ -312,6 +311,34 @@ START_TEST(test_run_equals_pairs)
 		ck_assert_mem_eq(&run, &pairs, sizeof(run));
 	}
 	free(buf);
+}
+
+START_TEST(test_run_equals_pairs)
+{
+	check_run_equals_pairs(test_oa_format_decoder(_i));
+}
+END_TEST
+
+/* No format has a 40-bit group whose runs take blocks of 8 or 1 lanes
+ * (the shipped ones are 16 and 4 wide): a format made here has two, of
+ * 13 counters (8, 4 and 1 lanes) and 6 (4, 1 and 1), so every way a run
+ * counts 40-bit wraps is held against the pairs. */
+START_TEST(test_run_u40_blocks_of_8_and_1)
+{
+	const struct gpm_oa_format *a32u40;
+	struct gpm_oa_decoder dec;
+
+	ck_assert_int_eq(gpm_oa_format_get(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, &a32u40), 0);
+	struct gpm_oa_format odd = *a32u40;
+	odd.n_groups = 3;
+	odd.group[1] = (struct gpm_oa_counter_group){
+		.slot = GPM_ACC_A + 0, .offset = 16, .high_offset = 160, .count = 13, .width = 40,
+	};
+	odd.group[2] = (struct gpm_oa_counter_group){
+		.slot = GPM_ACC_A + 16, .offset = 80, .high_offset = 176, .count = 6, .width = 40,
+	};
+	ck_assert_int_eq(gpm_oa_decoder_init(&dec, &odd, 1200), 0);
+	check_run_equals_pairs(dec);
 }
 END_TEST
 
@@ -353,6 +380,7 @@ static Suite *oa_delta_suite(void)
 	tcase_add_test(tc, test_64bit_fields);
 	tcase_add_loop_test(tc, test_raw_equals_decoded, 0, GPM_OA_FORMAT_COUNT);
 	tcase_add_loop_test(tc, test_run_equals_pairs, 0, GPM_OA_FORMAT_COUNT);
+	tcase_add_test(tc, test_run_u40_blocks_of_8_and_1);
 	tcase_add_loop_test(tc, test_clear, 0, GPM_OA_FORMAT_COUNT);
 	suite_add_tcase(s, tc);
 	return s;

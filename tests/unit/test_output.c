@@ -98,6 +98,32 @@ START_TEST(test_csv)
 }
 END_TEST
 
+/* A name with a line break in it stays one CSV field, quoted (RFC 4180):
+ * a reader would otherwise see a row end inside the header. */
+START_TEST(test_csv_line_breaks_quoted)
+{
+	static const struct gpuperf_column broken[] = {
+		{ "Two\nlines", NULL }, { "Carriage\rreturn", NULL }, { "Plain", NULL },
+	};
+	static const struct gpuperf_cell cells[] = {
+		{ .type = GPUPERF_CELL_U64, .u = 1 },
+		{ .type = GPUPERF_CELL_U64, .u = 2 },
+		{ .type = GPUPERF_CELL_U64, .u = 3 },
+	};
+	struct gpuperf_output o;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	ck_assert_int_eq(gpuperf_output_init(&o, f, GPUPERF_FORMAT_CSV, broken, 3), 0);
+	ck_assert_int_eq(gpuperf_output_row(&o, cells), 0);
+	gpuperf_output_fini(&o);
+	fclose(f);
+	ck_assert_str_eq(text, "\"Two\nlines\",\"Carriage\rreturn\",Plain\n1,2,3\n");
+	free(text);
+}
+END_TEST
+
 START_TEST(test_ndjson)
 {
 	char *text = render(GPUPERF_FORMAT_NDJSON);
@@ -186,6 +212,7 @@ static Suite *output_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_csv_line_breaks_quoted);
 	tcase_add_test(tc, test_ndjson);
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_format_names);
