@@ -5,6 +5,9 @@
 #   make test       install missing packages, build, run every test suite
 #   make bench      benchmarks (ratios against a reference run in the same process)
 #   make fuzz       build the libFuzzer targets (FUZZ_SECONDS=60 runs each)
+#   make mutate     bugs put into the sources one at a time: which the tests
+#                   catch (tests/mutate; MUTATIONS=text runs those whose id
+#                   holds it)
 #   make install    install under $(DESTDIR)$(PREFIX) (make uninstall)
 #   make deps       install the Debian packages the build and tests need
 #
@@ -102,7 +105,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all run test unit-tests bench fuzz install clean deps
+.PHONY: all run test unit-tests bench fuzz mutate install clean deps
 .DEFAULT_GOAL := all
 
 # The browser UI: npm ci when the lock file changed, the protobuf module
@@ -258,6 +261,11 @@ bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) $$b || exit 1; done
 	$(if $(NODE),@GPM_BUILD_DIR=$(BUILD) node tests/bench/bench_ui.mjs)
 
+# The mutations run under nice in a copy of the tree (build/mutate), never
+# in the checkout.
+mutate:
+	GPM_SHARED_DIR=$(SHARED) nice -n 19 sh tests/mutate/mutate.sh $(MUTATIONS)
+
 # libFuzzer needs clang; the library is rebuilt with coverage instrumentation.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined \
@@ -382,4 +390,5 @@ deps:
 clean:
 	rm -rf build web/gen web/www/app.js web/www/app.css
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# build/mutate holds a copy of the tree with builds of its own.
+-include $(shell find $(BUILD) -path build/mutate -prune -o -name '*.d' -print 2>/dev/null)

@@ -82,7 +82,8 @@ static int trace_write(void *ctx, const void *data, size_t len)
 }
 
 /* The recording writer's bytes: whole records, to the sink or the
- * trace. */
+ * trace. An error is said with 0, never a negative count: stdio takes -1
+ * for bytes written backwards and carries on (fopencookie(3)). */
 static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 {
 	struct gpd_recorder *r = cookie;
@@ -90,7 +91,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 			   : sink_data(r, buf, size);
 	if (ret && !r->sink_error)
 		r->sink_error = ret;
-	return ret ? -1 : (ssize_t)size;
+	return ret ? 0 : (ssize_t)size;
 }
 
 static void stop_with(struct gpd_recorder *r, const char *fmt, ...)
