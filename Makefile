@@ -7,7 +7,7 @@
 #   make fuzz       build the libFuzzer targets (FUZZ_SECONDS=60 runs each)
 #   make mutate     bugs put into the sources one at a time: which the tests
 #                   catch (tests/mutate; MUTATIONS=text runs those whose id
-#                   holds it)
+#                   holds it); make mutate-web: Stryker on the UI's modules
 #   make install    install under $(DESTDIR)$(PREFIX) (make uninstall)
 #   make deps       install the Debian packages the build and tests need
 #
@@ -93,7 +93,7 @@ LIBCLIENT := $(BUILD)/libgpuperf-cli.a
 # Integration tests are scripts printing "checks: N passed, F failed";
 # tests/layers checks every #include against DEPS.
 SCRIPT_TESTS := $(sort $(wildcard tests/cli/test-*.sh tests/integration/test-*.sh \
-	tests/layers/test-*.sh))
+	tests/layers/test-*.sh tests/web/test-*.sh))
 # The fake kernel: an LD_PRELOAD library answering DRM ioctls from the OA model.
 FAKE_KERNEL_SRCS := $(wildcard tests/fake-kernel/*.c)
 FAKE_KERNEL := $(if $(FAKE_KERNEL_SRCS),$(BUILD)/tests/libfake-kernel.so)
@@ -105,7 +105,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all run test unit-tests bench fuzz mutate install clean deps
+.PHONY: all run test unit-tests bench fuzz mutate mutate-web install clean deps
 .DEFAULT_GOAL := all
 
 # The browser UI: npm ci when the lock file changed, the protobuf module
@@ -265,6 +265,11 @@ bench: all $(BENCH_BINS)
 # in the checkout.
 mutate:
 	GPM_SHARED_DIR=$(SHARED) nice -n 19 sh tests/mutate/mutate.sh $(MUTATIONS)
+
+# Stryker (web/stryker.config.json) on the UI's pure modules, against the
+# tests of web/test; fails under 80% killed.
+mutate-web: $(WEB_NODE_MODULES) web/gen/gpuperf.js
+	cd web && nice -n 19 node_modules/.bin/stryker run
 
 # libFuzzer needs clang; the library is rebuilt with coverage instrumentation.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
