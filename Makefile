@@ -4,6 +4,8 @@
 #   make run        install missing packages, build, start the daemon on `sim`
 #   make test       install missing packages, build, run every test suite
 #   make bench      benchmarks (ratios against a reference run in the same process)
+#   make coverage   the whole suite on a gcov build: lines and branches per
+#                   folder and the files under their goal (build/coverage)
 #   make fuzz       build the libFuzzer targets (FUZZ_SECONDS=60 runs each)
 #   make mutate     bugs put into the sources one at a time: which the tests
 #                   catch (tests/mutate; MUTATIONS=text runs those whose id
@@ -14,8 +16,8 @@
 # With npm installed, `make` also builds the browser UI into web/www.
 #   make clean
 #
-# SAN=1 builds everything with ASan+UBSan under build/san; CI=true turns
-# warnings into errors.
+# SAN=1 builds everything with ASan+UBSan under build/san, COV=1 with gcov
+# counters under build/coverage; CI=true turns warnings into errors.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -30,6 +32,11 @@ SHARED ?= $(abspath $(CURDIR)/../shared)
 ifeq ($(SAN),1)
 BUILD ?= build/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(COV),1)
+# make coverage: gcov's counters, unoptimized so lines map one to one.
+BUILD ?= build/coverage
+SAN_FLAGS := --coverage
+OPT := -O0
 else
 BUILD ?= build
 SAN_FLAGS :=
@@ -60,7 +67,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev jq \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
 	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd strace \
-	tmux zlib1g-dev protobuf-compiler
+	tmux zlib1g-dev protobuf-compiler gcovr
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
 BROWSER_PACKAGES := chromium
@@ -105,7 +112,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all run test unit-tests bench fuzz mutate mutate-web install clean deps
+.PHONY: all run test unit-tests bench fuzz mutate mutate-web coverage install clean deps
 .DEFAULT_GOAL := all
 
 # The browser UI: npm ci when the lock file changed, the protobuf module
@@ -260,6 +267,15 @@ NODE := $(shell command -v node 2>/dev/null)
 bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) $$b || exit 1; done
 	$(if $(NODE),@GPM_BUILD_DIR=$(BUILD) node tests/bench/bench_ui.mjs)
+
+# Counters start from zero; the suite's result is reported, not fatal, as
+# the figures are what is asked for.
+coverage: deps
+	find build/coverage -name '*.gcda' -delete 2>/dev/null || true
+	$(MAKE) COV=1 all unit-tests
+	-GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=build/coverage nice -n 19 sh tests/run-tests.sh \
+		$(UNIT_SRCS:tests/unit/%.c=build/coverage/tests/%) $(SCRIPT_TESTS)
+	sh tests/coverage/summary.sh build/coverage
 
 # The mutations run under nice in a copy of the tree (build/mutate), never
 # in the checkout.
