@@ -110,6 +110,8 @@ static uint64_t sample_ts(struct replay_source *rs)
 	return gpm_oa_ts_extend(&rs->ts, report.timestamp);
 }
 
+static void on_tick(uv_timer_t *timer);
+
 static void reach_end(struct replay_source *rs, bool error)
 {
 	flush_batch(rs);
@@ -118,6 +120,10 @@ static void reach_end(struct replay_source *rs, bool error)
 		gpm_oa_ts_extender_init(&rs->ts, rs->decoder.ts_mask);
 		rs->have_first_ts = false;
 		rs->start_ns = gpd_monotonic_ns();
+		/* speed=max reads a whole pass in one tick of a timer that
+		 * does not repeat: the next pass needs one of its own. */
+		if (rs->speed == 0)
+			uv_timer_start(&rs->timer, on_tick, 1, 0);
 		rs->base.listener.event(rs->base.listener.user,
 					GPD_EVENT_RESTARTED,
 					"the replay started over");

@@ -1,6 +1,8 @@
 /*
  * The daemon's replay source at speed=max gives the same windows and values
- * as the offline `gpuperf replay` on the same recording.
+ * as the offline `gpuperf replay` on the same recording; it starts over
+ * when asked to loop, counts a recorded BUFFER_LOST without a delta across
+ * it, and refuses in words the recordings it cannot replay.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,8 +31,14 @@ static const char *i915_dir(void)
 	return test_shared_path(dir, sizeof(dir), "intel-metrics/i915");
 }
 
+/* What a test recording differs in. */
+struct recording_options {
+	uint16_t pci_id;                /* 0: Tiger Lake GT2's 0x9a49 */
+	bool buffer_lost;               /* a BUFFER_LOST two thirds in */
+};
+
 /* A tglgt2 RenderBasic recording from the simulated OA unit. */
-static void write_recording(const char *path)
+static void write_recording_with(const char *path, struct recording_options o)
 {
 	struct gpm_metrics_db db;
 	gpm_metrics_db_init(&db);
@@ -40,7 +48,7 @@ static void write_recording(const char *path)
 	const struct gpm_platform *platform = gpm_platform_by_name("tglgt2");
 	struct gpm_recording_info info = { 0 };
 	gpm_platform_default_device(platform, &info.device);
-	info.device.pci_id = 0x9a49;
+	info.device.pci_id = o.pci_id ? o.pci_id : 0x9a49;
 	info.oa_format = platform->i915_oa_format;
 	snprintf(info.metric_set, sizeof(info.metric_set), "%s", set->symbol_name);
 	snprintf(info.uuid, sizeof(info.uuid), "%s", set->hw_config_guid);
@@ -80,6 +88,8 @@ static void write_recording(const char *path)
 				samples++;
 				if (samples == N_REPORTS / 3)
 					gpm_recording_write_report_lost(w, NULL);
+				if (samples == 2 * N_REPORTS / 3 && o.buffer_lost)
+					gpm_recording_write_buffer_lost(w, NULL);
 			}
 		}
 	}
@@ -88,6 +98,11 @@ static void write_recording(const char *path)
 	free(w);
 	gpd_oa_model_destroy(model);
 	gpm_metrics_db_fini(&db);
+}
+
+static void write_recording(const char *path)
+{
+	write_recording_with(path, (struct recording_options){ 0 });
 }
 
 struct rows {
@@ -151,12 +166,23 @@ struct frames {
 	struct rows rows;
 	bool ended;
 	uv_loop_t *loop;
+	unsigned restarts;
+	unsigned frames_after_restart;
+	unsigned long long reports, buffers_lost;
+	unsigned stop_after_restart;    /* frames after a restart, then stop */
 };
 
 static void on_frame(void *user, const struct gpd_frame *f)
 {
 	struct frames *fr = user;
 	double vals[256];
+	fr->reports += f->reports;
+	fr->buffers_lost += f->buffer_lost;
+	if (fr->restarts && ++fr->frames_after_restart >= fr->stop_after_restart &&
+	    fr->stop_after_restart)
+		uv_stop(fr->loop);
+	if (!fr->rows.n_cols)
+		return;         /* only counted */
 	ck_assert_uint_eq(f->n_values, fr->rows.n_cols);
 	for (size_t i = 0; i < f->n_values; i++)
 		vals[i] = gpm_value_as_double(f->values[i]);
@@ -170,6 +196,8 @@ static void on_event(void *user, const struct gpd_event *ev)
 		fr->ended = true;
 		uv_stop(fr->loop);
 	}
+	if (ev->kind == GPD_EVENT_RESTARTED)
+		fr->restarts++;
 }
 
 static const struct gpd_subscriber_ops ops = { on_frame, on_event };
@@ -251,12 +279,130 @@ START_TEST(daemon_replay_equals_offline_replay)
 }
 END_TEST
 
+/* A daemon replaying spec (at speed=max) with the metric files when
+ * with_metrics, frames into fr until the replay ends or stops it. */
+static void run_replay(const char *spec, bool with_metrics, struct frames *fr)
+{
+	const char *devices[] = { spec };
+	const char *dirs[] = { i915_dir() };
+	struct gpd_options opts = {
+		.device_specs = devices, .n_device_specs = 1,
+		.metrics_dirs = dirs, .n_metrics_dirs = with_metrics,
+	};
+	uv_loop_t loop;
+	struct gpd_daemon d;
+	struct gpd_error err;
+	uv_loop_init(&loop);
+	gpd_log_set_level(GPD_LOG_ERROR);
+	ck_assert_msg(gpd_daemon_init(&d, &loop, &opts, &err) == 0, "%s", err.message);
+	fr->loop = &loop;
+	struct gpd_subscribe_request req = {
+		.window_ns = 1000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct gpd_subscription *sub;
+	ck_assert_msg(gpd_subscribe(&d.registry, &req, &ops, fr, &sub, &err) == 0,
+		      "%s", err.message);
+	uv_timer_t deadline;
+	uv_timer_init(&loop, &deadline);
+	uv_timer_start(&deadline, on_deadline, 20000, 0);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	gpd_unsubscribe(sub);
+	uv_close((uv_handle_t *)&deadline, NULL);
+	gpd_daemon_stop(&d);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	gpd_daemon_fini(&d);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+
+/* ",loop": the recording starts over at its end, and says so. */
+START_TEST(replay_loops)
+{
+	char rec[] = "/tmp/gpm-test-dreplay-loop-XXXXXX";
+	char spec[128];
+	close(mkstemp(rec));
+	write_recording(rec);
+	snprintf(spec, sizeof(spec), "replay:%s,speed=max,loop", rec);
+	struct frames fr = { .stop_after_restart = 20 };
+	run_replay(spec, true, &fr);
+	ck_assert(!fr.ended);
+	ck_assert_uint_ge(fr.restarts, 1);
+	ck_assert_uint_ge(fr.frames_after_restart, 20);
+	unlink(rec);
+}
+END_TEST
+
+/* A recorded BUFFER_LOST is counted, and no delta is taken across it: of
+ * N reports, N - 2 pairs. */
+START_TEST(replayed_buffer_lost)
+{
+	char rec[] = "/tmp/gpm-test-dreplay-lost-XXXXXX";
+	char spec[128];
+	close(mkstemp(rec));
+	write_recording_with(rec, (struct recording_options){ .buffer_lost = true });
+	snprintf(spec, sizeof(spec), "replay:%s,speed=max", rec);
+	struct frames fr = { 0 };
+	run_replay(spec, true, &fr);
+	ck_assert(fr.ended);
+	ck_assert_uint_eq(fr.buffers_lost, 1);
+	ck_assert_uint_eq(fr.reports, N_REPORTS - 2);
+	unlink(rec);
+}
+END_TEST
+
+/* What the replay source cannot replay, refused before anything runs. */
+static const char *refusal(const char *spec, bool with_metrics)
+{
+	static struct gpd_error err;
+	const char *devices[] = { spec };
+	const char *dirs[] = { i915_dir() };
+	struct gpd_options opts = {
+		.device_specs = devices, .n_device_specs = 1,
+		.metrics_dirs = dirs, .n_metrics_dirs = with_metrics,
+	};
+	uv_loop_t loop;
+	struct gpd_daemon d;
+
+	uv_loop_init(&loop);
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_ne(gpd_daemon_init(&d, &loop, &opts, &err), 0);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	return err.message;
+}
+
+START_TEST(replay_refusals)
+{
+	char rec[] = "/tmp/gpm-test-dreplay-bad-XXXXXX";
+	char spec[128];
+	const char *why;
+
+	close(mkstemp(rec));
+	write_recording_with(rec, (struct recording_options){ .pci_id = 0x1234 });
+	snprintf(spec, sizeof(spec), "replay:%s", rec);
+	why = refusal(spec, true);
+	ck_assert_msg(strstr(why, "recorded on PCI device 0x1234, which no known platform matches"),
+		      "%s", why);
+	write_recording(rec);
+	why = refusal(spec, false);
+	ck_assert_msg(strstr(why, "recorded with metric set 'RenderBasic' of tglgt2, which no "
+			     "loaded file defines"), "%s", why);
+	unlink(rec);
+	snprintf(spec, sizeof(spec), "replay:%s-gone", rec);
+	why = refusal(spec, true);
+	ck_assert_msg(strstr(why, "-gone") && strstr(why, "No such file"), "%s", why);
+}
+END_TEST
+
 static Suite *daemon_replay_suite(void)
 {
 	Suite *s = suite_create("daemon_replay");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, daemon_replay_equals_offline_replay);
+	tcase_add_test(tc, replay_loops);
+	tcase_add_test(tc, replayed_buffer_lost);
+	tcase_add_test(tc, replay_refusals);
 	suite_add_tcase(s, tc);
 	return s;
 }
