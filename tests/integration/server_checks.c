@@ -130,6 +130,9 @@ struct stream {
 	uint64_t mark_span_ns;
 	size_t mark_values;
 	uint64_t dropped, dropped_total;
+	/* Windows that did not start where the one before ended. */
+	unsigned gaps;
+	uint64_t last_end_ns;
 	unsigned config_events;
 	char event_set[64], event_device[64];
 	/* A request's answer: reconfigure, mark. */
@@ -161,6 +164,11 @@ static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 	for (size_t i = 0; i < f->n_contexts; i++)
 		st->complete_rows += f->contexts[i].n_values == f->n_values;
 	st->dropped += f->frames_dropped;
+	if (!f->mark) {
+		if (st->last_end_ns && f->gpu_start_ns != st->last_end_ns)
+			st->gaps++;
+		st->last_end_ns = f->gpu_end_ns;
+	}
 	if (f->frames_dropped_total > st->dropped_total)
 		st->dropped_total = f->frames_dropped_total;
 	wake_waiter(gpc_subscription_client(sub));
@@ -477,21 +485,22 @@ static void check_slow_client(const char *url, const char *hostport)
 	subscribe_to(fast, &small, &o);
 	unsigned long long before = metrics_dropped(hostport);
 	uint64_t start = wsc_now_ns();
-	unsigned fast_frames = small.frames;
 	bool dropping = false;
-	/* At least 2 s of the fast client's frames, while the other drops. */
-	while ((!dropping || wsc_now_ns() - start < 2000000000ull) &&
-	       wsc_now_ns() - start < 20000000000ull) {
+	/* The fast client's frames until the other drops, then 50 more: it
+	 * streams on, and loses no window without being told (a loaded
+	 * machine may make it too slow for its own queue). */
+	while (!dropping && wsc_now_ns() - start < 30000000000ull) {
 		run_for(fast, 500);
-		dropping = dropping || metrics_dropped(hostport) > before;
+		dropping = metrics_dropped(hostport) > before;
 	}
 	double secs = (double)(wsc_now_ns() - start) * 1e-9;
-	fast_frames = small.frames - fast_frames;
 	CHECK(dropping, "the server drops frames of a client that stopped "
 	      "reading (within %.1f s)", secs);
-	CHECK(fast_frames >= (unsigned)(secs * 100 * 0.85) && !small.dropped,
-	      "the other client kept its rate: %u frames in %.1f s, %llu "
-	      "dropped", fast_frames, secs, (unsigned long long)small.dropped);
+	unsigned until = small.frames + 50;
+	CHECK(wait_for(fast, &small.frames, until, 15000) && (!small.gaps || small.dropped),
+	      "the other client streams on, every window it missed told: %u "
+	      "frames, %u windows missed, %llu dropped", small.frames, small.gaps,
+	      (unsigned long long)small.dropped);
 	/* Read on until a frame tells of the drops. */
 	uint64_t deadline = wsc_now_ns() + 10000000000ull;
 	uint64_t reported = 0, dropped_total = 0;
@@ -727,28 +736,42 @@ static void check_refused(const char *url, const void *data, size_t len,
 	wsc_close(c);
 }
 
-/* Frames of c for ms; the drops they report are added to *dropped. */
-static unsigned count_frames(struct wsc *c, unsigned ms, uint64_t *dropped)
+/* The frames of one subscription as they come: how many, how many the
+ * server dropped, and how many did not start where the one before ended
+ * (a window missed). A client too slow for its queue loses frames, and
+ * each loss must be told: gaps without drops are windows lost silently. */
+struct frame_run {
+	unsigned frames;
+	uint64_t dropped;
+	unsigned gaps;
+	uint64_t last_end_ns;
+};
+
+/* Reads c's frames into run for ms, or until it holds at least want
+ * frames. */
+static void follow_frames(struct wsc *c, unsigned ms, unsigned want,
+			  struct frame_run *run)
 {
-	unsigned n = 0;
 	uint64_t deadline = wsc_now_ns() + ms * 1000000ull;
-	while (wsc_now_ns() < deadline) {
+	while (wsc_now_ns() < deadline && run->frames < want) {
 		Gpuperf__Envelope *f = wsc_next(c, 20);
-		if (f && f->kind_case == K(FRAME)) {
-			n++;
-			if (dropped)
-				*dropped += f->frame->frames_dropped;
+		if (f && f->kind_case == K(FRAME) && !f->frame->mark) {
+			run->frames++;
+			run->dropped += f->frame->frames_dropped;
+			if (run->last_end_ns && f->frame->gpu_start_ns != run->last_end_ns)
+				run->gaps++;
+			run->last_end_ns = f->frame->gpu_end_ns;
 		}
 		wsc_free_message(f);
 	}
-	return n;
 }
 
 static void check_malformed(const char *url)
 {
 	struct wsc *victim = open_session(url, NULL, NULL);
 	subscribe(victim, NULL, 10000000, NULL, 0, false, false, NULL);
-	count_frames(victim, 100, NULL);
+	struct frame_run run = { 0 };
+	follow_frames(victim, 5000, 3, &run);
 
 	static const unsigned char garbage[] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x02,
@@ -795,11 +818,12 @@ static void check_malformed(const char *url)
 		      "oversized");
 	free(huge);
 
-	/* Meanwhile the victim streamed on. */
-	unsigned frames = count_frames(victim, 500, NULL);
-	CHECK(wsc_is_open(victim) && frames >= 20,
-	      "another client keeps streaming through bad input (%u frames)",
-	      frames);
+	/* Meanwhile the victim streamed on, losing no window untold. */
+	follow_frames(victim, 10000, run.frames + 20, &run);
+	CHECK(wsc_is_open(victim) && run.frames >= 20 && (!run.gaps || run.dropped),
+	      "another client keeps streaming through bad input (%u frames, "
+	      "%u windows missed, %llu dropped)", run.frames, run.gaps,
+	      (unsigned long long)run.dropped);
 	wsc_close(victim);
 }
 
@@ -966,16 +990,21 @@ static uint64_t now_ms(void)
  * daemon's words and a close 10 s on; it was opened at opened_ms. */
 static void check_silent_closed(struct wsc *silent, uint64_t opened_ms)
 {
+	/* Still open 9.5 s on: watched alone up to then, or, when the
+	 * checks before took longer, by when its close was seen. */
 	uint64_t waited = now_ms() - opened_ms;
+	bool early = waited < 9500 &&
+		     wsc_wait_closed(silent, (unsigned)(9500 - waited)) != -1;
+	waited = now_ms() - opened_ms;
 	unsigned left = waited < 13000 ? (unsigned)(13000 - waited) : 0;
 	int code = wsc_wait_closed(silent, left);
-	uint64_t closed_after = now_ms() - opened_ms;
+	uint64_t closed_after = wsc_closed_ns(silent) / 1000000 - opened_ms;
 
 	CHECK(code == 1008, "a silent remote connection is closed within 13 s "
 	      "(close code %d)", code);
-	/* Not before its 10 s: it was still open when the wait began. */
-	CHECK(code != 1008 || waited < 9500 || closed_after >= 9500,
-	      "the silent connection was closed before its 10 s");
+	CHECK(!early && (code != 1008 || closed_after >= 9500),
+	      "the silent connection was closed %llu ms after it opened, "
+	      "before its 10 s", (unsigned long long)closed_after);
 	Gpuperf__Envelope *m = wsc_next_kind(silent, K(ERROR), 100);
 	CHECK(m && m->error->code == GPUPERF__ERROR_CODE__UNAUTHENTICATED &&
 	      strstr(m->error->message, "no token within 10 s"),
