@@ -252,6 +252,31 @@ START_TEST(division_by_zero_gives_zero)
 }
 END_TEST
 
+/* Predicates on doubles compare the doubles, at equality too, and never
+ * truncate them first (1.5 > 1.25 although both truncate to 1). */
+START_TEST(double_predicates_at_their_boundaries)
+{
+	ck_assert_uint_eq(eval_u64("1.5 1.5 UGTE"), 1);
+	ck_assert_uint_eq(eval_u64("1.25 1.5 UGTE"), 0);
+	ck_assert_uint_eq(eval_u64("1.5 1.5 ULTE"), 1);
+	ck_assert_uint_eq(eval_u64("1.5 1.25 ULTE"), 0);
+	ck_assert_uint_eq(eval_u64("1.5 1.5 UGT"), 0);
+	ck_assert_uint_eq(eval_u64("1.5 1.25 UGT"), 1);
+	ck_assert_uint_eq(eval_u64("1.25 1.5 UGT"), 0);
+	ck_assert_uint_eq(eval_u64("1.5 1.5 ULT"), 0);
+	ck_assert_uint_eq(eval_u64("1.25 1.5 ULT"), 1);
+	ck_assert_uint_eq(eval_u64("1.5 1.5 =="), 1);
+	ck_assert_uint_eq(eval_u64("2.5 1.5 =="), 0);
+	ck_assert_uint_eq(eval_u64("1.5 2.5 =="), 0);
+	ck_assert_uint_eq(eval_u64("1.5 0.5 &&"), 1);
+	ck_assert_uint_eq(eval_u64("1.5 0.0 &&"), 0);
+	ck_assert_uint_eq(eval_u64("0.0 1.5 &&"), 0);
+	ck_assert_double_eq(eval_double("1.5 2.5 FMAX"), 2.5);
+	ck_assert_double_eq(eval_double("2.5 1.5 FMAX"), 2.5);
+	ck_assert_double_eq(eval_double("3.0 0.0 FDIV"), 0.0);
+}
+END_TEST
+
 START_TEST(unsigned_ops_on_doubles_truncate)
 {
 	counters[GPU_BUSY] = (struct gpm_value){ .type = GPM_VALUE_DOUBLE,
@@ -613,6 +638,7 @@ static Suite *equation_suite(void)
 	tcase_add_test(tc, availability_query_mode);
 	tcase_add_test(tc, division_by_zero_gives_zero);
 	tcase_add_test(tc, unsigned_ops_on_doubles_truncate);
+	tcase_add_test(tc, double_predicates_at_their_boundaries);
 	tcase_add_test(tc, float_ops);
 	tcase_add_test(tc, shifts_and_bits);
 	tcase_add_test(tc, comparisons);

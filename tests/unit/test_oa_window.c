@@ -356,6 +356,27 @@ START_TEST(test_interval_buffer_lost_at_boundary)
 }
 END_TEST
 
+/* A window that took no pair before its buffer was lost still goes out:
+ * it is what tells of the loss. */
+START_TEST(test_window_of_a_loss_alone)
+{
+	struct fixture f;
+
+	setup(&f, 1200, GPM_OA_WINDOW_INTERVAL, 1000);
+	feed(&f, 100, 10);
+	gpm_oa_windower_loss(&f.w, GPM_OA_LOSS_BUFFER);
+	feed(&f, 1500, 1500);
+	feed(&f, 1600, 1600);
+	gpm_oa_windower_flush(&f.w);
+
+	ck_assert_uint_eq(f.got.n, 2);
+	assert_window(&f.got.w[0], 100, 100, 0, 0);
+	ck_assert_uint_eq(f.got.w[0].buffers_lost, 1);
+	assert_window(&f.got.w[1], 1500, 1600, 1, 100);
+	ck_assert_uint_eq(f.got.w[1].buffers_lost, 0);
+}
+END_TEST
+
 START_TEST(test_context_buffer_lost)
 {
 	struct fixture f;
@@ -706,6 +727,7 @@ static Suite *oa_window_suite(void)
 	tcase_add_test(tc, test_interval_buffer_lost);
 	tcase_add_test(tc, test_interval_buffer_lost_at_boundary);
 	tcase_add_test(tc, test_context_buffer_lost);
+	tcase_add_test(tc, test_window_of_a_loss_alone);
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_marks);
 	tcase_add_test(tc, test_mark_end_late);

@@ -63,3 +63,24 @@ test('an equation this page cannot evaluate falls back to the values seen', () =
 	assert.equal(max.fraction(2, 1), 0);
 	assert.equal(max.fraction(3, 1), 0);
 });
+
+test('every operator of a max equation computes what its name says', () => {
+	const cases = [
+		['7 2 UADD', 9], ['7 2 FADD', 9], ['7 2 USUB', 5], ['7 2 FSUB', 5],
+		['7 2 UMUL', 14], ['7 2 FMUL', 14], ['7 2 UDIV', 3], ['7 2 FDIV', 3.5],
+		['7 2 UMIN', 2], ['2 7 UMIN', 2], ['7 2 FMAX', 7], ['2 7 FMAX', 7],
+	];
+	const counters = cases.map(([equation], i) =>
+		({ symbol: `C${i}`, max: 'maxEquation', maxEquation: equation }));
+	const max = new CounterMax(counters, {});
+	max.update(cases.map(() => 0));
+	assert.deepEqual([...max.bounds], cases.map(([, bound]) => bound));
+});
+
+test('a counter with neither a value nor an equation starts at 0', () => {
+	const max = new CounterMax([{ symbol: 'A', max: 'none' }], {});
+	assert.equal(max.bounds[0], 0);
+	assert.equal(max.fraction(0, 5), 0);
+	max.update([-3]);
+	assert.equal(max.bounds[0], 0, 'a negative value is no bound');
+});
