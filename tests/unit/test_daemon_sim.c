@@ -717,9 +717,9 @@ START_TEST(recordings_stop_at_their_limit)
 	fixture_run(&fx, 30000);
 	ck_assert(k.stopped);
 	ck_assert_msg(strstr(k.reason, "reached its limit of 65536 bytes"), "%s", k.reason);
-	/* The record that reached the limit, then the closing correlation. */
-	ck_assert_uint_ge(k.bytes, 64 * 1024);
-	ck_assert_uint_le(k.bytes, 64 * 1024 + 2 * 512);
+	/* Within the limit, short of it by less than a few records. */
+	ck_assert_uint_le(k.bytes, 64 * 1024);
+	ck_assert_uint_ge(k.bytes, 64 * 1024 - 4 * 512);
 	ck_assert_uint_eq(k.bytes, k.len);
 	read_back(&k, &samples, &buffers_lost);
 	ck_assert_uint_eq(samples, k.reports);

@@ -103,7 +103,9 @@ END_TEST
 START_TEST(test_csv_line_breaks_quoted)
 {
 	static const struct gpuperf_column broken[] = {
-		{ "Two\nlines", NULL }, { "Carriage\rreturn", NULL }, { "Plain", NULL },
+		{ .key = "Two\nlines", .kind = GPUPERF_COLUMN_NUMBER },
+		{ .key = "Carriage\rreturn", .kind = GPUPERF_COLUMN_NUMBER },
+		{ .key = "Plain", .kind = GPUPERF_COLUMN_NUMBER },
 	};
 	static const struct gpuperf_cell cells[] = {
 		{ .type = GPUPERF_CELL_U64, .u = 1 },

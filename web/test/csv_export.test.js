@@ -1,47 +1,47 @@
-// csv_export.js: the shown span of the charts as CSV.
+// csv_export.js: the shown span as CSV, as `gpuperf stream --format csv`
+// writes it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { visibleCsv } from '../src/csv_export.js';
 
-// A store of rows at x, the columns given.
-function store(x, columns, lost = x.map(() => null)) {
+// A store of rows starting at x (seconds), two counters' values given.
+function store(x, values) {
+	const n = x.length;
 	return {
-		x, columns, lost, reports: x.map((_, i) => 10 + i),
+		x, values,
+		startNs: x.map((t) => t * 1e9), durationNs: x.map(() => 1e8),
+		partial: x.map((_, i) => (i === 0 ? 1 : 0)), reports: x.map((_, i) => 10 + i),
+		lostReports: x.map((_, i) => (i === 1 ? 2 : 0)), buffersLost: x.map(() => 0),
+		dropped: x.map(() => 0),
 		indexAt(t) {
 			const i = x.findIndex((v) => v >= t);
-			return i < 0 ? x.length : i;
+			return i < 0 ? n : i;
 		},
 	};
 }
 
-const counters = [
-	{ name: 'GPU Busy' }, { name: 'Odd, "quoted"\nname' }, { name: 'Reads' },
-];
-const displays = [{ unit: '%' }, { unit: '' }, { unit: 'B/s' }];
+const counters = [{ symbol: 'GpuBusy' }, { symbol: 'Odd,"quoted"\nname' }];
+const HEADER = 'platform,metric_set,timestamp_ns,duration_ns,partial,reports,lost,' +
+	'buffers_lost,dropped,GpuBusy,"Odd,""quoted""\nname"';
 
-test('the rows of the shown span, the chosen counters in their units', () => {
-	const s = store([100, 101, 102, 103], [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, null, 12]],
-		[null, 3, null, null]);
-	const { text, rows } = visibleCsv(s, counters, displays, [0, 2], 101, 102);
+test('the rows of the shown span, every counter as the window gave it', () => {
+	const s = store([100, 101, 102, 103], [[1.5, 2, null, 4], [5, NaN, 7, 8]]);
+	const { text, rows } = visibleCsv(s, counters, 'tglgt2', 'RenderBasic', 101, 102);
 	assert.equal(rows, 2);
-	assert.equal(text,
-		'time,reports,lost_reports_and_buffer_losses,GPU Busy (%),Reads (B/s)\n' +
-		`${new Date(101000).toISOString()},11,3,2,10\n` +
-		`${new Date(102000).toISOString()},12,0,3,\n`);
+	assert.equal(text, `${HEADER}\n` +
+		'tglgt2,RenderBasic,101000000000,100000000,0,11,2,0,0,2,\n' +
+		'tglgt2,RenderBasic,102000000000,100000000,0,12,0,0,0,,7\n');
 });
 
-test('a name with a comma, quote or line break stays one field', () => {
-	const s = store([1], [[1], [2], [3]]);
-	const { text } = visibleCsv(s, counters, displays, [1], 0, 5);
-	assert.equal(text.split('\n')[0],
-		'time,reports,lost_reports_and_buffer_losses,"Odd, ""quoted""');
-	assert.ok(text.startsWith('time,reports,lost_reports_and_buffer_losses,' +
-		'"Odd, ""quoted""\nname (count)"\n'), text);
+test('words with a comma, quote or line break stay one field', () => {
+	const s = store([1], [[1], [2]]);
+	const { text } = visibleCsv(s, counters, 'a,b', 'Set "x"', 0, 5);
+	assert.ok(text.startsWith(`${HEADER}\n"a,b","Set ""x""",1000000000,100000000,1,10,`), text);
 });
 
 test('an empty span is a header alone', () => {
-	const s = store([1, 2], [[1, 2], [3, 4], [5, 6]]);
-	const { text, rows } = visibleCsv(s, counters, displays, [0], 5, 6);
+	const s = store([1, 2], [[1, 2], [3, 4]]);
+	const { text, rows } = visibleCsv(s, counters, 'sim', 'RenderBasic', 5, 6);
 	assert.equal(rows, 0);
-	assert.equal(text, 'time,reports,lost_reports_and_buffer_losses,GPU Busy (%)\n');
+	assert.equal(text, `${HEADER}\n`);
 });
