@@ -37,8 +37,16 @@ make=${MAKE:-make}
 filter=$1
 
 mkdir -p "$tree" "$dir/logs"
-# The tracked files, copied where they changed.
-(cd "$here" && git ls-files -z | xargs -0 cp --parents -p -u -t "$tree") || exit 1
+# A mutant left by a run that was stopped goes first; then the tracked
+# files, copied where they differ.
+find "$tree" -name '*.orig' -path "$tree/*" ! -path '*/node_modules/*' | while read -r orig; do
+	mv "$orig" "${orig%.orig}" && touch "${orig%.orig}"
+done
+(cd "$here" && git ls-files) | while IFS= read -r f; do
+	cmp -s "$here/$f" "$tree/$f" 2>/dev/null && continue
+	mkdir -p "$tree/$(dirname "$f")" && cp -p "$here/$f" "$tree/$f" &&
+		touch "$tree/$f"
+done
 
 # tests_of FILE: the tests mapped to FILE.
 tests_of() {
@@ -103,6 +111,8 @@ run_one() {
 	fi
 	cp -p "$src" "$src.orig"
 	mv "$src.mutant" "$src"
+	# Stopped now, the original goes back all the same.
+	trap 'mv "$src.orig" "$src"; touch "$src"; exit 130' INT TERM
 	total=$((total + 1))
 	log=$dir/logs/$id.log
 	t0=$(date +%s)
@@ -132,6 +142,7 @@ run_one() {
 	# The original back, newer than what the mutant built.
 	mv "$src.orig" "$src"
 	touch "$src"
+	trap - INT TERM
 	took=$(($(date +%s) - t0))
 	if [ -n "$verdict" ]; then
 		killed=$((killed + 1))

@@ -305,7 +305,8 @@ static void run_replay(const char *spec, bool with_metrics, struct frames *fr)
 		      "%s", err.message);
 	uv_timer_t deadline;
 	uv_timer_init(&loop, &deadline);
-	uv_timer_start(&deadline, on_deadline, 20000, 0);
+	/* Only bounds a hang: the replay ends, or the loop is stopped. */
+	uv_timer_start(&deadline, on_deadline, 120000, 0);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	gpd_unsubscribe(sub);
 	uv_close((uv_handle_t *)&deadline, NULL);

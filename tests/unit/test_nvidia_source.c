@@ -231,7 +231,9 @@ START_TEST(windows_from_samples)
 	ck_assert_uint_ge(pm->decodes, 2);
 	ck_assert_uint_gt(pm->decode_ns, 0);
 	ck_assert_uint_le(pm->decode_ns_max, 50 * 1000000ull);
-	ck_assert_uint_ge(pm->apart_ns_max, 90 * 1000000ull);
+	/* Decodes 100 ms apart as a rule; a loaded machine may run one
+	 * late and the next soon after. */
+	ck_assert_uint_ge(pm->apart_ns_max, 50 * 1000000ull);
 	ck_assert_uint_le(pm->apart_ns_max, 1000 * 1000000ull);
 	ck_assert_uint_ge(pm->samples_max, 125);
 	ck_assert_uint_le(pm->samples_max, 126);

@@ -433,6 +433,21 @@ START_TEST(test_records)
 }
 END_TEST
 
+/* A report exactly at a mark's end is inside it, as one at its begin. */
+START_TEST(test_mark_edges_inclusive)
+{
+	struct fixture f;
+
+	setup(&f, 1200, GPM_OA_WINDOW_MARKS, 0);
+	ck_assert_int_eq(gpm_oa_windower_mark_begin(&f.w, 300), 0);
+	ck_assert_int_eq(gpm_oa_windower_mark_end(&f.w, 600), 0);
+	for (unsigned i = 1; i <= 7; i++)
+		feed(&f, 100 * i, 10 * i);
+	ck_assert_uint_eq(f.got.n, 1);
+	assert_window(&f.got.w[0], 300, 600, 3, 30);
+}
+END_TEST
+
 START_TEST(test_marks)
 {
 	struct fixture f;
@@ -728,6 +743,7 @@ static Suite *oa_window_suite(void)
 	tcase_add_test(tc, test_interval_buffer_lost_at_boundary);
 	tcase_add_test(tc, test_context_buffer_lost);
 	tcase_add_test(tc, test_window_of_a_loss_alone);
+	tcase_add_test(tc, test_mark_edges_inclusive);
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_marks);
 	tcase_add_test(tc, test_mark_end_late);

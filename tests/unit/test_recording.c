@@ -767,6 +767,10 @@ START_TEST(test_wrong_correlation_size)
 	set_size(m.data, OFF_BODY, 16);
 	expect_error(m.data, m.size, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
 		     OFF_BODY, "TIMESTAMP_CORRELATION record of 16 bytes, expected 24");
+	/* Longer is as wrong as shorter: the next record would start inside. */
+	set_size(m.data, OFF_BODY, 32);
+	expect_error(m.data, m.size, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
+		     OFF_BODY, "TIMESTAMP_CORRELATION record of 32 bytes, expected 24");
 	free(m.data);
 }
 END_TEST
