@@ -161,14 +161,27 @@ static void read_clocks(struct gpm_recording_clocks *c)
 	c->boottime_ns = clock_ns(CLOCK_BOOTTIME);
 }
 
-/* A correlation point at extended GPU time ts. The recording's GPU clock
- * is the report's timestamp field, so ticks go back to its units. */
-static int correlate(struct gpd_recorder *r, uint64_t ts)
+/* The command streamer's ticks at OA ticks ts: where the OA unit ignores
+ * CTC_SHIFT (DG2, MTL) its clock runs 2^(3 - CTC_SHIFT) times faster. */
+static uint64_t cs_ticks(const struct gpm_device_info *info, uint64_t ts)
+{
+	uint64_t cs = info->cs_timestamp_frequency, oa = info->timestamp_frequency;
+	if (!cs || !oa || cs == oa)
+		return ts;
+	return (uint64_t)((unsigned __int128)ts * cs / oa);
+}
+
+/* A correlation point at extended GPU time ts, or just after it (IGT's
+ * reader wants every report strictly before a later point). The
+ * recording's GPU clock is the RCS TIMESTAMP register IGT's recorder
+ * reads, so OA ticks go to the command streamer's: IGT's reader shifts
+ * DG2 and MTL report timestamps right by one to meet them. */
+static int correlate(struct gpd_recorder *r, uint64_t ts, bool after)
 {
 	struct gpm_recording_correlation c;
 	if (!gpd_device_cpu_time(r->dev, ts, &c.cpu_ns))
 		c.cpu_ns = gpd_monotonic_ns();
-	c.gpu_timestamp = ts << r->dev->decoder.ts_shift;
+	c.gpu_timestamp = cs_ticks(&r->dev->source->info, ts) + after;
 	int ret = gpm_recording_write_correlation_bridged(r->writer, &c, NULL);
 	if (!ret)
 		r->last_correlation_cpu_ns = gpd_monotonic_ns();
@@ -208,13 +221,13 @@ static int record_sample(struct gpd_recorder *r, const unsigned char *payload,
 	int ret = 0;
 	if (!r->have_report) {
 		ts = first_timestamp(r, r->scratch.timestamp);
-		ret = correlate(r, ts);
+		ret = correlate(r, ts, false);
 		r->have_report = true;
 	} else {
 		ts = gpm_oa_ts_extend(&r->ts, r->scratch.timestamp);
 		if (gpd_monotonic_ns() - r->last_correlation_cpu_ns >=
 		    CORRELATION_PERIOD_NS)
-			ret = correlate(r, ts);
+			ret = correlate(r, ts, false);
 	}
 	if (!ret) {
 		ret = gpm_recording_write_sample(r->writer, payload, size, NULL);
@@ -312,11 +325,10 @@ static void finish(uv_timer_t *timer)
 	if (!write_header(r)) {
 		uint64_t now;
 		if (r->have_report)
-			/* IGT's reader wants every report strictly before a
-			 * correlation point. */
-			correlate(r, r->last_ts + 1);
-		else if (gpd_device_gpu_now(r->dev, &now) && !correlate(r, now))
-			correlate(r, now + 1);
+			correlate(r, r->last_ts, true);
+		else if (gpd_device_gpu_now(r->dev, &now) &&
+			 !correlate(r, now, false))
+			correlate(r, now, true);
 		check_writer(r, gpm_recording_writer_flush(r->writer, NULL));
 		if (r->trace)
 			check_writer(r, gpm_oa_trace_finish(r->trace));

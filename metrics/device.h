@@ -34,6 +34,11 @@ struct gpm_device_info {
 	uint16_t graphics_version;
 	uint32_t eu_threads_count;      /* hardware threads per EU */
 	uint64_t timestamp_frequency;   /* Hz of the OA timestamp */
+	/* Hz of the command streamer's timestamp, the RCS TIMESTAMP register
+	 * recordings correlate with CPU time. The OA unit's runs faster on
+	 * DG2, MTL and PVC, which ignore CTC_SHIFT; 0 where unknown (then it
+	 * is taken to be the OA unit's). */
+	uint64_t cs_timestamp_frequency;
 	uint64_t gpu_min_freq;          /* Hz */
 	uint64_t gpu_max_freq;          /* Hz */
 	struct gpm_topology topology;

@@ -18,7 +18,7 @@ void gpm_oa_delta_add(const struct gpm_oa_decoder *dec,
 	uint64_t ts = fmt->header_bits == 32 ? gpm_oa_delta_u32(ts0, ts1)
 					     : gpm_oa_delta_u64(ts0, ts1);
 
-	acc->slot[GPM_ACC_GPU_TIME] += ts >> dec->ts_shift;
+	acc->slot[GPM_ACC_GPU_TIME] += ts;
 
 	for (unsigned g = 0; g < fmt->n_groups; g++) {
 		const struct gpm_oa_counter_group *grp = &fmt->group[g];
@@ -90,7 +90,7 @@ void gpm_oa_delta_add_raw(const struct gpm_oa_decoder *dec, const void *start,
 		: gpm_oa_delta_u64(gpm__le64_load(s + fmt->ts_offset),
 				   gpm__le64_load(e + fmt->ts_offset));
 
-	acc->slot[GPM_ACC_GPU_TIME] += ts >> dec->ts_shift;
+	acc->slot[GPM_ACC_GPU_TIME] += ts;
 
 	for (unsigned g = 0; g < fmt->n_groups; g++) {
 		const struct gpm_oa_counter_group *grp = &fmt->group[g];
@@ -384,8 +384,7 @@ void gpm_oa_delta_add_run(const struct gpm_oa_decoder *dec, const void *first,
 	if (n < 2)
 		return;
 
-	/* Shifted pair by pair, as gpm_oa_delta_add() does: a sum of
-	 * halves is not half the sum. */
+	/* Pair by pair: the run may wrap the field more than once. */
 	for (size_t k = 1; k < n; k++) {
 		const unsigned char *s = b + (k - 1) * stride + fmt->ts_offset;
 		const unsigned char *e = s + stride;
@@ -393,7 +392,7 @@ void gpm_oa_delta_add_run(const struct gpm_oa_decoder *dec, const void *first,
 			? gpm_oa_delta_u32(gpm__le32_load(s), gpm__le32_load(e))
 			: gpm_oa_delta_u64(gpm__le64_load(s), gpm__le64_load(e));
 
-		ts += delta >> dec->ts_shift;
+		ts += delta;
 	}
 	acc->slot[GPM_ACC_GPU_TIME] += ts;
 

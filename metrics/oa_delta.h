@@ -34,9 +34,7 @@ static inline uint64_t gpm_oa_delta_u64(uint64_t start, uint64_t end)
 /*
  * Adds the deltas from start to end (two reports decoded by dec, start the
  * earlier) into acc: GPU_TIME gets the timestamp field's delta at the
- * header's width, then shifted right by dec->ts_shift (IGT's order: delta
- * first, so a DG2 wrap of bit 31 still counts right); GPU_CLOCK and the
- * counters their format's deltas. Slots the format lacks are untouched.
+ * header's width; GPU_CLOCK and the counters their format's deltas. Slots the format lacks are untouched.
  */
 void gpm_oa_delta_add(const struct gpm_oa_decoder *dec,
 		      const struct gpm_oa_report *start,

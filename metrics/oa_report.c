@@ -8,27 +8,37 @@
 
 #include "metrics/little_endian.h"
 
-/* What the dword0 bits and the timestamp mean, by graphics IP version. */
+/*
+ * What the dword0 bits mean, by graphics IP version.
+ *
+ * The timestamp field is taken as written, at every version. On DG2 and
+ * MTL/ARL (Wa_18013179988) and PVC (Wa_14015568240) the OA unit ignores
+ * CTC_SHIFT and its timestamp runs faster than the command streamer's,
+ * but the kernel already reports the OA unit's own clock: i915's
+ * i915_perf_oa_timestamp_frequency() (I915_PARAM_OA_TIMESTAMP_FREQUENCY)
+ * and xe's xe_oa_timestamp_frequency() (each OA unit's oa_timestamp_freq)
+ * return the CS clock << (3 - CTC_SHIFT). The kernel's oa_exponent_to_ns()
+ * turns 2 << exponent ticks of that clock into the period, and IGT's xe_oa
+ * oa-exponents test expects exactly 2 << exponent between the raw
+ * timestamps of two periodic reports. So raw ticks over that frequency are
+ * the time. IGT's lib/i915/perf.c shifts the field right by one *and*
+ * divides by that frequency, which halves GpuTime; Mesa shifts and divides
+ * by the CS clock, which is right only while CTC_SHIFT makes the ratio two.
+ */
 static const struct {
 	unsigned min_version, max_version;
 	unsigned reason_width;
 	uint32_t ctx_valid_mask;
-	unsigned ts_shift;
 	bool ctx_invalid_means_idle;
 } platforms[] = {
 	/* HSW: reasons undocumented, no valid bit. */
-	{ 700, 799, 0, 0, 0, false },
+	{ 700, 799, 0, 0, false },
 	/* Gen8 keeps the valid bit at 25, Gen9 moved it to 16. */
-	{ 800, 899, 6, 1u << 25, 0, true },
-	{ 900, 1199, 6, 1u << 16, 0, true },
+	{ 800, 899, 6, 1u << 25, true },
+	{ 900, 1199, 6, 1u << 16, true },
 	/* Gen12 added the MMIO-trigger reason. */
-	{ 1200, 1249, 7, 1u << 16, 0, true },
-	{ 1250, 1254, 7, 1u << 16, 0, false },
-	/* DG2 and MTL (Wa_18013179988): the OA unit ignores CTC_SHIFT and
-	 * writes the timestamp shifted left by one; bit 31 is unusable. */
-	{ 1255, 1999, 7, 1u << 16, 1, false },
-	/* Xe2 reports carry a 64-bit timestamp at the right frequency. */
-	{ 2000, 0xffff, 7, 1u << 16, 0, false },
+	{ 1200, 1249, 7, 1u << 16, true },
+	{ 1250, 0xffff, 7, 1u << 16, false },
 };
 
 int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *fmt,
@@ -46,9 +56,7 @@ int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *
 		    graphics_version > platforms[i].max_version)
 			continue;
 		dec->format = fmt;
-		dec->ts_shift = platforms[i].ts_shift;
-		dec->ts_mask = (fmt->header_bits == 32 ? UINT32_MAX : UINT64_MAX) >>
-			       platforms[i].ts_shift;
+		dec->ts_mask = fmt->header_bits == 32 ? UINT32_MAX : UINT64_MAX;
 		dec->reason_width = platforms[i].reason_width;
 		dec->ctx_valid_mask = platforms[i].ctx_valid_mask;
 		dec->ctx_invalid_means_idle = platforms[i].ctx_invalid_means_idle;
@@ -93,7 +101,7 @@ int gpm_oa_report_decode_header(const struct gpm_oa_decoder *dec, const void *by
 
 	uint64_t ts = load_header_word(b + fmt->ts_offset, fmt->header_bits);
 	report->value[GPM_ACC_GPU_TIME] = ts;
-	report->timestamp = (ts >> dec->ts_shift) & dec->ts_mask;
+	report->timestamp = ts & dec->ts_mask;
 	return 0;
 }
 

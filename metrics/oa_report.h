@@ -4,8 +4,8 @@
  * The format table says where the fields sit; a decoder adds what depends
  * on the platform rather than the format (the A32u40 layout spans Gen8 to
  * Gen12, whose dword0 bits differ): the reason field's width, the
- * context-valid bit, the timestamp shift and mask, and what a clear valid
- * bit means. gpm_oa_decoder_init() fills these from the graphics version;
+ * context-valid bit, the timestamp's width, and what a clear valid bit
+ * means. gpm_oa_decoder_init() fills these from the graphics version;
  * callers may override any of them afterwards.
  *
  * Decoding and encoding are exact inverses over the bytes the format
@@ -42,10 +42,9 @@ enum gpm_oa_reason {
 
 struct gpm_oa_decoder {
 	const struct gpm_oa_format *format;
-	/* Timestamp ticks = (timestamp field >> ts_shift) & ts_mask; the
-	 * ticks wrap at ts_mask + 1. DG2 and MTL count the field at twice the
-	 * timestamp frequency, so their ticks are field >> 1 with 31 bits. */
-	unsigned ts_shift;
+	/* Timestamp ticks = timestamp field & ts_mask, wrapping at ts_mask +
+	 * 1: the field as the OA unit wrote it, in ticks of the OA timestamp
+	 * frequency the kernel reports (see oa_report.c on DG2 and MTL). */
 	uint64_t ts_mask;
 	unsigned reason_width;          /* bits at GPM_OA_REASON_SHIFT; 0: none */
 	uint32_t ctx_valid_mask;        /* the ctx-valid bit in dword0; 0: none */
@@ -98,7 +97,7 @@ static inline uint64_t gpm_oa_report_timestamp(const struct gpm_oa_decoder *dec,
 	const unsigned char *p = (const unsigned char *)bytes + fmt->ts_offset;
 	uint64_t ts = fmt->header_bits == 32 ? gpm__le32_load(p) : gpm__le64_load(p);
 
-	return (ts >> dec->ts_shift) & dec->ts_mask;
+	return ts & dec->ts_mask;
 }
 
 /*

@@ -13,88 +13,94 @@
 #include "metrics/platform.h"
 
 /* Report formats: name, size, i915 enum drm_i915_oa_format, xe OA_FORMAT
- * (type | counter select << 8 | size << 16), timestamp shift and mask. */
-#define FMT_HSW "A45_B8_C8", 256, 5, 0, 0, 0xffffffffu
-#define FMT_GEN8 "A32u40_A4u32_B8_C8", 256, 10, 0, 0, 0xffffffffu
-#define FMT_GEN12 "A32u40_A4u32_B8_C8", 256, 10, 0x500, 0, 0xffffffffu
-#define FMT_DG2_MTL "A24u40_A14u32_B8_C8", 256, 12, 0x500, 1, 0x7fffffffu
-/* i915 never drove PVC's OA unit; xe does, with the OAG format of DG2 but
- * without the timestamp workaround. */
-#define FMT_PVC "A24u40_A14u32_B8_C8", 256, 0, 0x500, 0, 0xffffffffu
+ * (type | counter select << 8 | size << 16). */
+#define FMT_HSW "A45_B8_C8", 256, 5, 0
+#define FMT_GEN8 "A32u40_A4u32_B8_C8", 256, 10, 0
+#define FMT_GEN12 "A32u40_A4u32_B8_C8", 256, 10, 0x500
+#define FMT_DG2_MTL "A24u40_A14u32_B8_C8", 256, 12, 0x500
+/* i915 never drove PVC's OA unit; xe does, with the OAG format of DG2. */
+#define FMT_PVC "A24u40_A14u32_B8_C8", 256, 0, 0x500
 /* Xe2 and later: xe only, PEC counters behind a 64-bit header. */
-#define FMT_XE2 "PEC64u64", 576, 0, 0x10105, 0, UINT64_MAX
+#define FMT_XE2 "PEC64u64", 576, 0, 0x10105
 /* NVIDIA: no OA unit; the nvidia source builds NVPM32u64 reports itself. */
-#define FMT_NVPM "NVPM32u64", 288, 0, 0, 0, UINT64_MAX
+#define FMT_NVPM "NVPM32u64", 288, 0, 0
 
 #define MHZ(x) ((uint32_t)((x) * 1000000.0))
+/* The OA and the command streamer's clock: the same on most platforms. */
+#define CLOCK(mhz) MHZ(mhz), MHZ(mhz)
+/* DG2 and MTL (Wa_18013179988) and PVC (Wa_14015568240): the OA unit
+ * ignores CTC_SHIFT, so it counts at cs << (3 - CTC_SHIFT), twice the CS
+ * clock with the usual shift of 2 (i915_perf_oa_timestamp_frequency(),
+ * xe_oa_timestamp_frequency()). */
+#define CLOCK_OA_UNSHIFTED(cs_mhz) MHZ(2 * (cs_mhz)), MHZ(cs_mhz)
 
 static const struct gpm_platform platforms[] = {
 	{ "hsw", "HSW", "Haswell", 750, 7, FMT_HSW,
-	  0x0412, 1, 2, 10, MHZ(12.5), 350, 1200, 0 },
+	  0x0412, 1, 2, 10, CLOCK(12.5), 350, 1200, 0 },
 	{ "bdw", "BDW", "Broadwell", 800, 7, FMT_GEN8,
-	  0x1616, 1, 3, 8, MHZ(12.5), 300, 1150, 0 },
+	  0x1616, 1, 3, 8, CLOCK(12.5), 300, 1150, 0 },
 	{ "chv", "CHV", "Cherryview", 800, 7, FMT_GEN8,
-	  0x22b0, 1, 2, 8, MHZ(12.5), 200, 600, 0 },
+	  0x22b0, 1, 2, 8, CLOCK(12.5), 200, 600, 0 },
 	{ "sklgt2", "SKLGT2", "Skylake GT2", 900, 7, FMT_GEN8,
-	  0x1916, 1, 3, 8, MHZ(12), 300, 1150, 0 },
+	  0x1916, 1, 3, 8, CLOCK(12), 300, 1150, 0 },
 	{ "sklgt3", "SKLGT3", "Skylake GT3", 900, 7, FMT_GEN8,
-	  0x1926, 2, 3, 8, MHZ(12), 300, 1050, 0 },
+	  0x1926, 2, 3, 8, CLOCK(12), 300, 1050, 0 },
 	{ "sklgt4", "SKLGT4", "Skylake GT4", 900, 7, FMT_GEN8,
-	  0x193b, 3, 3, 8, MHZ(12), 300, 1150, 0 },
+	  0x193b, 3, 3, 8, CLOCK(12), 300, 1150, 0 },
 	{ "kblgt2", "KBLGT2", "Kaby Lake GT2", 900, 7, FMT_GEN8,
-	  0x5916, 1, 3, 8, MHZ(12), 300, 1150, 0 },
+	  0x5916, 1, 3, 8, CLOCK(12), 300, 1150, 0 },
 	{ "kblgt3", "KBLGT3", "Kaby Lake GT3", 900, 7, FMT_GEN8,
-	  0x5926, 2, 3, 8, MHZ(12), 300, 1100, 0 },
+	  0x5926, 2, 3, 8, CLOCK(12), 300, 1100, 0 },
 	{ "cflgt2", "CFLGT2", "Coffee Lake GT2", 900, 7, FMT_GEN8,
-	  0x3e92, 1, 3, 8, MHZ(12), 350, 1200, 0 },
+	  0x3e92, 1, 3, 8, CLOCK(12), 350, 1200, 0 },
 	{ "cflgt3", "CFLGT3", "Coffee Lake GT3", 900, 7, FMT_GEN8,
-	  0x3ea5, 2, 3, 8, MHZ(12), 300, 1200, 0 },
+	  0x3ea5, 2, 3, 8, CLOCK(12), 300, 1200, 0 },
 	{ "bxt", "BXT", "Broxton", 900, 6, FMT_GEN8,
-	  0x5a84, 1, 3, 6, MHZ(19.2), 200, 650, 0 },
+	  0x5a84, 1, 3, 6, CLOCK(19.2), 200, 650, 0 },
 	{ "glk", "GLK", "Gemini Lake", 900, 6, FMT_GEN8,
-	  0x3184, 1, 3, 6, MHZ(19.2), 250, 750, 0 },
+	  0x3184, 1, 3, 6, CLOCK(19.2), 250, 750, 0 },
 	{ "cnl", "CNL", "Cannon Lake", 1000, 7, FMT_GEN8,
-	  0x5a52, 2, 3, 8, MHZ(19.2), 300, 1100, 0 },
+	  0x5a52, 2, 3, 8, CLOCK(19.2), 300, 1100, 0 },
 	{ "icl", "ICL", "Ice Lake", 1100, 7, FMT_GEN8,
-	  0x8a52, 1, 8, 8, MHZ(19.2), 300, 1100, 0 },
+	  0x8a52, 1, 8, 8, CLOCK(19.2), 300, 1100, 0 },
 	{ "ehl", "EHL", "Elkhart Lake", 1100, 7, FMT_GEN8,
-	  0x4541, 1, 4, 8, MHZ(19.2), 250, 750, 0 },
+	  0x4541, 1, 4, 8, CLOCK(19.2), 250, 750, 0 },
 	{ "tglgt1", "TGLGT1", "Tiger Lake GT1", 1200, 7, FMT_GEN12,
-	  0x9a60, 1, 2, 16, MHZ(19.2), 300, 1250, 0 },
+	  0x9a60, 1, 2, 16, CLOCK(19.2), 300, 1250, 0 },
 	{ "tglgt2", "TGLGT2", "Tiger Lake GT2", 1200, 7, FMT_GEN12,
-	  0x9a49, 1, 6, 16, MHZ(19.2), 300, 1350, 0 },
+	  0x9a49, 1, 6, 16, CLOCK(19.2), 300, 1350, 0 },
 	{ "rkl", "RKL", "Rocket Lake", 1200, 7, FMT_GEN12,
-	  0x4c8a, 1, 2, 16, MHZ(19.2), 300, 1300, 0 },
+	  0x4c8a, 1, 2, 16, CLOCK(19.2), 300, 1300, 0 },
 	{ "dg1", "DG1", "DG1", 1200, 7, FMT_GEN12,
-	  0x4905, 1, 6, 16, MHZ(19.2), 300, 1550, 0 },
+	  0x4905, 1, 6, 16, CLOCK(19.2), 300, 1550, 0 },
 	{ "adl", "ADL", "Alder Lake", 1200, 7, FMT_GEN12,
-	  0x46a6, 1, 6, 16, MHZ(19.2), 300, 1400, 0 },
+	  0x46a6, 1, 6, 16, CLOCK(19.2), 300, 1400, 0 },
 	{ "acmgt1", "ACMGT1", "DG2-G11 (Alchemist)", 1255, 8, FMT_DG2_MTL,
-	  0x56a5, 2, 4, 16, MHZ(19.2), 300, 2450, 0 },
+	  0x56a5, 2, 4, 16, CLOCK_OA_UNSHIFTED(19.2), 300, 2450, 0 },
 	{ "acmgt2", "ACMGT2", "DG2-G12 (Alchemist)", 1255, 8, FMT_DG2_MTL,
-	  0x56a3, 4, 4, 16, MHZ(19.2), 300, 2050, 0 },
+	  0x56a3, 4, 4, 16, CLOCK_OA_UNSHIFTED(19.2), 300, 2050, 0 },
 	{ "acmgt3", "ACMGT3", "DG2-G10 (Alchemist)", 1255, 8, FMT_DG2_MTL,
-	  0x56a0, 8, 4, 16, MHZ(19.2), 300, 2400, 0 },
+	  0x56a0, 8, 4, 16, CLOCK_OA_UNSHIFTED(19.2), 300, 2400, 0 },
 	{ "mtlgt2", "MTLGT2", "Meteor Lake, up to 64 EUs", 1270, 8,
-	  FMT_DG2_MTL, 0x7d45, 1, 4, 16, MHZ(19.2), 100, 2250, 0 },
+	  FMT_DG2_MTL, 0x7d45, 1, 4, 16, CLOCK_OA_UNSHIFTED(19.2), 100, 2250, 0 },
 	{ "mtlgt3", "MTLGT3", "Meteor Lake, over 64 EUs", 1270, 8,
-	  FMT_DG2_MTL, 0x7d55, 2, 4, 16, MHZ(19.2), 100, 2250, 0 },
+	  FMT_DG2_MTL, 0x7d55, 2, 4, 16, CLOCK_OA_UNSHIFTED(19.2), 100, 2250, 0 },
 	{ "pvc", "PVC", "Ponte Vecchio", 1260, 8, FMT_PVC,
-	  0x0bd5, 4, 4, 8, MHZ(19.2), 300, 1600, 0 },
+	  0x0bd5, 4, 4, 8, CLOCK_OA_UNSHIFTED(19.2), 300, 1600, 0 },
 	{ "lnl", "LNL", "Lunar Lake", 2004, 8, FMT_XE2,
-	  0x64a0, 2, 4, 8, MHZ(19.2), 400, 2050, 0 },
+	  0x64a0, 2, 4, 8, CLOCK(19.2), 400, 2050, 0 },
 	{ "bmg", "BMG", "Battlemage", 2001, 8, FMT_XE2,
-	  0xe20b, 5, 4, 8, MHZ(19.2), 400, 2850, 0 },
+	  0xe20b, 5, 4, 8, CLOCK(19.2), 400, 2850, 0 },
 	{ "ptl", "PTL", "Panther Lake", 3000, 8, FMT_XE2,
-	  0xb080, 3, 4, 8, MHZ(19.2), 400, 2500, 0 },
+	  0xb080, 3, 4, 8, CLOCK(19.2), 400, 2500, 0 },
 	/* The sim source's virtual GPU (metrics/sim_device.c). */
 	{ "simgen12", "SIMGEN12", "SIMGEN12 virtual GPU", 1200, 7, FMT_GEN8,
-	  0x5f00, 1, 6, 16, MHZ(19.2), 300, 1300, 8 },	/* NVIDIA Hopper (metrics/nvidia/README.md): no Intel graphics
+	  0x5f00, 1, 6, 16, CLOCK(19.2), 300, 1300, 8 },	/* NVIDIA Hopper (metrics/nvidia/README.md): no Intel graphics
 	 * version, 64 warps per SM in the threads-per-EU field, no EU
 	 * topology, and the nvidia source's clock of 2^17 ticks per 100 us. It
 	 * is found by CUPTI's chip name, so it has no PCI id entry. */
 	{ "gh100", "GH100", "NVIDIA GH100 (H100, H200)", 0, 64, FMT_NVPM,
-	  0x2335, 0, 0, 0, 1310720000u, 0, 1980, 0 },
+	  0x2335, 0, 0, 0, 1310720000u, 1310720000u, 0, 1980, 0 },
 };
 
 #define N_PLATFORMS (sizeof(platforms) / sizeof(platforms[0]))
@@ -283,6 +289,7 @@ void gpm_platform_default_device(const struct gpm_platform *p,
 	dev->graphics_version = p->graphics_version;
 	dev->eu_threads_count = p->eu_threads_count;
 	dev->timestamp_frequency = p->timestamp_frequency;
+	dev->cs_timestamp_frequency = p->cs_timestamp_frequency;
 	dev->gpu_min_freq = (uint64_t)p->min_freq_mhz * 1000000;
 	dev->gpu_max_freq = (uint64_t)p->max_freq_mhz * 1000000;
 	dev->l3_bank_count = p->l3_bank_count;

@@ -28,17 +28,16 @@ struct gpm_platform {
 	uint16_t oa_report_size;        /* bytes */
 	uint8_t i915_oa_format;         /* enum drm_i915_oa_format; 0: none */
 	uint32_t xe_oa_format;          /* xe OA_FORMAT property; 0: none */
-	/* A report timestamp in ticks is (raw >> shift) & mask: DG2 and MTL
-	 * report it shifted (Wa_18013179988) with 31 usable bits. */
-	uint8_t timestamp_shift;
-	uint64_t timestamp_mask;
 	/* A typical part, for evaluating definitions offline (see
 	 * gpm_platform_default_device); a real device replaces all of it. */
 	uint32_t default_pci_id;
 	uint8_t slices;
 	uint8_t subslices_per_slice;    /* subslices, dual-subslices, Xe cores */
 	uint8_t eus_per_subslice;
-	uint32_t timestamp_frequency;   /* Hz */
+	uint32_t timestamp_frequency;   /* Hz of the OA unit's timestamp */
+	/* Hz of the command streamer's: lower where the OA unit ignores
+	 * CTC_SHIFT (DG2, MTL, PVC), here with the usual CTC_SHIFT of 2. */
+	uint32_t cs_timestamp_frequency;
 	uint16_t min_freq_mhz;
 	uint16_t max_freq_mhz;
 	uint16_t l3_bank_count;         /* 0 where unknown */

@@ -17,6 +17,7 @@ void gpm_sim_device_info(struct gpm_device_info *out)
 	out->graphics_version = 1200;
 	out->eu_threads_count = 7;
 	out->timestamp_frequency = 19200000;
+	out->cs_timestamp_frequency = 19200000;
 	out->gpu_min_freq = 300000000;
 	out->gpu_max_freq = 1300000000;
 

@@ -79,7 +79,7 @@ int gpd_i915_describe(int fd, const char *card, const char *card_dir,
 {
 	struct gpm_device_info *info = &out->info;
 	memset(out, 0, sizeof(*out));
-	int chip, revision, freq;
+	int chip, revision, freq, cs_freq;
 	int ret = getparam(fd, I915_PARAM_CHIPSET_ID, &chip);
 	if (!ret)
 		ret = getparam(fd, I915_PARAM_REVISION, &revision);
@@ -91,12 +91,15 @@ int gpd_i915_describe(int fd, const char *card, const char *card_dir,
 	if (getparam(fd, I915_PARAM_PERF_REVISION, &out->perf_revision))
 		out->perf_revision = 1;
 	/* The OA unit's clock used to be the command streamer's, and still
-	 * is where the kernel lacks the separate parameter. */
-	if (getparam(fd, I915_PARAM_OA_TIMESTAMP_FREQUENCY, &freq) &&
-	    (ret = getparam(fd, I915_PARAM_CS_TIMESTAMP_FREQUENCY, &freq)))
+	 * is where the kernel lacks the separate parameter, which came with
+	 * DG2, the first GPU whose OA unit ignores CTC_SHIFT
+	 * (i915_perf_oa_timestamp_frequency()). */
+	if ((ret = getparam(fd, I915_PARAM_CS_TIMESTAMP_FREQUENCY, &cs_freq)))
 		return gpd_fail(err, ret, "%s: the kernel reports no timestamp "
 				    "frequency (%s); Linux 4.16 or later is needed",
 				    card, strerror(-ret));
+	if (getparam(fd, I915_PARAM_OA_TIMESTAMP_FREQUENCY, &freq))
+		freq = cs_freq;
 	ret = query_topology(fd, card, &info->topology, err);
 	if (ret)
 		return ret;
@@ -104,6 +107,7 @@ int gpd_i915_describe(int fd, const char *card, const char *card_dir,
 	info->pci_id = (uint32_t)chip;
 	info->revision = (uint32_t)revision;
 	info->timestamp_frequency = (uint64_t)(unsigned)freq;
+	info->cs_timestamp_frequency = (uint64_t)(unsigned)cs_freq;
 	ret = gpm_platform_by_pci_id(info->pci_id,
 				     gpm_topology_eu_count(&info->topology),
 				     &out->platform);

@@ -301,7 +301,7 @@ static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_i
 	report.report_id = dec->reason_width ? clock_ratio_bits(m) : HSW_REPORT_ID_TIMER;
 	report.ctx_id = ctx_id;
 	report.ctx_valid = ctx_valid;
-	report.value[GPM_ACC_GPU_TIME] = (m->now & dec->ts_mask) << dec->ts_shift;
+	report.value[GPM_ACC_GPU_TIME] = m->now & dec->ts_mask;
 	for (unsigned g = 0; g < fmt->n_groups; g++) {
 		const struct gpm_oa_counter_group *grp = &fmt->group[g];
 

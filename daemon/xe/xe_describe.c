@@ -253,7 +253,10 @@ int gpd_xe_describe(int fd, const char *card, const char *card_dir,
 		return gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd knows no xe "
 				    "OA report format for %s", card,
 				    out->platform->description);
+	/* The GT's reference clock is the command streamer's; the OAG unit's
+	 * differs where it ignores CTC_SHIFT (xe_oa_timestamp_frequency()). */
 	info->timestamp_frequency = oa_freq ? oa_freq : gt_clock;
+	info->cs_timestamp_frequency = gt_clock;
 	info->graphics_version = out->platform->graphics_version;
 	info->eu_threads_count = out->platform->eu_threads_count;
 	fold_topology(&masks, out->platform, &info->topology);

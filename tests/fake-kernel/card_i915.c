@@ -36,7 +36,7 @@ static int getparam(struct fk_card *card, struct drm_i915_getparam *gp)
 		value = (int)info->revision;
 		break;
 	case I915_PARAM_CS_TIMESTAMP_FREQUENCY:
-		value = (int)info->timestamp_frequency;
+		value = (int)info->cs_timestamp_frequency;
 		break;
 	case I915_PARAM_PERF_REVISION:
 		if (fk.perf_revision < 1)
@@ -44,6 +44,8 @@ static int getparam(struct fk_card *card, struct drm_i915_getparam *gp)
 		value = fk.perf_revision;
 		break;
 	case I915_PARAM_OA_TIMESTAMP_FREQUENCY:
+		/* i915_perf_oa_timestamp_frequency(): the CS clock <<
+		 * (3 - CTC_SHIFT) on DG2 and MTL, which ignore CTC_SHIFT. */
 		if (fk.perf_revision < 6)
 			return -EINVAL;
 		value = (int)info->timestamp_frequency;

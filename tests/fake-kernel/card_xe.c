@@ -57,7 +57,7 @@ static int query_gt_list(const struct fk_card *card, struct drm_xe_device_query 
 		.head.num_gt = 1,
 		.gt = {
 			.type = DRM_XE_QUERY_GT_TYPE_MAIN,
-			.reference_clock = (uint32_t)card->info.timestamp_frequency,
+			.reference_clock = (uint32_t)card->info.cs_timestamp_frequency,
 		},
 	};
 	return answer(q, &list, sizeof(list));

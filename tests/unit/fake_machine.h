@@ -115,6 +115,29 @@ static inline unsigned fake_machine_requests(const struct fake_machine *m,
 	return n;
 }
 
+/* The number right after text in the first request log line holding
+ * text; false if none does. */
+static inline bool fake_machine_request_value(const struct fake_machine *m,
+					      const char *text,
+					      unsigned long long *value)
+{
+	FILE *f = fopen(m->log, "r");
+	if (!f)
+		return false;
+	char line[1024];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, text);
+		char *end;
+		if (at) {
+			*value = strtoull(at + strlen(text), &end, 10);
+			found = end != at + strlen(text);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
 static int fake_machine_remove(const char *path, const struct stat *st,
 			       int flag, struct FTW *ftw)
 {

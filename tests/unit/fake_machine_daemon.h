@@ -55,19 +55,26 @@ static inline void fixture_daemon(struct fixture *fx, const char *spec,
 	uv_timer_init(&fx->loop, &fx->deadline);
 }
 
-/* A machine with one Tiger Lake driven by driver ("i915", "xe"), the
- * metric sets boot_sets registered, and the daemon on it. */
-static inline void fixture_start(struct fixture *fx, const char *driver,
-				 const char *boot_sets)
+/* A machine with one GPU of platform ("tglgt2") driven by driver ("i915",
+ * "xe"), the metric sets boot_sets registered, and the daemon on it. */
+static inline void fixture_start_on(struct fixture *fx, const char *driver,
+				    const char *platform, const char *boot_sets)
 {
 	char rel[64], cards[32], spec[160];
 
 	snprintf(rel, sizeof(rel), "intel-metrics/%s", driver);
-	snprintf(cards, sizeof(cards), "%s:tglgt2", driver);
+	snprintf(cards, sizeof(cards), "%s:%s", driver, platform);
 	test_shared_path(fx->metrics, sizeof(fx->metrics), rel);
 	fake_machine_start(&fx->machine, cards, fx->metrics, boot_sets);
 	snprintf(spec, sizeof(spec), "%s:%s", driver, fx->machine.node);
 	fixture_daemon(fx, spec, 1);
+}
+
+/* The same with a Tiger Lake. */
+static inline void fixture_start(struct fixture *fx, const char *driver,
+				 const char *boot_sets)
+{
+	fixture_start_on(fx, driver, "tglgt2", boot_sets);
 }
 
 static inline void fixture_run(struct fixture *fx, unsigned ms)

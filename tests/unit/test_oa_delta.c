@@ -88,9 +88,10 @@ START_TEST(test_a32u40_pair)
 }
 END_TEST
 
-/* DG2: the u32 field delta first, then >> 1, so a wrap of the top bit is
- * still counted right. */
-START_TEST(test_dg2_timestamp_shift)
+/* DG2: GPU_TIME is the field's u32 delta, in ticks of the OA clock the
+ * kernel reports; the kernel's oa_exponent_to_ns() makes 2 << exponent of
+ * them a sampling period, unshifted. */
+START_TEST(test_dg2_timestamp_ticks)
 {
 	struct gpm_oa_decoder dec = test_oa_decoder(GPM_OA_FORMAT_A24u40_A14u32_B8_C8, 1255);
 	struct gpm_oa_report r0, r1;
@@ -108,7 +109,7 @@ START_TEST(test_dg2_timestamp_shift)
 	r0.value[GPM_ACC_A + 37] = 5;
 	r1.value[GPM_ACC_A + 37] = 6;
 	gpm_oa_delta_add(&dec, &r0, &r1, &acc);
-	ck_assert_uint_eq(acc.slot[GPM_ACC_GPU_TIME], 0x10);
+	ck_assert_uint_eq(acc.slot[GPM_ACC_GPU_TIME], 0x20);
 	ck_assert_uint_eq(acc.slot[GPM_ACC_A + 3], 2);
 	ck_assert_uint_eq(acc.slot[GPM_ACC_A + 4], 2);
 	ck_assert_uint_eq(acc.slot[GPM_ACC_A + 37], 1);
@@ -159,7 +160,7 @@ START_TEST(test_64bit_fields)
 	ck_assert_uint_eq(acc.slot[GPM_ACC_PEC + 0], 0x100000000ull);
 	ck_assert_uint_eq(acc.slot[GPM_ACC_PEC + 63], 1);
 
-	/* MTL OAM: 64-bit timestamp delta, then the MTL shift. */
+	/* MTL OAM: the 64-bit timestamp delta as it is. */
 	dec = test_oa_decoder(GPM_OA_FORMAT_MPEC8u32_B8_C8, 1270);
 	memset(&acc, 0, sizeof(acc));
 	r0.value[GPM_ACC_GPU_TIME] = 0xfffffff0ull;
@@ -167,7 +168,7 @@ START_TEST(test_64bit_fields)
 	r0.value[GPM_ACC_A + 0] = 0xffffffff;
 	r1.value[GPM_ACC_A + 0] = 3;
 	gpm_oa_delta_add(&dec, &r0, &r1, &acc);
-	ck_assert_uint_eq(acc.slot[GPM_ACC_GPU_TIME], 0x10);
+	ck_assert_uint_eq(acc.slot[GPM_ACC_GPU_TIME], 0x20);
 	ck_assert_uint_eq(acc.slot[GPM_ACC_A + 0], 4);
 }
 END_TEST
@@ -375,7 +376,7 @@ static Suite *oa_delta_suite(void)
 	tcase_add_test(tc, test_u40);
 	tcase_add_test(tc, test_u64);
 	tcase_add_test(tc, test_a32u40_pair);
-	tcase_add_test(tc, test_dg2_timestamp_shift);
+	tcase_add_test(tc, test_dg2_timestamp_ticks);
 	tcase_add_test(tc, test_hsw_has_no_clock);
 	tcase_add_test(tc, test_64bit_fields);
 	tcase_add_loop_test(tc, test_raw_equals_decoded, 0, GPM_OA_FORMAT_COUNT);

@@ -211,19 +211,20 @@ END_TEST
 
 /* DG2: extended time is the shifted 31-bit timestamp; GPU_TIME the
  * shifted field delta. */
+/* DG2: the field's own ticks, all 32 bits, wrapping like any other. */
 START_TEST(test_dg2_intervals)
 {
 	struct fixture f;
 
 	setup(&f, 1255, GPM_OA_WINDOW_INTERVAL, 100);
-	feed(&f, 0xffffff00u, 0);       /* ticks 0x7fffff80 */
-	feed(&f, 0x00000000u, 1);       /* ticks 0x80000000, extended */
+	feed(&f, 0xffffff00u, 0);
+	feed(&f, 0x00000000u, 1);       /* ticks 0x100000000, extended */
 	feed(&f, 0x00000100u, 2);
 	ck_assert_uint_eq(f.got.n, 2);
-	assert_window(&f.got.w[0], 0x7fffff80, 0x80000000, 1, 1);
-	ck_assert_uint_eq(f.got.w[0].acc.slot[GPM_ACC_GPU_TIME], 0x80);
-	assert_window(&f.got.w[1], 0x80000000, 0x80000080, 1, 1);
-	ck_assert_uint_eq(f.got.w[1].acc.slot[GPM_ACC_GPU_TIME], 0x80);
+	assert_window(&f.got.w[0], 0xffffff00, 0x100000000, 1, 1);
+	ck_assert_uint_eq(f.got.w[0].acc.slot[GPM_ACC_GPU_TIME], 0x100);
+	assert_window(&f.got.w[1], 0x100000000, 0x100000100, 1, 1);
+	ck_assert_uint_eq(f.got.w[1].acc.slot[GPM_ACC_GPU_TIME], 0x100);
 }
 END_TEST
 
@@ -280,7 +281,7 @@ START_TEST(test_context_valid_bit_per_platform)
 	gpm_oa_windower_flush(&f.w);
 	ck_assert_uint_eq(f.got.n, 1);
 	ck_assert_uint_eq(f.got.w[0].ctx_id, 5);
-	assert_window(&f.got.w[0], 50, 200, 3, 300);    /* DG2 ticks: field >> 1 */
+	assert_window(&f.got.w[0], 100, 400, 3, 300);
 }
 END_TEST
 

@@ -133,16 +133,14 @@ START_TEST(table_facts)
 		ck_assert_ptr_eq(gpm_platform_by_name(p->chipset), p);
 		if (!has_oa_unit(p))
 			continue;
-		/* DG2 and MTL shift the report timestamp (Wa_18013179988). */
-		bool shifted = p->graphics_version == 1255 ||
-			       p->graphics_version == 1270;
-		ck_assert_uint_eq(p->timestamp_shift, shifted ? 1 : 0);
-		if (shifted)
-			ck_assert_uint_eq(p->timestamp_mask, 0x7fffffff);
-		else if (p->graphics_version >= 2000)
-			ck_assert_uint_eq(p->timestamp_mask, UINT64_MAX);
-		else
-			ck_assert_uint_eq(p->timestamp_mask, 0xffffffff);
+		/* DG2 and MTL (Wa_18013179988) and PVC (Wa_14015568240):
+		 * the OA unit ignores CTC_SHIFT and counts at twice the
+		 * command streamer's clock with the usual shift. */
+		bool unshifted = p->graphics_version == 1255 ||
+				 p->graphics_version == 1260 ||
+				 p->graphics_version == 1270;
+		ck_assert_uint_eq(p->timestamp_frequency,
+				  (unshifted ? 2 : 1) * p->cs_timestamp_frequency);
 		ck_assert_uint_eq(p->oa_report_size,
 				  p->graphics_version >= 2000 ? 576 : 256);
 	}

@@ -68,6 +68,20 @@ static const char *intel_metrics_dir(void)
 	return test_shared_path(dir, sizeof(dir), "intel-metrics/i915");
 }
 
+static const char *mtl_render_basic_uuid(void)
+{
+	static char uuid[40];
+	struct gpm_metrics_db db;
+	gpm_metrics_db_init(&db);
+	ck_assert_int_gt(gpm_metrics_db_add_dir(&db, intel_metrics_dir()), 0);
+	const struct gpm_metric_set *set =
+		gpm_metrics_db_find_set(&db, "mtlgt2", "RenderBasic");
+	ck_assert_ptr_nonnull(set);
+	snprintf(uuid, sizeof(uuid), "%s", set->hw_config_guid);
+	gpm_metrics_db_fini(&db);
+	return uuid;
+}
+
 /* A deterministic stream of numbers, so failures repeat. */
 static uint32_t rnd(uint64_t *state)
 {
@@ -516,6 +530,81 @@ START_TEST(test_igt_values_adl)
 }
 END_TEST
 
+/*
+ * Meteor Lake's OA unit ignores CTC_SHIFT (Wa_18013179988): its reports
+ * count at twice the command streamer's clock, and the recording carries
+ * that OA clock, as IGT's recorder takes it from
+ * I915_PARAM_OA_TIMESTAMP_FREQUENCY. The kernel's oa_exponent_to_ns()
+ * makes 2 << exponent ticks of it a period: GpuTime is the raw delta over
+ * it. IGT's reader (lib/i915/perf.c) shifts the delta right by one before
+ * dividing by the same clock and prints half; here it is not followed.
+ */
+START_TEST(test_mtl_gpu_time_is_the_oa_clock)
+{
+	char path[] = "/tmp/gpm-test-replay-XXXXXX";
+	char pairs[] = "/tmp/gpm-test-replay-pairs-XXXXXX";
+	const uint64_t freq = 38400000, period = 2u << 12;
+	struct gpm_recording_writer *w = malloc(sizeof(*w));
+	struct gpm_recording_info info;
+	unsigned char report[REPORT_SIZE];
+	struct csv csv;
+
+	close(mkstemp(path));
+	close(mkstemp(pairs));
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	memset(&info, 0, sizeof(info));
+	info.device.pci_id = 0x7d45;
+	info.device.timestamp_frequency = freq;
+	info.device.gpu_min_freq = 100000000;
+	info.device.gpu_max_freq = 2250000000;
+	/* i915 reports Xe_LPG as one slice of up to 32 dual-subslices. */
+	struct gpm_topology *t = &info.device.topology;
+	t->max_slices = 1;
+	t->max_subslices = 32;
+	t->max_eus_per_subslice = 16;
+	t->slice_mask = 1;
+	t->subslice_mask[0] = 0xf;
+	for (unsigned ss = 0; ss < 4; ss++)
+		t->eu_mask[0][ss] = 0xffff;
+	info.oa_format = 12;            /* A24u40_A14u32_B8_C8 */
+	snprintf(info.metric_set, sizeof(info.metric_set), "RenderBasic");
+	snprintf(info.uuid, sizeof(info.uuid), "%s", mtl_render_basic_uuid());
+	gpm_recording_writer_init_file(w, f, 0);
+	ck_assert_int_eq(gpm_recording_write_header(w, &info, NULL), 0);
+	struct gpm_recording_correlation c = { 1000000000000ull, 0x40000000 };
+	ck_assert_int_eq(gpm_recording_write_correlation(w, &c, NULL), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		memset(report, 0, sizeof(report));
+		put32(report, REASON_TIMER | CTX_VALID);
+		put32(report + 4, 0x80000000u + i * (uint32_t)period);
+		put32(report + 8, 0x10);
+		put32(report + 12, 1000 * i);
+		ck_assert_int_eq(gpm_recording_write_sample(w, report,
+							    sizeof(report),
+							    NULL), 0);
+	}
+	c = (struct gpm_recording_correlation){ 1000000001000ull, 0x40001000 };
+	ck_assert_int_eq(gpm_recording_write_correlation(w, &c, NULL), 0);
+	ck_assert_int_eq(gpm_recording_writer_flush(w, NULL), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	free(w);
+
+	ck_assert_int_eq(replay(path, "--metrics-dir", intel_metrics_dir(),
+				"--per-report", "--format", "csv", "-o", pairs,
+				NULL), GPUPERF_EXIT_OK);
+	csv_load(&csv, pairs);
+	int col = csv_column(&csv, "GpuTime");
+	ck_assert_int_ge(col, 0);
+	ck_assert_uint_eq(csv.n_rows, 3);
+	for (size_t row = 1; row < csv.n_rows; row++)
+		ck_assert_str_eq(csv.rows[row][col], "213333"); /* 8192 / 38.4 MHz */
+	csv_free(&csv);
+	unlink(path);
+	unlink(pairs);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 static void render_basic(char *path, size_t size, int n_reports,
@@ -885,6 +974,7 @@ static Suite *replay_suite(void)
 	TCase *cmd = tcase_create("command");
 	tcase_set_timeout(cmd, 60);
 	tcase_add_test(cmd, test_metadata_columns);
+	tcase_add_test(cmd, test_mtl_gpu_time_is_the_oa_clock);
 	tcase_add_test(cmd, test_interval_and_context_windows);
 	tcase_add_test(cmd, test_ndjson);
 	tcase_add_test(cmd, test_table);

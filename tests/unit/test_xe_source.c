@@ -5,12 +5,17 @@
  * and the status ioctl, and refusals in words.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <uv.h>
 
 #include "daemon/daemon.h"
 #include "daemon/log.h"
+#include "daemon/recorder.h"
+#include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"
 #include "tests/unit/fake_machine_daemon.h"
 #include "tests/unit/test_util.h"
@@ -65,6 +70,153 @@ START_TEST(loss_comes_through_the_status)
 }
 END_TEST
 
+/* DG2: the OA unit ignores CTC_SHIFT, and xe reports its clock, twice the
+ * GT's reference clock (xe_oa_timestamp_frequency()). The kernel's
+ * oa_exponent_to_ns() makes 2 << exponent ticks of it a period, and the
+ * reports' raw timestamps are that far apart (IGT xe_oa oa-exponents), so
+ * a window of 10 ms holds 10 ms of reports and GpuTime says 10 ms. */
+START_TEST(dg2_time_runs_at_the_oa_clock)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 6 };
+	struct gpd_error err = { 0 };
+	const char *gpu_time[] = { "GpuTime" };
+	fixture_start_on(&fx, "xe", "acmgt1", "RenderBasic");
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 1000000,
+		.window_ns = 10000000,
+		.counters = gpu_time,
+		.n_counters = 1,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	c.daemon = &fx.daemon;
+	ck_assert_msg(gpd_subscribe(&fx.daemon.registry, &req, &collector_ops, &c,
+				    &c.sub, &err) == 0, "%s", err.message);
+	fixture_run(&fx, 10000);
+	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
+	ck_assert_uint_eq(dev->source->info.timestamp_frequency, 38400000);
+	ck_assert_uint_eq(dev->source->info.cs_timestamp_frequency, 19200000);
+	/* 2 << 14 ticks at 38.4 MHz: 853 us, the longest period within 1 ms. */
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+						"OA_PERIOD_EXPONENT=14 -> "), 1);
+	ck_assert_uint_ge(c.frames, 6);
+	uint64_t period = gpd_exponent_to_ns(&dev->source->info, 14);
+	ck_assert_uint_eq(period, 853334);
+	/* The first window starts with the stream: look from the second. */
+	for (unsigned f = 1; f < 6; f++) {
+		uint64_t span = c.gpu_end[f] - c.gpu_start[f];
+		ck_assert_uint_le(span, 10000000 + period);
+		ck_assert_uint_ge(span, 10000000 - period);
+		ck_assert_msg(c.values[f][0].u <= span + period &&
+			      c.values[f][0].u + period >= span,
+			      "frame %u: GpuTime %llu ns over %llu ns", f,
+			      (unsigned long long)c.values[f][0].u,
+			      (unsigned long long)span);
+	}
+	uint64_t last_end = c.gpu_end[5];
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+	/* The frames' GPU time is the OA unit's: where the fake's OA unit
+	 * was when the stream closed, after the last frame, and not by a
+	 * whole second later. */
+	unsigned long long closed_tick;
+	ck_assert(fake_machine_request_value(&fx.machine,
+		"stream close at OA tick ", &closed_tick));
+	uint64_t closed_ns = closed_tick * 1000000000ull / 38400000;
+	ck_assert_msg(last_end <= closed_ns && last_end + 1000000000 > closed_ns,
+		      "the last frame ends at %llu ns, the unit closed at %llu ns",
+		      (unsigned long long)last_end, (unsigned long long)closed_ns);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+struct recording {
+	struct gpd_daemon *daemon;
+	FILE *file;
+	uint64_t reports;
+	bool stopped;
+};
+
+static int recording_data(void *user, uint64_t offset, const void *data,
+			  size_t len)
+{
+	struct recording *r = user;
+	return fwrite(data, 1, len, r->file) == len ? 0 : -EIO;
+}
+
+static void recording_stopped(void *user, uint64_t bytes, uint64_t reports,
+			      const char *reason)
+{
+	struct recording *r = user;
+	r->reports = reports;
+	r->stopped = true;
+	uv_stop(r->daemon->loop);
+}
+
+static const struct gpd_recorder_sink_ops recording_ops = {
+	.data = recording_data,
+	.stopped = recording_stopped,
+};
+
+/* A DG2 recording places its reports in time for IGT's reader: the
+ * correlation points hold the command streamer's timestamp, as IGT's
+ * recorder reads it from RCS_TIMESTAMP, and the reader shifts the OA
+ * unit's faster timestamps right by one to meet them. */
+START_TEST(dg2_recordings_correlate_with_the_cs_clock)
+{
+	struct fixture fx;
+	struct gpd_error err = { 0 };
+	char path[] = "/tmp/gpd-test-dg2-XXXXXX";
+	struct recording r = { 0 };
+	struct gpd_recorder *rec;
+
+	if (access("/usr/bin/i915-perf-reader", X_OK) != 0) {
+		printf("note: /usr/bin/i915-perf-reader is absent (Debian package "
+		       "intel-gpu-tools); the DG2 recording check skipped\n");
+		return;
+	}
+	fixture_start_on(&fx, "xe", "acmgt1", "RenderBasic");
+	r.daemon = &fx.daemon;
+	r.file = fdopen(mkstemp(path), "w");
+	ck_assert_ptr_nonnull(r.file);
+	struct gpd_recorder_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 1000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(gpd_recorder_start(&fx.daemon.registry, &req, &recording_ops, &r,
+					 &rec, &err) == 0, "%s", err.message);
+	fixture_run(&fx, 300);
+	gpd_recorder_stop(rec, NULL);
+	if (!r.stopped)
+		fixture_run(&fx, 5000);
+	ck_assert(r.stopped);
+	ck_assert_uint_gt(r.reports, 10);
+	gpd_recorder_destroy(rec);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+	ck_assert_int_eq(fclose(r.file), 0);
+
+	char cmd[128], out[4096] = "";
+	snprintf(cmd, sizeof(cmd), "/usr/bin/i915-perf-reader -c GpuTime '%s' 2>&1",
+		 path);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	/* The rest, so the reader is not cut off by SIGPIPE. */
+	char rest[4096];
+	while (fread(rest, 1, sizeof(rest), p) > 0)
+		;
+	int status = pclose(p);
+	unlink(path);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "i915-perf-reader: status %d:\n%.1500s", status, out);
+	ck_assert_msg(strstr(out, "Recorded on device=0x56a5"), "%.1500s", out);
+}
+END_TEST
+
 START_TEST(refusals_are_words)
 {
 	struct fixture fx;
@@ -100,6 +252,8 @@ static Suite *xe_source_suite(void)
 	tcase_add_test(tc, frames_equal_the_sim_source);
 	tcase_add_test(tc, one_register_list_registered_and_removed);
 	tcase_add_test(tc, loss_comes_through_the_status);
+	tcase_add_test(tc, dg2_time_runs_at_the_oa_clock);
+	tcase_add_test(tc, dg2_recordings_correlate_with_the_cs_clock);
 	tcase_add_test(tc, refusals_are_words);
 	suite_add_tcase(s, tc);
 	return s;
