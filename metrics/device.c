@@ -152,6 +152,23 @@ unsigned gpm_topology_eu_count(const struct gpm_topology *t)
 	return n;
 }
 
+/*
+ * Xe_HP did away with slices: i915 reports the GT as one slice of all its
+ * dual-subslices (xehp_sseu_info_init(), Linux 5.15 on) and xe's
+ * query_gt_topology() as a flat DSS mask. The metric files still count
+ * slices of four Xe cores: $GtSlice1XeCore0 is DSS 4, and MTL GT3's
+ * eight Xe cores are $GtSlice0 and $GtSlice1. Mesa regroups the flat
+ * topology that way for i915 (update_from_single_slice_topology()) and
+ * xe (xe_compute_topology(), up to Xe2; Xe3 takes the slice size from the
+ * GuC's HWCONFIG table, which gpuperf does not read).
+ */
+#define XE_CORES_PER_SLICE 4
+
+static bool flat_topology(const struct gpm_device_info *dev)
+{
+	return dev->graphics_version >= 1250 && dev->topology.max_slices == 1;
+}
+
 void gpm_device_vars_init(struct gpm_device_vars *vars,
 			  const struct gpm_device_info *dev)
 {
@@ -160,8 +177,9 @@ void gpm_device_vars_init(struct gpm_device_vars *vars,
 	/* The XML's subslice masks give each slice 3 bits before Gen11 and 8
 	 * bits from Gen11 on (IGT and Mesa agree). */
 	unsigned bits_per_slice = dev->graphics_version >= 1100 ? 8 : 3;
+	bool regroup = flat_topology(dev);
 	uint64_t slice_mask = 0, subslice_mask = 0;
-	unsigned n_slices = 0, n_subslices = 0;
+	unsigned n_slices = 0, n_subslices = 0, first_half = 0;
 	unsigned xe_core_stride = t->max_subslices < GPM_MAX_SUBSLICES ?
 				  t->max_subslices : GPM_MAX_SUBSLICES;
 
@@ -170,27 +188,37 @@ void gpm_device_vars_init(struct gpm_device_vars *vars,
 	for (unsigned s = 0; s < GPM_MAX_SLICES && s < t->max_slices; s++) {
 		if (!(t->slice_mask >> s & 1))
 			continue;
-		slice_mask |= 1ull << s;
-		n_slices++;
-		v[GPM_VAR_GT_SLICE_BASE + s] = 1;
+		if (!regroup) {
+			slice_mask |= 1ull << s;
+			v[GPM_VAR_GT_SLICE_BASE + s] = 1;
+		}
 		for (unsigned ss = 0; ss < GPM_MAX_SUBSLICES; ss++) {
-			unsigned bit = s * bits_per_slice + ss;
-
 			if (!gpm_topology_has_subslice(t, s, ss))
 				continue;
+			/* The kernel's numbering, which $GtXeCore<N> counts
+			 * in (Mesa's byte stride only works for one slice). */
+			unsigned flat = s * xe_core_stride + ss;
+			unsigned gs = regroup ? ss / XE_CORES_PER_SLICE : s;
+			unsigned gss = regroup ? ss % XE_CORES_PER_SLICE : ss;
+			unsigned bit = gs * bits_per_slice + gss;
+
+			n_subslices++;
+			if (s == 0 && ss < t->max_subslices / 2u)
+				first_half++;
+			v[GPM_VAR_GT_XE_CORE_BASE + flat] = 1;
+			if (gs >= GPM_MAX_SLICES)
+				continue;       /* beyond what the files name */
+			slice_mask |= 1ull << gs;
+			v[GPM_VAR_GT_SLICE_BASE + gs] = 1;
+			v[GPM_VAR_GT_SLICE_SUBSLICE_BASE +
+			  gs * GPM_MAX_SUBSLICES + gss] = 1;
 			/* IGT shifts past bit 63 here (undefined); such
 			 * subslices cannot be named by a 64-bit mask anyway. */
 			if (bit < 64)
 				subslice_mask |= 1ull << bit;
-			n_subslices++;
-			v[GPM_VAR_GT_SLICE_SUBSLICE_BASE +
-			  s * GPM_MAX_SUBSLICES + ss] = 1;
-			/* Mesa numbers $GtXeCore<N> with a byte stride that
-			 * only works for one slice; a flat index over the
-			 * slices' subslices is what the name means. */
-			v[GPM_VAR_GT_XE_CORE_BASE + s * xe_core_stride + ss] = 1;
 		}
 	}
+	n_slices = (unsigned)__builtin_popcountll(slice_mask);
 
 	/* IGT popcounts the packed mask; counting the topology directly gives
 	 * the same number without losing subslices the packing overlaps. */
@@ -199,12 +227,10 @@ void gpm_device_vars_init(struct gpm_device_vars *vars,
 	v[GPM_VAR_EU_SUBSLICES_TOTAL_COUNT] = n_subslices;
 
 	/* IGT counts the packed mask's bits below max_subslices / 2, i.e.
-	 * the first half of slice 0; Mesa instead counts subslices of slices
-	 * 0-3. No shipped file uses the variable. */
-	unsigned half = t->max_subslices / 2;
-	uint64_t half_mask = half >= 64 ? ~0ull : (1ull << half) - 1;
-	v[GPM_VAR_EU_DUAL_SUBSLICES_SLICE0123_COUNT] =
-		(uint64_t)__builtin_popcountll(subslice_mask & half_mask);
+	 * the first half of slice 0; Mesa counts the subslices of slices 0-3,
+	 * which on a flat Xe_HP topology of 32 is the same first half. No
+	 * shipped file uses the variable. */
+	v[GPM_VAR_EU_DUAL_SUBSLICES_SLICE0123_COUNT] = first_half;
 
 	v[GPM_VAR_EU_THREADS_COUNT] = dev->eu_threads_count;
 	/* IGT maps this one to the subslice count, which contradicts its

@@ -1,10 +1,10 @@
 /*
  * Describing an xe card through DRM_IOCTL_XE_DEVICE_QUERY and sysfs.
  *
- * xe reports the dual-subslices (DSS) of a GT as one flat mask. The metric
- * files count them per slice ($GtSlice<N>DualSubslice<M>), so DSS i goes
- * into slice i / n, subslice i % n, with n the platform's subslices per
- * slice; an unfused part then has the topology i915 reports for it.
+ * xe reports the dual-subslices (DSS) of a GT as one flat mask
+ * (query_gt_topology()); it is described as i915 describes Xe_HP and
+ * later, one slice of every DSS, and gpm_device_vars_init() counts them in
+ * the metric files' slices of four, as Mesa does.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -182,10 +182,12 @@ static int read_topology(int fd, const char *card, uint16_t gt_id,
 	return 0;
 }
 
-static void fold_topology(const struct xe_masks *m, const struct gpm_platform *p,
+/* One slice of every DSS; max_subslices covers the platform's full part
+ * (IGT takes it from the HWCONFIG table) and every DSS present. */
+static void flat_topology(const struct xe_masks *m, const struct gpm_platform *p,
 			  struct gpm_topology *t)
 {
-	unsigned per = p->subslices_per_slice ? p->subslices_per_slice : 1;
+	unsigned max = p->slices * p->subslices_per_slice;
 	unsigned eus = p->eus_per_subslice;
 	uint16_t eu_mask = 0;
 	for (unsigned i = 0; i < m->eu_bytes * 8 && i < GPM_MAX_EUS_PER_SUBSLICE; i++) {
@@ -196,19 +198,18 @@ static void fold_topology(const struct xe_masks *m, const struct gpm_platform *p
 		}
 	}
 	memset(t, 0, sizeof(*t));
-	t->max_slices = p->slices ? p->slices : 1;
-	t->max_subslices = (uint16_t)per;
+	t->max_slices = 1;
+	t->slice_mask = 1;
 	t->max_eus_per_subslice = (uint16_t)eus;
-	for (unsigned i = 0; i < m->dss_bytes * 8; i++) {
-		unsigned s = i / per, ss = i % per;
-		if (!(m->dss[i / 8] >> (i % 8) & 1) || s >= GPM_MAX_SLICES)
+	for (unsigned i = 0; i < m->dss_bytes * 8 && i < GPM_MAX_SUBSLICES; i++) {
+		if (!(m->dss[i / 8] >> (i % 8) & 1))
 			continue;
-		if (s + 1 > t->max_slices)
-			t->max_slices = (uint16_t)(s + 1);
-		t->slice_mask |= (uint8_t)(1u << s);
-		t->subslice_mask[s] |= 1ull << ss;
-		t->eu_mask[s][ss] = eu_mask;
+		if (i + 1 > max)
+			max = i + 1;
+		t->subslice_mask[0] |= 1ull << i;
+		t->eu_mask[0][i] = eu_mask;
 	}
+	t->max_subslices = (uint16_t)(max ? max : 1);
 }
 
 static void read_frequencies(const char *card_dir, const struct gpm_platform *p,
@@ -259,7 +260,7 @@ int gpd_xe_describe(int fd, const char *card, const char *card_dir,
 	info->cs_timestamp_frequency = gt_clock;
 	info->graphics_version = out->platform->graphics_version;
 	info->eu_threads_count = out->platform->eu_threads_count;
-	fold_topology(&masks, out->platform, &info->topology);
+	flat_topology(&masks, out->platform, &info->topology);
 	read_frequencies(card_dir, out->platform, info);
 	gpd_info("%s: %s, PCI 0x%04x rev %u, xe with %u OA unit(s), %u EUs, "
 		 "OA timestamp %llu Hz, GPU %llu-%llu MHz", card,

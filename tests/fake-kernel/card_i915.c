@@ -57,10 +57,36 @@ static int getparam(struct fk_card *card, struct drm_i915_getparam *gp)
 	return 0;
 }
 
+/* What DRM_I915_QUERY_TOPOLOGY_INFO reports: from Xe_HP on, one slice of
+ * up to 32 dual-subslices of 16 EUs, whatever the hardware's slices
+ * (xehp_sseu_info_init(), Linux 5.15 on; query_topology_info()). */
+static void kernel_topology(const struct fk_card *card, struct gpm_topology *t)
+{
+	const struct gpm_topology *hw = &card->info.topology;
+	*t = *hw;
+	if (card->info.graphics_version < 1250)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->max_slices = 1;
+	t->max_subslices = 32;
+	t->max_eus_per_subslice = 16;
+	t->slice_mask = 1;
+	for (unsigned s = 0; s < hw->max_slices; s++)
+		for (unsigned ss = 0; ss < hw->max_subslices; ss++) {
+			unsigned dss = s * hw->max_subslices + ss;
+			if (!gpm_topology_has_subslice(hw, s, ss) || dss >= 32)
+				continue;
+			t->subslice_mask[0] |= 1ull << dss;
+			t->eu_mask[0][dss] = hw->eu_mask[s][ss];
+		}
+}
+
 static int query_topology(struct fk_card *card, struct drm_i915_query_item *item)
 {
+	struct gpm_topology t;
 	size_t len;
-	if (gpm_i915_topology_encode(&card->info.topology, NULL, 0, &len))
+	kernel_topology(card, &t);
+	if (gpm_i915_topology_encode(&t, NULL, 0, &len))
 		return -EINVAL;
 	if (item->length == 0) {
 		item->length = (int32_t)len;
@@ -70,8 +96,7 @@ static int query_topology(struct fk_card *card, struct drm_i915_query_item *item
 		item->length = -EINVAL;
 		return 0;
 	}
-	gpm_i915_topology_encode(&card->info.topology,
-				 (void *)(uintptr_t)item->data_ptr, len, &len);
+	gpm_i915_topology_encode(&t, (void *)(uintptr_t)item->data_ptr, len, &len);
 	item->length = (int32_t)len;
 	return 0;
 }

@@ -191,7 +191,8 @@ START_TEST(device_values_pass_through)
 	struct gpm_device_info dev;
 	struct gpm_device_vars vars;
 
-	/* DG2-like: one slice of 32 Xe cores with 16 EUs, 8 threads. */
+	/* DG2 as i915 reports it: one slice of 32 Xe cores with 16 EUs,
+	 * 8 threads. */
 	make_device(&dev, 1255, 1, 32, 16);
 	dev.eu_threads_count = 8;
 	dev.l3_bank_count = 64;
@@ -205,7 +206,9 @@ START_TEST(device_values_pass_through)
 
 	ck_assert_uint_eq(vars.value[GPM_VAR_EU_CORES_TOTAL_COUNT], 512);
 	ck_assert_uint_eq(vars.value[GPM_VAR_EU_SUBSLICES_TOTAL_COUNT], 32);
-	ck_assert_uint_eq(vars.value[GPM_VAR_SUBSLICE_MASK], 0xffffffff);
+	/* ... which the files count as 8 slices of 4 (see below). */
+	ck_assert_uint_eq(vars.value[GPM_VAR_SUBSLICE_MASK], 0x0f0f0f0f0f0f0f0full);
+	ck_assert_uint_eq(vars.value[GPM_VAR_SLICE_MASK], 0xff);
 	ck_assert_uint_eq(vars.value[GPM_VAR_VECTOR_ENGINE_PER_XE_CORE_COUNT], 16);
 	ck_assert_uint_eq(vars.value[GPM_VAR_EU_DUAL_SUBSLICES_SLICE0123_COUNT], 16);
 	ck_assert_uint_eq(vars.value[GPM_VAR_EU_THREADS_COUNT], 8);
@@ -224,6 +227,76 @@ START_TEST(device_values_pass_through)
 	ck_assert_uint_eq(vars.value[GPM_VAR_COLOR_PIPE_TOTAL_COUNT], 32);
 	ck_assert_uint_eq(vars.value[GPM_VAR_GT_XE_CORE_BASE + 31], 1);
 	ck_assert_uint_eq(vars.value[GPM_VAR_GT_XE_CORE_BASE + 32], 0);
+}
+END_TEST
+
+/* Xe_HP and later: i915 reports one slice of all dual-subslices
+ * (xehp_sseu_info_init()), xe a flat mask; the files count slices of four
+ * Xe cores, as Mesa regroups them. DG2-G11's eight Xe cores, PVC's
+ * compute-only 64 and an Xe2 part with fused Xe cores all name theirs by
+ * slice and by the kernel's flat number alike. */
+START_TEST(xe_hp_topologies_regroup_into_slices_of_four)
+{
+	struct gpm_device_info dev;
+	struct gpm_device_vars vars;
+	uint64_t *v = vars.value;
+#define XE_CORE(s, ss) v[GPM_VAR_GT_SLICE_SUBSLICE_BASE + (s) * GPM_MAX_SUBSLICES + (ss)]
+
+	/* DG2-G11 (acmgt1): DSS 0-3 and 8-11 present, 4-7 fused. */
+	make_device(&dev, 1255, 1, 32, 16);
+	dev.topology.subslice_mask[0] = 0x0f0f;
+	gpm_device_vars_init(&vars, &dev);
+	ck_assert_uint_eq(v[GPM_VAR_SLICE_MASK], 0x5);
+	ck_assert_uint_eq(v[GPM_VAR_EU_SLICES_TOTAL_COUNT], 2);
+	ck_assert_uint_eq(v[GPM_VAR_EU_SUBSLICES_TOTAL_COUNT], 8);
+	ck_assert_uint_eq(v[GPM_VAR_EU_CORES_TOTAL_COUNT], 128);
+	ck_assert_uint_eq(v[GPM_VAR_GT_SLICE_BASE + 0], 1);
+	ck_assert_uint_eq(v[GPM_VAR_GT_SLICE_BASE + 1], 0);
+	ck_assert_uint_eq(v[GPM_VAR_GT_SLICE_BASE + 2], 1);
+	/* oa-acmgt1.xml gates counters on $GtSlice2XeCore0: DSS 8. */
+	ck_assert_uint_eq(XE_CORE(2, 0), 1);
+	ck_assert_uint_eq(XE_CORE(2, 3), 1);
+	ck_assert_uint_eq(XE_CORE(0, 8), 0);
+	ck_assert_uint_eq(XE_CORE(1, 0), 0);
+	ck_assert_uint_eq(v[GPM_VAR_GT_XE_CORE_BASE + 8], 1);
+	ck_assert_uint_eq(v[GPM_VAR_GT_XE_CORE_BASE + 4], 0);
+	ck_assert_uint_eq(v[GPM_VAR_SUBSLICE_MASK], 0x0f000full);
+
+	/* MTL GT3 (mtlgt3): 8 Xe cores, files gate on $GtSlice1XeCore3. */
+	make_device(&dev, 1270, 1, 32, 16);
+	dev.topology.subslice_mask[0] = 0xff;
+	gpm_device_vars_init(&vars, &dev);
+	ck_assert_uint_eq(v[GPM_VAR_SLICE_MASK], 0x3);
+	ck_assert_uint_eq(XE_CORE(1, 3), 1);
+	ck_assert_uint_eq(XE_CORE(0, 7), 0);
+
+	/* PVC: 64 compute-only DSS of 8 EUs; the files name slices up to 7
+	 * only, but every Xe core counts and keeps its flat number. */
+	make_device(&dev, 1260, 1, 64, 8);
+	gpm_device_vars_init(&vars, &dev);
+	ck_assert_uint_eq(v[GPM_VAR_EU_SUBSLICES_TOTAL_COUNT], 64);
+	ck_assert_uint_eq(v[GPM_VAR_EU_CORES_TOTAL_COUNT], 512);
+	ck_assert_uint_eq(v[GPM_VAR_SLICE_MASK], 0xff);
+	ck_assert_uint_eq(XE_CORE(7, 3), 1);
+	ck_assert_uint_eq(v[GPM_VAR_GT_XE_CORE_BASE + 63], 1);
+
+	/* Xe2 (bmg) as xe reports it, Xe core 5 fused: $GtXeCore<N>. */
+	make_device(&dev, 2001, 1, 20, 8);
+	dev.topology.subslice_mask[0] = 0xfffdf;
+	gpm_device_vars_init(&vars, &dev);
+	ck_assert_uint_eq(v[GPM_VAR_GT_XE_CORE_BASE + 4], 1);
+	ck_assert_uint_eq(v[GPM_VAR_GT_XE_CORE_BASE + 5], 0);
+	ck_assert_uint_eq(v[GPM_VAR_GT_XE_CORE_BASE + 19], 1);
+	ck_assert_uint_eq(v[GPM_VAR_EU_SLICES_TOTAL_COUNT], 5);
+	ck_assert_uint_eq(XE_CORE(1, 1), 0);
+	ck_assert_uint_eq(XE_CORE(1, 2), 1);
+
+	/* Before Xe_HP one slice is one slice: TGL's six stay together. */
+	make_device(&dev, 1200, 1, 6, 16);
+	gpm_device_vars_init(&vars, &dev);
+	ck_assert_uint_eq(v[GPM_VAR_SLICE_MASK], 0x1);
+	ck_assert_uint_eq(XE_CORE(0, 5), 1);
+#undef XE_CORE
 }
 END_TEST
 
@@ -287,6 +360,7 @@ static Suite *device_suite(void)
 	tcase_add_test(tc, gen9_packs_three_bits_per_slice);
 	tcase_add_test(tc, gen11_packs_eight_bits_per_slice);
 	tcase_add_test(tc, device_values_pass_through);
+	tcase_add_test(tc, xe_hp_topologies_regroup_into_slices_of_four);
 	tcase_add_test(tc, topology_helpers);
 	tcase_add_test(tc, oversized_topology_is_safe);
 	suite_add_tcase(s, tc);

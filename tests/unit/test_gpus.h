@@ -41,7 +41,8 @@ static inline void make_full_topology(struct gpm_topology *t, unsigned slices,
 				      unsigned subslices, unsigned eus)
 {
 	make_topology(t, slices, subslices, eus, (uint8_t)((1u << slices) - 1),
-		      (1ull << subslices) - 1, (uint16_t)((1u << eus) - 1));
+		      subslices >= 64 ? ~0ull : (1ull << subslices) - 1,
+		      (uint16_t)((1u << eus) - 1));
 }
 
 /* Tiger Lake GT2: 1 slice, 6 dual subslices of 16 EUs, 96 in all. */

@@ -230,6 +230,38 @@ START_TEST(eio_reopens_and_counts_the_gap)
 }
 END_TEST
 
+/* i915 reports Meteor Lake GT3's eight Xe cores as one slice of 32
+ * dual-subslices; its metric file names Xe cores 4-7 $GtSlice1XeCore0-3,
+ * which Mesa finds in slices of four. Those counters are there. */
+START_TEST(xe_cores_past_the_first_four_are_available)
+{
+	struct fixture fx;
+	struct collector c = { .stop_after = 2 };
+	const char *counters[] = { "Sampler10InputAvailable" };
+	struct gpd_subscribe_request req = {
+		.metric_set = "Sampler",
+		.sampling_period_ns = 1000000,
+		.window_ns = 10000000,
+		.counters = counters,
+		.n_counters = 1,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct gpd_error err = { 0 };
+	fixture_start_on(&fx, "i915", "mtlgt3", "");
+	c.daemon = &fx.daemon;
+	ck_assert_msg(gpd_subscribe(&fx.daemon, &req, &collector_ops, &c, &c.sub,
+				    &err) == 0, "%s", err.message);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_ge(c.frames, 2);
+	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
+	ck_assert_uint_eq(dev->source->info.topology.max_slices, 1);
+	ck_assert_uint_eq(dev->vars.value[GPM_VAR_EU_SLICES_TOTAL_COUNT], 2);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
 static Suite *i915_source_suite(void)
 {
 	Suite *s = suite_create("i915_source");
@@ -243,6 +275,7 @@ static Suite *i915_source_suite(void)
 	tcase_add_test(tc, short_reads_grow_the_buffer);
 	tcase_add_test(tc, lost_reports_and_buffers_are_counted);
 	tcase_add_test(tc, eio_reopens_and_counts_the_gap);
+	tcase_add_test(tc, xe_cores_past_the_first_four_are_available);
 	suite_add_tcase(s, tc);
 	return s;
 }
