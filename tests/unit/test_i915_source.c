@@ -249,7 +249,7 @@ START_TEST(xe_cores_past_the_first_four_are_available)
 	struct gpd_error err = { 0 };
 	fixture_start_on(&fx, "i915", "mtlgt3", "");
 	c.daemon = &fx.daemon;
-	ck_assert_msg(gpd_subscribe(&fx.daemon, &req, &collector_ops, &c, &c.sub,
+	ck_assert_msg(gpd_subscribe(&fx.daemon.registry, &req, &collector_ops, &c, &c.sub,
 				    &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
 	ck_assert_uint_ge(c.frames, 2);
