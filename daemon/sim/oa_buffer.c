@@ -62,9 +62,7 @@ static void ring_read(const struct gpd_oa_buffer *buf, uint64_t pos, void *dst,
 
 int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report)
 {
-	if (buf->overflow)
-		return -ENOSPC;
-	if (buf->tail - buf->head + 2 * buf->report_size > buf->size) {
+	if (gpd_oa_buffer_full(buf)) {
 		buf->overflow = true;
 		return -ENOSPC;
 	}

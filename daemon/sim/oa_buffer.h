@@ -6,8 +6,10 @@
  * requires. The unit writes whole reports at the tail; the reader takes
  * them at the head. One report's worth stays free so that head == tail
  * means empty, as the kernel reads it; a report that finds no room sets the
- * overflow flag and is dropped, and nothing more lands until the buffer is
- * reset (the kernel's answer to an overflow, and what ENABLE does).
+ * overflow flag and is dropped, and reports land again once the reader has
+ * made room. i915 resets the buffer on an overflow (gen8_oa_read()), xe
+ * reads on (__xe_oa_read()). Whether the unit stops or overwrites when full
+ * only silicon can tell; the kernels' handling assumes it stops.
  * Reports of a size that does not divide the ring (192 bytes) wrap across
  * its end, as on MTL's OAM.
  */
@@ -40,15 +42,21 @@ void gpd_oa_buffer_free(struct gpd_oa_buffer *buf);
 /* Zeroes the memory, empties the ring and clears the overflow flag. */
 void gpd_oa_buffer_reset(struct gpd_oa_buffer *buf);
 
-/* Writes one report at the tail; on a full ring sets the overflow flag
- * instead and returns -ENOSPC. While the flag is set nothing is written. */
-int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report);
-
 /* Whole reports between head and tail. */
 static inline size_t gpd_oa_buffer_reports(const struct gpd_oa_buffer *buf)
 {
 	return (size_t)((buf->tail - buf->head) / buf->report_size);
 }
+
+/* No room for another report. */
+static inline bool gpd_oa_buffer_full(const struct gpd_oa_buffer *buf)
+{
+	return buf->tail - buf->head + 2 * buf->report_size > buf->size;
+}
+
+/* Writes one report at the tail; on a full ring sets the overflow flag
+ * instead and returns -ENOSPC. */
+int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report);
 
 /* Copies the report at the head into out. The ring must not be empty. */
 void gpd_oa_buffer_peek(const struct gpd_oa_buffer *buf, void *out);

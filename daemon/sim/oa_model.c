@@ -32,26 +32,37 @@
 
 #define DEFAULT_SWITCH_REPORT_DELAY_NS 200
 
+/* The media OAM unit came with MTL (graphics IP 12.70). */
+#define OAM_MIN_VERSION 1270
+
 static bool format_allowed(const struct gpm_oa_format *fmt, unsigned graphics_version)
 {
 	const struct gpm_oa_format *oag;
 
-	/* The i915 OA buffer takes 32-bit-header reports of the generation's
-	 * general-purpose unit; from 12.50 on also the OAR layout. */
-	if (fmt->i915_format == 0 || fmt->header_bits != 32 ||
-	    gpm_oa_format_for_set(graphics_version, NULL, &oag))
+	/* The generation's general-purpose unit's reports; from 12.50 on
+	 * also the OAR layout, from 12.70 on the media unit's. */
+	if (fmt->synthetic || gpm_oa_format_for_set(graphics_version, NULL, &oag))
 		return false;
-	return fmt == oag || (fmt->id == GPM_OA_FORMAT_OAR_A32u40_A4u32_B8_C8 &&
-			      graphics_version >= VALID_ONLY_ON_SWITCH_VERSION);
+	switch (fmt->id) {
+	case GPM_OA_FORMAT_OAR_A32u40_A4u32_B8_C8:
+		return graphics_version >= VALID_ONLY_ON_SWITCH_VERSION;
+	case GPM_OA_FORMAT_MPEC8u64_B8_C8:
+	case GPM_OA_FORMAT_MPEC8u32_B8_C8:
+		return graphics_version >= OAM_MIN_VERSION;
+	default:
+		return fmt == oag;
+	}
 }
 
 static int pick_format(const struct gpd_oa_model_config *cfg,
 		       const struct gpm_oa_format **out)
 {
 	unsigned version = cfg->dev->graphics_version;
-	int ret;
+	int ret = 0;
 
-	if (cfg->oa_format)
+	if (cfg->format)
+		*out = cfg->format;
+	else if (cfg->oa_format)
 		ret = gpm_oa_format_from_i915(cfg->oa_format, out);
 	else
 		ret = gpm_oa_format_for_set(version, cfg->set ? cfg->set->oa_format : NULL,
@@ -186,8 +197,14 @@ void gpd_oa_model_enable(struct gpd_oa_model *m)
 {
 	gpd_oa_buffer_reset(&m->buffer);
 	m->report_lost = false;
+	m->unit_reset = false;
 	m->last_context_id = GPM_OA_CTX_NONE;
 	m->enabled = true;
+}
+
+void gpd_oa_model_reset_unit(struct gpd_oa_model *m)
+{
+	m->unit_reset = true;
 }
 
 void gpd_oa_model_disable(struct gpd_oa_model *m)
@@ -289,7 +306,7 @@ static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_i
 	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE];
 
 	account(m, m->now);
-	if (!m->enabled)
+	if (!m->enabled || m->unit_reset)
 		return;
 	if (m->report_loss_probability > 0 &&
 	    gpd_prng_unit(&m->loss_prng) < m->report_loss_probability) {
@@ -379,9 +396,11 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 
 	for (;;) {
 		uint64_t change = m->origin + gpd_workload_next_change(&m->workload);
-		/* Timer reports that cannot land (disabled, or the buffer
-		 * overflowed) are not even cut out of time. */
-		bool sampling = m->period && m->enabled && !m->buffer.overflow;
+		/* Timer reports that cannot land (disabled, reset, or no room
+		 * in the buffer) are not even cut out of time; the first one
+		 * that found no room flagged the overflow. */
+		bool sampling = m->period && m->enabled && !m->unit_reset &&
+				!(m->buffer.overflow && gpd_oa_buffer_full(&m->buffer));
 		uint64_t timer = sampling ? next_timer(m, m->now) : UINT64_MAX;
 		uint64_t pending = m->switch_pending ? m->switch_report_at : UINT64_MAX;
 		uint64_t t = change < timer ? change : timer;
@@ -418,6 +437,11 @@ uint64_t gpd_oa_model_buffer_ticks(const struct gpd_oa_model *m)
 	if (!m->period)
 		return UINT64_MAX;
 	return (uint64_t)(m->buffer.size / m->buffer.report_size) * m->period;
+}
+
+bool gpd_oa_model_idle(const struct gpd_oa_model *m)
+{
+	return gpd_workload_idle(&m->workload);
 }
 
 uint64_t gpd_oa_model_time(const struct gpd_oa_model *m)

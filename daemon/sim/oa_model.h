@@ -63,6 +63,9 @@ struct gpd_oa_model_config {
 	 * 5 HSW A45_B8_C8); 0 picks the device's general-purpose format for
 	 * the set. */
 	uint32_t oa_format;
+	/* The layout to write, where oa_format cannot say it (xe's PEC
+	 * formats); NULL: oa_format decides. */
+	const struct gpm_oa_format *format;
 	/* Period = 2^(exponent + 1) timestamp ticks: 0 (2 ticks) is the
 	 * fastest the hardware goes; or GPD_OA_MODEL_NOT_PERIODIC. */
 	int exponent;
@@ -99,7 +102,8 @@ struct gpd_oa_model;
  * Creates a disabled model. -EINVAL for a config the kernel would refuse
  * (unknown format, format of another generation, exponent above 31, bad
  * buffer size) or a device the model cannot run (no OA unit, clocks of 0);
- * -ENOMEM.
+ * -ENOMEM. The formats of a generation are its general-purpose OA unit's,
+ * OAR's from Xe_HP on and the media OAM unit's from MTL on.
  */
 int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 			struct gpd_oa_model **out);
@@ -114,6 +118,11 @@ void gpd_oa_model_enable(struct gpd_oa_model *model);
 /* I915_PERF_IOCTL_DISABLE: stops writing reports; reads fail with -EIO.
  * Time, the workload and the counters go on. */
 void gpd_oa_model_disable(struct gpd_oa_model *model);
+
+/* A GPU reset: the unit loses its programming and writes no more reports
+ * until it is enabled again. Neither kernel notices: the stream stays
+ * enabled and reads find only what was written before. */
+void gpd_oa_model_reset_unit(struct gpd_oa_model *model);
 
 bool gpd_oa_model_enabled(const struct gpd_oa_model *model);
 
@@ -157,6 +166,28 @@ ssize_t gpd_oa_model_read(struct gpd_oa_model *model, void *buf, size_t len);
 /* What poll() sees: the bytes a read of unlimited length would return now
  * (before context filtering); 0 when there is nothing to read. */
 size_t gpd_oa_model_pending_bytes(const struct gpd_oa_model *model);
+
+/*
+ * The OA unit as xe's read() finds it (xe_oa.c __xe_oa_read(), which
+ * reads and clears OASTATUS first): the status bits since the last call,
+ * GPM_OA_XE_STATUS_*, cleared by the call. Unlike i915, xe leaves the
+ * buffer as it is after an overflow.
+ */
+uint64_t gpd_oa_model_take_status(struct gpd_oa_model *model);
+
+/*
+ * xe_oa_append_reports(): whole reports as the unit wrote them, no record
+ * headers, no context squashed; -ENOSPC when not even one fits, -EAGAIN
+ * when none is there. A disabled unit's reports stay readable.
+ */
+ssize_t gpd_oa_model_read_reports(struct gpd_oa_model *model, void *buf,
+				  size_t len);
+
+/* Whole reports waiting in the buffer. */
+size_t gpd_oa_model_pending_reports(const struct gpd_oa_model *model);
+
+/* Whether the workload has the GPU idle (in RC6) now. */
+bool gpd_oa_model_idle(const struct gpd_oa_model *model);
 
 /* The current timestamp, in ticks, before wrapping (it starts at the
  * configured start_timestamp and only grows). */

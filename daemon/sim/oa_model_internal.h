@@ -42,8 +42,10 @@ struct gpd_oa_model {
 	const struct gpd_rate_model *rates;
 	struct gpd_rate_model *own_rates;
 
-	/* The OA unit's status bits and buffer. */
+	/* The OA unit's status bits and buffer; a GPU reset wipes its
+	 * programming (unit_reset) until the next enable. */
 	struct gpd_oa_buffer buffer;
+	bool unit_reset;
 	bool report_lost;
 	struct gpd_prng loss_prng;
 	double report_loss_probability;

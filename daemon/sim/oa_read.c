@@ -1,7 +1,8 @@
 /*
  * read() and poll() on a simulated i915 perf stream: what the kernel makes
  * of the OA buffer and status bits (K5/K7 gen8_oa_read, gen8_append_oa_reports;
- * docs/oa-reference.md §1.5, §2.4).
+ * docs/oa-reference.md §1.5, §2.4); and the same buffer as xe reads it
+ * (xe_oa.c __xe_oa_read(), xe_oa_append_reports()).
  */
 #include <errno.h>
 #include <string.h>
@@ -120,4 +121,35 @@ size_t gpd_oa_model_pending_bytes(const struct gpd_oa_model *m)
 	return (m->report_lost ? GPM_OA_RECORD_HEADER_SIZE : 0) +
 	       gpd_oa_buffer_reports(ring) *
 	       (GPM_OA_RECORD_HEADER_SIZE + ring->report_size);
+}
+
+uint64_t gpd_oa_model_take_status(struct gpd_oa_model *m)
+{
+	uint64_t status = (m->buffer.overflow ? GPM_OA_XE_STATUS_BUFFER_OVERFLOW : 0) |
+			  (m->report_lost ? GPM_OA_XE_STATUS_REPORT_LOST : 0);
+
+	m->buffer.overflow = false;
+	m->report_lost = false;
+	return status;
+}
+
+ssize_t gpd_oa_model_read_reports(struct gpd_oa_model *m, void *buf, size_t len)
+{
+	struct gpd_oa_buffer *ring = &m->buffer;
+	unsigned char *out = buf;
+	size_t off = 0;
+
+	if (!gpd_oa_buffer_reports(ring))
+		return -EAGAIN;
+	while (gpd_oa_buffer_reports(ring) && len - off >= ring->report_size) {
+		gpd_oa_buffer_peek(ring, out + off);
+		gpd_oa_buffer_pop(ring);
+		off += ring->report_size;
+	}
+	return off ? (ssize_t)off : -ENOSPC;
+}
+
+size_t gpd_oa_model_pending_reports(const struct gpd_oa_model *m)
+{
+	return gpd_oa_buffer_reports(&m->buffer);
 }
