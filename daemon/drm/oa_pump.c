@@ -1,9 +1,10 @@
 /*
  * The read side of an OA stream: uv_poll on the fd, reads until EAGAIN.
  *
- * The kernel copies only whole records and says ENOSPC when not even one
- * fits (docs/oa-reference.md §1.5, §5); the buffer then doubles, up to the
- * size of the kernel's own OA buffer, beyond which no record can be.
+ * Both kernels copy only whole records and fail with ENOSPC only when not
+ * even one fits (i915_perf_read(), xe_oa_read()); a record is at most
+ * 8 + 640 bytes, so the megabyte read here always takes one, and ENOSPC is
+ * an error like any other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,8 +13,7 @@
 #include "daemon/drm/oa_pump.h"
 #include "daemon/log.h"
 
-#define PUMP_INITIAL_BUFFER (1u << 20)
-#define PUMP_MAX_BUFFER (16u << 20)
+#define PUMP_BUFFER (1u << 20)
 /* A stream that always has more would otherwise hold the loop forever. */
 #define PUMP_MAX_READS_PER_WAKEUP 16
 
@@ -23,21 +23,25 @@ struct gpd_oa_pump {
 	const struct gpd_oa_pump_ops *ops;
 	void *user;
 	unsigned char *buf;
-	size_t size;
 	bool stopped;
 };
 
-static bool grow(struct gpd_oa_pump *p)
+static void drain(struct gpd_oa_pump *p)
 {
-	if (p->size >= PUMP_MAX_BUFFER)
-		return false;
-	unsigned char *buf = realloc(p->buf, p->size * 2);
-	if (!buf)
-		return false;
-	p->buf = buf;
-	p->size *= 2;
-	gpd_debug("OA stream read buffer grown to %zu bytes", p->size);
-	return true;
+	for (unsigned i = 0; i < PUMP_MAX_READS_PER_WAKEUP && !p->stopped; i++) {
+		ssize_t n = read(p->fd, p->buf, PUMP_BUFFER);
+		if (n > 0) {
+			p->ops->data(p->user, p->buf, (size_t)n);
+			continue;
+		}
+		int code = n < 0 ? -errno : -EAGAIN;
+		if (code == -EAGAIN)
+			return;
+		if (code == -EINTR)
+			continue;
+		if (!p->ops->error(p->user, code))
+			return;
+	}
 }
 
 static void on_readable(uv_poll_t *handle, int status, int events)
@@ -47,27 +51,20 @@ static void on_readable(uv_poll_t *handle, int status, int events)
 		p->ops->error(p->user, status);
 		return;
 	}
-	for (unsigned i = 0; i < PUMP_MAX_READS_PER_WAKEUP && !p->stopped; i++) {
-		ssize_t n = read(p->fd, p->buf, p->size);
-		if (n > 0) {
-			p->ops->data(p->user, p->buf, (size_t)n);
-			continue;
-		}
-		int code = n < 0 ? -errno : -EAGAIN;
-		if (code == -EAGAIN)
-			return;
-		if (code == -EINTR || (code == -ENOSPC && grow(p)))
-			continue;
-		if (!p->ops->error(p->user, code))
-			return;
-	}
+	drain(p);
+}
+
+void gpd_oa_pump_drain(struct gpd_oa_pump *p)
+{
+	if (p && !p->stopped)
+		drain(p);
 }
 
 int gpd_oa_pump_start(uv_loop_t *loop, int fd, const struct gpd_oa_pump_ops *ops,
 		      void *user, struct gpd_oa_pump **out)
 {
 	struct gpd_oa_pump *p = calloc(1, sizeof(*p));
-	unsigned char *buf = malloc(PUMP_INITIAL_BUFFER);
+	unsigned char *buf = malloc(PUMP_BUFFER);
 	if (!p || !buf) {
 		free(p);
 		free(buf);
@@ -84,7 +81,6 @@ int gpd_oa_pump_start(uv_loop_t *loop, int fd, const struct gpd_oa_pump_ops *ops
 	p->ops = ops;
 	p->user = user;
 	p->buf = buf;
-	p->size = PUMP_INITIAL_BUFFER;
 	ret = uv_poll_start(&p->poll, UV_READABLE, on_readable);
 	if (ret) {
 		/* The handle is initialised: only the loop may free it. */

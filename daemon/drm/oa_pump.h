@@ -18,7 +18,7 @@ struct gpd_oa_pump_ops {
 	/* What one read() returned. May stop the pump. */
 	void (*data)(void *user, const unsigned char *buf, size_t len);
 	/* read() failed with code, a negative errno other than -EAGAIN and
-	 * -EINTR (and -ENOSPC while the buffer can still grow). Return true
+	 * -EINTR. Return true
 	 * to read on, false to wait for the next wake-up. May stop the pump
 	 * (then the return value does not matter). */
 	bool (*error)(void *user, int code);
@@ -32,6 +32,9 @@ int gpd_oa_pump_start(uv_loop_t *loop, int fd, const struct gpd_oa_pump_ops *ops
 /* Stops polling and closes the fd; the pump frees itself once the loop
  * lets go of it. Safe from inside a callback. */
 void gpd_oa_pump_stop(struct gpd_oa_pump *pump);
+
+/* Reads what the fd has now, as a wake-up would. */
+void gpd_oa_pump_drain(struct gpd_oa_pump *pump);
 
 /* The fd, for the stream's own ioctls. */
 int gpd_oa_pump_fd(const struct gpd_oa_pump *pump);

@@ -61,14 +61,17 @@ static int refuse_access(const struct gpd_oa_request *req, int code,
 				    (unsigned long long)max_rate,
 				    (unsigned long long)gpd_exponent_to_ns(req->info, e));
 	}
+	/* With the sysctl at 0 neither kernel asks anything more: i915 never
+	 * consults kernel.perf_event_paranoid, and xe's
+	 * xe_observation_paranoid_check() lets everyone through (it asks
+	 * perf_allow_cpu() only while its own sysctl is 1, on kernels after
+	 * 7.0). So a refusal at 0 is a sysctl that was 1 a moment ago. */
 	uint64_t paranoid;
 	if (!gpd_sysctl_read_u64(paranoid_sysctl(req), &paranoid) && !paranoid)
 		return gpd_fail(err, code,
-				    "%s refused the OA stream although %s is 0: a "
-				    "security module or the kernel's "
-				    "perf_event_paranoid check said no; give "
-				    "gpuperfd CAP_PERFMON", req->card,
-				    paranoid_sysctl(req));
+				    "%s refused the OA stream (EACCES) while %s "
+				    "was 1; it reads 0 now: subscribe again",
+				    req->card, paranoid_sysctl(req));
 	return gpd_fail(err, code,
 			    "%s refused a system-wide OA stream: %s is 1 and "
 			    "gpuperfd lacks CAP_PERFMON; give it CAP_PERFMON "
@@ -132,6 +135,17 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 				    : "exec queue",
 				    req->ctx_handle);
 	case ENODEV:
+		/* oa_pin_context(): the context has no engine of the OA
+		 * unit's (a context made with an engine map without it). */
+		if (req->ctx_filter)
+			return gpd_fail(err, code,
+					    "%s cannot sample GEM context %u (ENODEV): "
+					    "its engines do not include the %s engine "
+					    "the OA unit samples; filter on a context "
+					    "that runs there", req->card,
+					    req->ctx_handle, req->media ? "video"
+					    : "render");
+		/* fall through */
 	case EOPNOTSUPP:
 	case KERNEL_ENOTSUPP:
 		return gpd_fail(err, code,

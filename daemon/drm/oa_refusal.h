@@ -32,6 +32,7 @@ struct gpd_oa_request {
 	unsigned exponent;
 	bool ctx_filter;
 	uint32_t ctx_handle;
+	bool media;                             /* on a video engine's unit */
 	/* A stream the kernel stopped, opened again: the daemon retries it
 	 * by itself, nobody has to subscribe again. */
 	bool reopening;

@@ -81,22 +81,14 @@ static void on_retry(uv_timer_t *timer)
 		deliver_buffer_lost(r);
 }
 
-void gpd_oa_reopen_start(struct gpd_oa_reopen *r, int code)
+void gpd_oa_reopen_start(struct gpd_oa_reopen *r, const char *why)
 {
 	unsigned generation = r->generation;
 	r->lost_at_ns = gpd_monotonic_ns();
 	r->delay_ms = REOPEN_FIRST_DELAY_MS;
 	r->told_busy = false;
 	/* Whoever passes the event on names the device. */
-	char message[192];
-	if (code == -EIO)
-		snprintf(message, sizeof(message),
-			 "the kernel stopped the OA stream (EIO: a GPU reset, "
-			 "or another process disabled it); reopening");
-	else
-		snprintf(message, sizeof(message),
-			 "the OA stream failed (%s); reopening", strerror(-code));
-	tell(r, GPD_EVENT_DEVICE_LOST, message);
+	tell(r, GPD_EVENT_DEVICE_LOST, why);
 	if (generation == r->generation)
 		schedule(r);
 }

@@ -1,8 +1,9 @@
 /*
- * Getting a lost OA stream back: when the kernel stops a stream (a GPU
- * reset, the device going away) the source tells its listener, retries
- * the open with backoff, says so again when the stream is back, and marks
- * the gap with a BUFFER_LOST record: the reports in between are gone.
+ * Getting a lost OA stream back: when the kernel stops a stream, or the
+ * OA unit stops writing reports (a GPU reset), the source tells its
+ * listener, retries the open with backoff, says so again when the stream
+ * is back, and marks the gap with a BUFFER_LOST record: the reports in
+ * between are gone.
  */
 #ifndef GPD_DRM_OA_REOPEN_H
 #define GPD_DRM_OA_REOPEN_H
@@ -33,9 +34,9 @@ void gpd_oa_reopen_init(struct gpd_oa_reopen *r, struct gpd_source *source,
 			int (*reopen)(struct gpd_source *source,
 				      struct gpd_error *err));
 
-/* The stream died with code (a negative errno; its fd is closed): tells
- * the listener and starts retrying. */
-void gpd_oa_reopen_start(struct gpd_oa_reopen *r, int code);
+/* The stream died (its fd is closed) for the reason why, words for the
+ * listener: tells it and starts retrying. */
+void gpd_oa_reopen_start(struct gpd_oa_reopen *r, const char *why);
 
 /* Stops retrying: the stream is being closed. */
 void gpd_oa_reopen_cancel(struct gpd_oa_reopen *r);

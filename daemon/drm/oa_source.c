@@ -48,6 +48,37 @@ static int reopen(struct gpd_source *src, struct gpd_error *err)
 	return ret;
 }
 
+/* Before the silence counts as a stop, the loop may merely have been
+ * busy: whatever the fd has is read first. */
+#define SILENCE_MIN_MS 1000
+
+static void lose(struct gpd_drm_oa_source *s, const char *why)
+{
+	uv_timer_stop(&s->watchdog);
+	gpd_oa_pump_stop(s->pump);
+	s->pump = NULL;
+	gpd_oa_reopen_start(&s->reopen, why);
+}
+
+static void on_silence(uv_timer_t *timer)
+{
+	struct gpd_drm_oa_source *s = timer->data;
+	uint64_t reads = s->reads;
+	gpd_oa_pump_drain(s->pump);
+	if (!s->pump)
+		return;                 /* the read found the stream dead */
+	if (s->reads != reads) {
+		uv_timer_start(&s->watchdog, on_silence, s->silence_ms, 0);
+		return;
+	}
+	char why[256];
+	snprintf(why, sizeof(why), "the OA unit wrote no report for %llu ms "
+		 "while sampling: a GPU reset drops its programming and the "
+		 "kernel does not tell the stream (the kernel log says so); "
+		 "reopening", (unsigned long long)s->silence_ms);
+	lose(s, why);
+}
+
 void gpd_drm_oa_source_ready(struct gpd_drm_oa_source *s, uv_loop_t *loop,
 			     const struct gpd_source_ops *ops,
 			     enum gpd_source_kind kind,
@@ -62,6 +93,8 @@ void gpd_drm_oa_source_ready(struct gpd_drm_oa_source *s, uv_loop_t *loop,
 	s->open_stream = open_stream;
 	gpd_oa_configs_init(&s->configs, s->card_dir, s->base.name, config_ops, s);
 	gpd_oa_reopen_init(&s->reopen, &s->base, reopen);
+	uv_timer_init(loop, &s->watchdog);
+	s->watchdog.data = s;
 }
 
 void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
@@ -88,7 +121,8 @@ void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
 int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
 			    const struct gpd_oa_pump_ops *ops,
 			    const struct gpd_stream_config *cfg,
-			    uint64_t set_id, struct gpd_error *err)
+			    uint64_t set_id, uint64_t silence_ms,
+			    struct gpd_error *err)
 {
 	int ret = gpd_oa_pump_start(s->base.loop, fd, ops, s, &s->pump);
 	if (ret) {
@@ -98,14 +132,33 @@ int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
 	}
 	s->cfg = *cfg;
 	s->set_id = set_id;
+	s->silence_ms = silence_ms > SILENCE_MIN_MS ? silence_ms : SILENCE_MIN_MS;
+	/* An open may come long after the loop last looked at the clock. */
+	uv_update_time(s->base.loop);
+	uv_timer_start(&s->watchdog, on_silence, s->silence_ms, 0);
 	return 0;
+}
+
+void gpd_drm_oa_source_records_came(struct gpd_drm_oa_source *s)
+{
+	s->reads++;
+	if (s->pump)
+		uv_timer_start(&s->watchdog, on_silence, s->silence_ms, 0);
 }
 
 void gpd_drm_oa_source_lost(struct gpd_drm_oa_source *s, int code)
 {
-	gpd_oa_pump_stop(s->pump);
-	s->pump = NULL;
-	gpd_oa_reopen_start(&s->reopen, code);
+	char why[192];
+	/* i915_perf_read() fails with EIO only on a stream disabled through
+	 * its own fd; xe has no such failure. */
+	if (code == -EIO)
+		snprintf(why, sizeof(why), "the kernel stopped the OA stream "
+			 "(EIO: it was disabled through its file descriptor); "
+			 "reopening");
+	else
+		snprintf(why, sizeof(why), "the OA stream failed (%s); reopening",
+			 strerror(-code));
+	lose(s, why);
 }
 
 int gpd_drm_oa_source_open(struct gpd_source *src,
@@ -123,11 +176,18 @@ void gpd_drm_oa_source_close(struct gpd_source *src)
 {
 	struct gpd_drm_oa_source *s = (struct gpd_drm_oa_source *)src;
 	gpd_oa_reopen_cancel(&s->reopen);
+	uv_timer_stop(&s->watchdog);
 	if (s->pump) {
 		gpd_oa_pump_stop(s->pump);
 		s->pump = NULL;
 	}
 	gpd_oa_configs_remove_added(&s->configs);
+}
+
+static void on_watchdog_closed(uv_handle_t *handle)
+{
+	struct gpd_drm_oa_source *s = handle->data;
+	gpd_oa_reopen_fini(&s->reopen, s->free_source);
 }
 
 void gpd_drm_oa_source_destroy(struct gpd_drm_oa_source *s,
@@ -136,5 +196,6 @@ void gpd_drm_oa_source_destroy(struct gpd_drm_oa_source *s,
 	gpd_drm_oa_source_close(&s->base);
 	gpd_oa_configs_fini(&s->configs);
 	close(s->card_fd);
-	gpd_oa_reopen_fini(&s->reopen, free_source);
+	s->free_source = free_source;
+	uv_close((uv_handle_t *)&s->watchdog, on_watchdog_closed);
 }

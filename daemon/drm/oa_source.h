@@ -29,6 +29,14 @@ struct gpd_drm_oa_source {
 	uint64_t set_id;
 	struct gpd_oa_reopen reopen;
 	bool reopening;                 /* opening again after a loss */
+	/* Neither kernel tells a stream of a GPU reset, which leaves the OA
+	 * unit unprogrammed: the stream stays open and no report comes.
+	 * Both keep RC6 off while a stream is open, so a periodic stream
+	 * writes reports busy or idle; silence this long is a stopped unit. */
+	uv_timer_t watchdog;
+	uint64_t silence_ms;
+	uint64_t reads;                 /* reads that returned records */
+	void (*free_source)(struct gpd_source *);
 	/* The driver's: opens cfg's stream and hands its fd to
 	 * gpd_drm_oa_source_start(). */
 	int (*open_stream)(struct gpd_drm_oa_source *s,
@@ -69,11 +77,17 @@ void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
 			       uint64_t set_id, struct gpd_oa_request *req);
 
 /* Starts reading the stream fd (non-blocking from here on) and keeps cfg
- * and set_id as what runs. 0, or the error in words (fd closed). */
+ * and set_id as what runs. A stream from which no record comes for
+ * silence_ms (at least a second) is taken for stopped and reopened. 0, or
+ * the error in words (fd closed). */
 int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
 			    const struct gpd_oa_pump_ops *ops,
 			    const struct gpd_stream_config *cfg,
-			    uint64_t set_id, struct gpd_error *err);
+			    uint64_t set_id, uint64_t silence_ms,
+			    struct gpd_error *err);
+
+/* A read returned records: the stream lives. */
+void gpd_drm_oa_source_records_came(struct gpd_drm_oa_source *s);
 
 /* The kernel stopped the stream (read() failed with code): stop reading
  * and reopen with backoff. */

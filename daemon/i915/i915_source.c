@@ -8,15 +8,23 @@
  * period. Reads are non-blocking on uv_poll and hand the kernel's records
  * up as they are.
  *
- * When the kernel stops the stream (read() fails with EIO: a GPU reset,
- * or someone disabled it) the source tells the listener, reopens with
- * backoff, and marks the gap with a BUFFER_LOST record, since the reports
- * in between are gone.
+ * A metric set switch opens a new stream. I915_PERF_IOCTL_CONFIG would
+ * keep the stream, but i915_perf_config_locked() only queues the new
+ * configuration on the kernel context, at low priority, without waiting:
+ * it takes effect when the GPU next idles, and nothing tells when. Reports
+ * in between would count the old programming under the new set's names.
+ * An open waits for its configuration (i915_perf_stream_enable_sync()), so
+ * every report of the new stream is of the new set.
+ *
+ * read() fails with EIO only on a stream disabled through its own fd
+ * (i915_perf_read()); a GPU reset tells the stream nothing and just
+ * silences the OA unit (see oa_source.h). Either way the source tells the
+ * listener, reopens with backoff, and marks the gap with a BUFFER_LOST
+ * record, since the reports in between are gone.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -107,6 +115,7 @@ static uint64_t poll_period_ns(const struct i915_source *s, unsigned exponent)
 static void on_data(void *user, const unsigned char *buf, size_t len)
 {
 	struct i915_source *s = user;
+	gpd_drm_oa_source_records_came(&s->oa);
 	s->oa.base.listener.records(s->oa.base.listener.user, buf, len);
 }
 
@@ -134,9 +143,11 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 	PROP(DRM_I915_PERF_PROP_OA_EXPONENT, cfg->exponent);
 	if (cfg->ctx_filter)
 		PROP(DRM_I915_PERF_PROP_CTX_HANDLE, cfg->ctx_id);
-	if (s->perf_revision >= GPD_I915_PERF_REVISION_POLL_PERIOD)
-		PROP(DRM_I915_PERF_PROP_POLL_OA_PERIOD,
-		     poll_period_ns(s, cfg->exponent));
+	uint64_t poll = POLL_PERIOD_MIN_NS;
+	if (s->perf_revision >= GPD_I915_PERF_REVISION_POLL_PERIOD) {
+		poll = poll_period_ns(s, cfg->exponent);
+		PROP(DRM_I915_PERF_PROP_POLL_OA_PERIOD, poll);
+	}
 #undef PROP
 	struct drm_i915_perf_open_param param = {
 		.flags = I915_PERF_FLAG_FD_CLOEXEC | I915_PERF_FLAG_FD_NONBLOCK,
@@ -149,7 +160,11 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		describe_request(s, cfg, set_id, &req);
 		return gpd_oa_refusal_open(&req, -errno, err);
 	}
-	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id, err);
+	/* A report comes at least every period, and reads every poll. */
+	uint64_t period = gpd_exponent_to_ns(&s->oa.base.info, cfg->exponent);
+	uint64_t silence_ms = 4 * (period > poll ? period : poll) / 1000000;
+	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id,
+				       silence_ms, err);
 }
 
 static bool on_read_error(void *user, int code)
@@ -157,44 +172,6 @@ static bool on_read_error(void *user, int code)
 	struct i915_source *s = user;
 	gpd_drm_oa_source_lost(&s->oa, code);
 	return false;
-}
-
-static int stream_ioctl(struct i915_source *s, unsigned long request,
-			unsigned long arg)
-{
-	int ret = ioctl(gpd_oa_pump_fd(s->oa.pump), request, arg);
-	return ret < 0 ? -errno : ret;
-}
-
-static int i915_reconfigure(struct gpd_source *src,
-			    const struct gpd_stream_config *cfg,
-			    struct gpd_error *err)
-{
-	struct i915_source *s = (struct i915_source *)src;
-	/* I915_PERF_IOCTL_CONFIG switches the set; anything else needs a
-	 * new stream. */
-	if (!s->oa.pump || s->perf_revision < GPD_I915_PERF_REVISION_CONFIG ||
-	    cfg->exponent != s->oa.cfg.exponent || cfg->ctx_filter != s->oa.cfg.ctx_filter ||
-	    (cfg->ctx_filter && cfg->ctx_id != s->oa.cfg.ctx_id))
-		return -EOPNOTSUPP;
-	uint64_t set_id;
-	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
-	if (ret)
-		return ret;
-	/* Disabled around the switch, and ENABLE empties the buffer: no
-	 * report of the old set is left to be read as one of the new. */
-	ret = stream_ioctl(s, I915_PERF_IOCTL_DISABLE, 0);
-	if (ret >= 0)
-		ret = stream_ioctl(s, I915_PERF_IOCTL_CONFIG, (unsigned long)set_id);
-	int enabled = stream_ioctl(s, I915_PERF_IOCTL_ENABLE, 0);
-	if (ret < 0 || enabled < 0) {
-		struct gpd_oa_request req;
-		describe_request(s, cfg, set_id, &req);
-		return gpd_oa_refusal_open(&req, ret < 0 ? ret : enabled, err);
-	}
-	s->oa.cfg = *cfg;
-	s->oa.set_id = set_id;
-	return 0;
 }
 
 static void free_source(struct gpd_source *src)
@@ -209,7 +186,6 @@ static void i915_destroy(struct gpd_source *src)
 
 static const struct gpd_source_ops i915_ops = {
 	.open = gpd_drm_oa_source_open,
-	.reconfigure = i915_reconfigure,
 	.close = gpd_drm_oa_source_close,
 	.destroy = i915_destroy,
 };

@@ -6,9 +6,17 @@
  * of properties, non-blocking reads on uv_poll. Unlike i915, xe returns
  * bare reports back to back, so each is framed here as an i915 SAMPLE
  * record; and it tells of lost reports only by failing a read with EIO,
- * after which DRM_XE_OBSERVATION_IOCTL_STATUS says what happened. The
- * status becomes REPORT_LOST and BUFFER_LOST records, in the stream where
- * the loss was.
+ * after which DRM_XE_OBSERVATION_IOCTL_STATUS says what happened.
+ *
+ * Where the loss is (Linux 7.0 __xe_oa_read()): the read that finds the
+ * status fails before copying any report, and xe neither resets the
+ * buffer nor drops what it holds. An overflow means the buffer was full:
+ * the reports in it, written before the unit found no room, come in the
+ * next reads, and only after them does the stream skip. So BUFFER_LOST
+ * goes after a full buffer's worth of reports (DRM_XE_OBSERVATION_IOCTL_INFO
+ * gives its size; the unit leaves one report free, so that head == tail
+ * means empty). A lost report is somewhere among what was written since
+ * the last read; it is counted where the EIO came.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,10 +35,18 @@
 #include "metrics/little_endian.h"
 #include "metrics/oa_record.h"
 
+/* The kernel's buffer where it cannot say (DRM_XE_OBSERVATION_IOCTL_INFO
+ * came with Linux 6.13): DEFAULT_XE_OA_BUFFER_SIZE. */
+#define XE_DEFAULT_OA_BUFFER (16u << 20)
+
 struct xe_source {
 	struct gpd_drm_oa_source oa;    /* first: the source is one */
 	uint32_t oa_unit_id;
 	bool told_counter_overflow;
+	uint64_t buffer_reports;        /* reports a full OA buffer holds */
+	/* After an overflow: reports still to come before the gap; 0 when no
+	 * overflow is pending. */
+	uint64_t before_gap;
 	/* Reports framed as i915 records. */
 	unsigned char *framed;
 	size_t framed_size;
@@ -113,21 +129,24 @@ static const struct gpd_oa_config_ops config_ops = {
 	.remove = remove_config,
 };
 
+static void put_loss_record(unsigned char *p, uint32_t type)
+{
+	gpm__le32_store(p, type);
+	gpm__le16_store(p + 4, 0);
+	gpm__le16_store(p + 6, GPM_OA_RECORD_HEADER_SIZE);
+}
+
 static void deliver_loss(struct xe_source *s, unsigned loss)
 {
 	unsigned char rec[2 * GPM_OA_RECORD_HEADER_SIZE];
 	size_t len = 0;
 	/* i915's order: BUFFER_LOST before REPORT_LOST. */
 	if (loss & GPM_OA_LOSS_BUFFER) {
-		gpm__le32_store(rec + len, GPM_OA_RECORD_BUFFER_LOST);
-		gpm__le16_store(rec + len + 4, 0);
-		gpm__le16_store(rec + len + 6, GPM_OA_RECORD_HEADER_SIZE);
+		put_loss_record(rec + len, GPM_OA_RECORD_BUFFER_LOST);
 		len += GPM_OA_RECORD_HEADER_SIZE;
 	}
 	if (loss & GPM_OA_LOSS_REPORT) {
-		gpm__le32_store(rec + len, GPM_OA_RECORD_REPORT_LOST);
-		gpm__le16_store(rec + len + 4, 0);
-		gpm__le16_store(rec + len + 6, GPM_OA_RECORD_HEADER_SIZE);
+		put_loss_record(rec + len, GPM_OA_RECORD_REPORT_LOST);
 		len += GPM_OA_RECORD_HEADER_SIZE;
 	}
 	if (len)
@@ -139,7 +158,12 @@ static void on_data(void *user, const unsigned char *buf, size_t len)
 	struct xe_source *s = user;
 	size_t report = s->oa.base.format->size;
 	size_t n = len / report;
-	size_t need = n * (GPM_OA_RECORD_HEADER_SIZE + report);
+	/* The gap of a pending overflow falls in this read: where. */
+	size_t gap_at = s->before_gap && s->before_gap <= n ? (size_t)s->before_gap
+							    : SIZE_MAX;
+	size_t need = n * (GPM_OA_RECORD_HEADER_SIZE + report) +
+		      (gap_at != SIZE_MAX ? GPM_OA_RECORD_HEADER_SIZE : 0);
+	gpd_drm_oa_source_records_came(&s->oa);
 	if (need > s->framed_size) {
 		unsigned char *framed = realloc(s->framed, need);
 		if (!framed) {
@@ -153,13 +177,24 @@ static void on_data(void *user, const unsigned char *buf, size_t len)
 	}
 	unsigned char *p = s->framed;
 	for (size_t i = 0; i < n; i++) {
+		if (i == gap_at) {
+			put_loss_record(p, GPM_OA_RECORD_BUFFER_LOST);
+			p += GPM_OA_RECORD_HEADER_SIZE;
+		}
 		gpm__le32_store(p, GPM_OA_RECORD_SAMPLE);
 		gpm__le16_store(p + 4, 0);
 		gpm__le16_store(p + 6, (uint16_t)(GPM_OA_RECORD_HEADER_SIZE + report));
 		memcpy(p + GPM_OA_RECORD_HEADER_SIZE, buf + i * report, report);
 		p += GPM_OA_RECORD_HEADER_SIZE + report;
 	}
-	s->oa.base.listener.records(s->oa.base.listener.user, s->framed, need);
+	if (gap_at == n) {
+		put_loss_record(p, GPM_OA_RECORD_BUFFER_LOST);
+		p += GPM_OA_RECORD_HEADER_SIZE;
+	}
+	if (s->before_gap)
+		s->before_gap = gap_at != SIZE_MAX ? 0 : s->before_gap - n;
+	s->oa.base.listener.records(s->oa.base.listener.user, s->framed,
+				    (size_t)(p - s->framed));
 }
 
 /* EIO: the OA status has bits set; the status ioctl says which. */
@@ -183,7 +218,17 @@ static bool on_read_error(void *user, int code)
 			gpd_warn("%s: the OA unit reports a counter overflow; "
 				 "counter values around it may be wrong", s->oa.base.name);
 		}
-		deliver_loss(s, gpm_oa_xe_status_loss(status));
+		unsigned loss = gpm_oa_xe_status_loss(status);
+		if (loss & GPM_OA_LOSS_BUFFER) {
+			/* A second overflow before the first gap came: the
+			 * first gap is behind us already, the new one a full
+			 * buffer on. */
+			if (s->before_gap)
+				deliver_loss(s, GPM_OA_LOSS_BUFFER);
+			s->before_gap = s->buffer_reports;
+			loss &= ~(unsigned)GPM_OA_LOSS_BUFFER;
+		}
+		deliver_loss(s, loss);
 		/* The listener may have closed the stream. */
 		return s->oa.pump != NULL;
 	}
@@ -231,9 +276,18 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		describe_request(s, cfg, set_id, &req);
 		return gpd_oa_refusal_open(&req, fd, err);
 	}
+	struct drm_xe_oa_stream_info info = { 0 };
+	uint64_t buffer = ioctl(fd, DRM_XE_OBSERVATION_IOCTL_INFO, &info) == 0 &&
+			  info.oa_buf_size ? info.oa_buf_size : XE_DEFAULT_OA_BUFFER;
+	s->buffer_reports = buffer / s->oa.base.format->size - 1;
+	s->before_gap = 0;
 	/* xe's stream fds start blocking; uv_poll_init makes them
-	 * non-blocking, as the loop needs. */
-	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id, err);
+	 * non-blocking, as the loop needs. xe checks its buffer every 5 ms
+	 * (DEFAULT_POLL_PERIOD_NS); a report comes at least every period. */
+	uint64_t period = gpd_exponent_to_ns(&s->oa.base.info, cfg->exponent);
+	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id,
+				       4 * (period > 5000000 ? period : 5000000) / 1000000,
+				       err);
 }
 
 static void free_source(struct gpd_source *src)

@@ -43,6 +43,7 @@ struct drm_xe_query_config {
 };
 
 #define DRM_XE_QUERY_GT_TYPE_MAIN 0
+#define DRM_XE_QUERY_GT_TYPE_MEDIA 1
 
 struct drm_xe_gt {
 	__u16 type;
@@ -67,6 +68,7 @@ struct drm_xe_query_gt_list {
 
 #define DRM_XE_TOPO_DSS_GEOMETRY 1
 #define DRM_XE_TOPO_DSS_COMPUTE 2
+#define DRM_XE_TOPO_L3_BANK 3
 #define DRM_XE_TOPO_EU_PER_DSS 4
 #define DRM_XE_TOPO_SIMD16_EU_PER_DSS 5
 
@@ -116,6 +118,18 @@ struct drm_xe_observation_param {
 #define DRM_XE_OBSERVATION_IOCTL_INFO _IO('i', 0x4)
 
 #define DRM_XE_OA_UNIT_TYPE_OAG 0
+#define DRM_XE_OA_UNIT_TYPE_OAM 1
+#define DRM_XE_OA_UNIT_TYPE_OAM_SAG 2
+
+/* drm_xe_oa_unit capabilities. */
+#define DRM_XE_OA_CAPS_BASE (1 << 0)
+#define DRM_XE_OA_CAPS_SYNCS (1 << 1)
+#define DRM_XE_OA_CAPS_OA_BUFFER_SIZE (1 << 2)
+#define DRM_XE_OA_CAPS_WAIT_NUM_REPORTS (1 << 3)
+
+/* enum drm_xe_oa_format_type, OA_FORMAT's bits 7:0. */
+#define DRM_XE_OA_FMT_TYPE_OAG 0
+#define DRM_XE_OA_FMT_TYPE_OAM_MPEC 4
 
 struct drm_xe_oa_unit {
 	__u64 extensions;
@@ -166,6 +180,12 @@ struct drm_xe_oa_config {
 struct drm_xe_oa_stream_status {
 	__u64 extensions;
 	__u64 oa_status;
+	__u64 reserved[3];
+};
+
+struct drm_xe_oa_stream_info {
+	__u64 extensions;
+	__u64 oa_buf_size;
 	__u64 reserved[3];
 };
 

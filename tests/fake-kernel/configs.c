@@ -71,12 +71,9 @@ int fk_config_guid(const struct fk_card *card, uint64_t id, char guid[37])
 	return each_config(card, match_id, &q) ? 0 : -ENOENT;
 }
 
-static int max_id(const char *guid, uint64_t id, void *user)
+static int id_taken(const char *guid, uint64_t id, void *user)
 {
-	uint64_t *max = user;
-	if (id > *max)
-		*max = id;
-	return 0;
+	return id == *(const uint64_t *)user;
 }
 
 int fk_config_add(const struct fk_card *card, const char *guid, uint64_t *id)
@@ -84,9 +81,12 @@ int fk_config_add(const struct fk_card *card, const char *guid, uint64_t *id)
 	uint64_t existing;
 	if (!read_id(card, guid, &existing))
 		return -EADDRINUSE;
-	/* i915 hands out ids from 2 (1 is its test config), xe from 1. */
-	uint64_t max = card->driver == FK_I915 ? 1 : 0;
-	each_config(card, max_id, &max);
+	/* idr_alloc() hands out the lowest free id: from 2 on i915, whose 1
+	 * is the kernel's test config (i915_perf_add_config_ioctl()), from 1
+	 * on xe (xe_oa_add_config_ioctl()). */
+	uint64_t next = card->driver == FK_I915 ? 2 : 1;
+	while (each_config(card, id_taken, &next))
+		next++;
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/metrics/%s", card->dir, guid);
 	if (mkdir(path, 0755))
@@ -95,9 +95,9 @@ int fk_config_add(const struct fk_card *card, const char *guid, uint64_t *id)
 	FILE *f = fopen(path, "we");
 	if (!f)
 		return -errno;
-	fprintf(f, "%llu\n", (unsigned long long)(max + 1));
+	fprintf(f, "%llu\n", (unsigned long long)next);
 	fclose(f);
-	*id = max + 1;
+	*id = next;
 	return 0;
 }
 

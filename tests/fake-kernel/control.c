@@ -1,7 +1,7 @@
 /*
  * The control file: the errors a test wants the kernel to make
  * (fake_kernel.h). Read again whenever the file is replaced; a counted
- * injection (enospc, eio_after, stall_ms, add_config_race) is used up by
+ * injection (eio_after, gpu_reset, stall_ms, add_config_race) is used up by
  * the requests it hits.
  */
 #include <stdio.h>
@@ -42,8 +42,8 @@ static void parse(FILE *f, struct fk_control *c)
 			c->busy = atoi(value) != 0;
 		else if (!strcmp(key, "eio_after"))
 			c->eio_after = atol(value);
-		else if (!strcmp(key, "enospc"))
-			c->enospc = (unsigned)atoi(value);
+		else if (!strcmp(key, "gpu_reset"))
+			c->gpu_reset = atoi(value) != 0;
 		else if (!strcmp(key, "stall_ms"))
 			c->stall_ms = strtoull(value, NULL, 0);
 		else if (!strcmp(key, "add_config_race"))
@@ -93,13 +93,12 @@ const struct fk_control *fk_control(void)
 	return &fk.control;
 }
 
-bool fk_take_enospc(void)
+bool fk_take_gpu_reset(void)
 {
 	refresh();
-	if (!fk.control.enospc)
-		return false;
-	fk.control.enospc--;
-	return true;
+	bool reset = fk.control.gpu_reset;
+	fk.control.gpu_reset = false;
+	return reset;
 }
 
 bool fk_take_add_config_race(void)

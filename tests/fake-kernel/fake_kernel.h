@@ -7,7 +7,9 @@
  * of the fake cards as i915 or xe would, with OA streams read from the OA
  * model that backs the sim source (daemon/sim/oa_model.h). The daemon,
  * started with --dev-root ROOT/dev --sysfs-root ROOT/sys, finds the cards
- * through drmGetDevices2 and drives them through the real uAPI.
+ * through drmGetDevices2 and drives them through the real uAPI. Every
+ * behaviour follows a kernel function, named where it is modelled and
+ * listed in README.md with the kernel version it was read in.
  *
  * Environment (read when the first intercepted call needs the machine, and
  * again whenever GPD_FAKE_KERNEL_ROOT changes):
@@ -32,9 +34,12 @@
  *                            it over the old):
  *       capable=0|1          the caller has CAP_PERFMON (default 1)
  *       busy=1               another process holds every OA unit: EBUSY
- *       eio_after=N          i915: after N more reads the stream dies as in
- *                            a GPU reset, reads fail with EIO
- *       enospc=N             the next N reads fail with ENOSPC
+ *       eio_after=N          i915: after N more reads the stream is
+ *                            disabled, as through its own fd: reads fail
+ *                            with EIO (i915_perf_read())
+ *       gpu_reset=1          the GPU resets now: the OA units lose their
+ *                            programming and write no more reports, and
+ *                            neither kernel tells the stream
  *       stall_ms=N           the next read finds N ms more of GPU time, as
  *                            if the reader had stalled (overflows the
  *                            buffer when N is large enough)
@@ -63,17 +68,20 @@
  *   ROOT/proc/sys/kernel/perf_event_paranoid (2).
  *   GPD_FAKE_KERNEL_PMU=0     no PMU in sysfs, as on a kernel without one
  *
- * Simplifications: every stream reads as non-blocking; only the periodic
- * OAG stream with SAMPLE_OA is modelled; of the stream ioctls xe's STATUS
- * alone is answered, and the i915 perf-config query not at all (the daemon
- * uses neither); GEM context handle h stands for the workload's context
- * h - 1, and xe knows no exec queues. An LD_PRELOAD shim has process-wide
- * state by nature: it lives in one struct, fk.
+ * Simplifications: every stream reads as non-blocking; only periodic
+ * streams with SAMPLE_OA are modelled, in the formats the OA model can
+ * write (others are accepted, as the kernel accepts them, and stay empty);
+ * of the stream ioctls i915's ENABLE, DISABLE and CONFIG and xe's ENABLE,
+ * DISABLE, STATUS and INFO are answered; xe knows no exec queues. A DRM
+ * file is an fd from open(); a descriptor shared by dup() or passed in
+ * SCM_RIGHTS is not told apart from a new one. An LD_PRELOAD shim has
+ * process-wide state by nature: it lives in one struct, fk.
  */
 #ifndef GPD_FAKE_KERNEL_H
 #define GPD_FAKE_KERNEL_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,13 +102,56 @@
 #define FK_DEFAULT_POLL_PERIOD_NS 5000000ull
 /* Room for the root, leaving the machine's paths below PATH_MAX. */
 #define FK_ROOT_MAX 1024
+#define FK_MAX_GTS 2
+#define FK_MAX_OA_UNITS 4
+#define FK_MAX_UNIT_ENGINES 4
+#define FK_MAX_CONTEXTS 16
 
 enum fk_driver {
 	FK_I915,
 	FK_XE,
 };
 
+/* The uAPI's engine classes (i915 and xe number them alike). */
+enum fk_engine_class {
+	FK_ENGINE_RENDER = 0,
+	FK_ENGINE_COPY = 1,
+	FK_ENGINE_VIDEO = 2,
+	FK_ENGINE_VIDEO_ENHANCE = 3,
+	FK_ENGINE_COMPUTE = 4,
+};
+
+/* xe's DRM_XE_OA_UNIT_TYPE_* (i915 has OAG and OAM groups alike). */
+enum fk_unit_type {
+	FK_UNIT_OAG = 0,
+	FK_UNIT_OAM = 1,
+	FK_UNIT_OAM_SAG = 2,
+};
+
 struct fk_stream;
+
+struct fk_gt {
+	unsigned id;
+	bool media;
+	uint32_t reference_clock;       /* Hz, the command streamer's */
+};
+
+/* An OA unit (xe) or OA group (i915): one stream at a time. */
+struct fk_unit {
+	unsigned id;                    /* xe's oa_unit_id */
+	enum fk_unit_type type;
+	unsigned gt;                    /* index into the card's gts */
+	uint64_t timestamp_frequency;   /* xe_oa_timestamp_frequency(gt) */
+	/* The unit's timestamp runs on whether or not a stream is open:
+	 * the monotonic time of its first stream's open (0: none yet), when
+	 * it read FK_START_TIMESTAMP, as the sim source's model starts, and
+	 * the ticks stalls added on top of the time since. */
+	uint64_t boot_ns;
+	uint64_t stalled_ticks;
+	unsigned n_engines;
+	struct { uint16_t engine_class, instance; } engines[FK_MAX_UNIT_ENGINES];
+	struct fk_stream *stream;
+};
 
 struct fk_card {
 	unsigned index;                 /* cardN, DRM minor N */
@@ -111,29 +162,76 @@ struct fk_card {
 	char node[FK_ROOT_MAX + 64];    /* ROOT/dev/dri/cardN */
 	dev_t node_dev;                 /* what stat() of the node file says */
 	ino_t node_ino;
-	struct fk_stream *stream;       /* the OA unit's one stream */
+	unsigned n_gts;
+	struct fk_gt gts[FK_MAX_GTS];
+	unsigned n_units;
+	struct fk_unit units[FK_MAX_OA_UNITS];
+};
+
+/* A GEM context of a DRM file (i915_gem_context_lookup() finds it by its
+ * handle in that file only). */
+struct fk_context {
+	bool used;
+	uint32_t handle;
+	uint32_t engine_classes;        /* bit per class of its engines */
+	/* The workload's context it submits as; -1: it never runs (a file's
+	 * default context, handle 0, when nobody submits on it). */
+	int workload_index;
+};
+
+/* A DRM file: what open() of a card node gives (struct drm_file). */
+struct fk_file {
+	struct fk_card *card;
+	struct fk_context contexts[FK_MAX_CONTEXTS];
+	uint32_t next_handle;
+};
+
+/* What a stream was opened with, checked and resolved by the ioctl. */
+struct fk_stream_params {
+	struct fk_unit *unit;
+	uint64_t set_id;
+	int format;                     /* fk_format_by_i915() / _xe() */
+	int exponent;                   /* GPD_OA_MODEL_NOT_PERIODIC: none */
+	bool disabled;
+	uint64_t poll_period_ns;
+	/* i915 CTX_HANDLE: the context's hardware ID, or none. */
+	bool filter_context;
+	int context_index;              /* workload index; -1: never runs */
+	unsigned wait_num_reports;      /* xe; i915: 1 */
 };
 
 struct fk_stream {
 	struct fk_card *card;
-	int fd;                         /* a timerfd: readable every poll period */
-	struct gpd_oa_model *model;
+	struct fk_unit *unit;
+	int fd;                         /* an eventfd: readable while pollin */
+	struct gpd_oa_model *model;     /* NULL: a format it cannot write */
 	uint64_t set_id;
+	uint64_t poll_period_ns;
+	unsigned wait_num_reports;
+	bool enabled;                   /* the kernel's stream->enabled */
 	uint64_t last_ns;               /* monotonic time the model is at */
 	uint64_t remainder_ns;
-	bool dead;                      /* i915: stopped as by a GPU reset */
-	/* xe: the model's i915 records not yet returned, and the status
-	 * bits that STATUS returns. */
-	unsigned char *pending;
-	size_t pending_size, pending_off, pending_len;
+	/* xe: the status __xe_oa_read() captured at the last read, what
+	 * DRM_XE_OBSERVATION_IOCTL_STATUS returns. */
 	uint64_t xe_status;
+	/* i915 CONFIG: the set the kernel context will program once it runs
+	 * (0: none on its way). */
+	uint64_t pending_set_id;
+	/* The poll hrtimer (oa_poll_check_timer_cb(),
+	 * xe_oa_poll_check_timer_cb()): a thread that every poll period
+	 * brings the model up to date and sets pollin when reports wait. */
+	pthread_t timer;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool timer_running, stopping;
+	bool pollin;
 };
 
 struct fk_control {
 	bool capable;
 	bool busy;
 	long eio_after;                 /* -1: none */
-	unsigned enospc;
+	bool gpu_reset;
 	uint64_t stall_ms;
 	bool add_config_race;
 	char einval[16];                /* "", "format", "exponent" or "set" */
@@ -163,6 +261,7 @@ struct fk_pmu_event;
 struct fk_fd {
 	enum fk_fd_kind kind;
 	struct fk_card *card;
+	struct fk_file *file;           /* a card fd's DRM file */
 	struct fk_stream *stream;
 	struct fk_pmu_event *pmu;
 };
@@ -175,6 +274,8 @@ struct fake_kernel {
 	struct gpm_metrics_db db;
 	uint64_t seed;
 	int perf_revision;
+	/* Contexts created take the workload's contexts in turn. */
+	unsigned next_workload_context;
 	FILE *log;
 	char control_path[PATH_MAX];
 	struct fk_control control;
@@ -198,17 +299,48 @@ void fk_card_stat(const struct fk_card *card, struct stat *st);
 uint64_t fk_sysctl(const char *name, uint64_t fallback);
 const struct gpm_metric_set *fk_find_set(const struct fk_card *card,
 					 const char *guid);
+/* The unit that samples engine class/instance of the card; NULL if none
+ * does. */
+struct fk_unit *fk_unit_of_engine(struct fk_card *card, unsigned engine_class,
+				  unsigned instance);
+
+/* units.c: the card's GTs, OA units and report formats, as the kernel
+ * sets them up. */
+void fk_units_init(struct fk_card *card);
+/* A format the card's kernel takes, by i915 OA_FORMAT (enum
+ * drm_i915_oa_format) or xe OA_FORMAT value: an index of the fake's table;
+ * -1 if the kernel takes none such. */
+int fk_format_by_i915(const struct fk_card *card, uint64_t value);
+int fk_format_by_xe(const struct fk_card *card, uint64_t property);
+/* Whether the format is of the unit's type (engine_supports_oa_format(),
+ * oa_unit_supports_oa_format()). */
+bool fk_format_fits_unit(int format, const struct fk_unit *unit);
+const char *fk_format_name(int format);
+/* The layout the OA model writes the format in; NULL where it cannot. */
+const struct gpm_oa_format *fk_format_layout(int format);
+/* The OA unit's clock in Hz, i915_perf_oa_timestamp_frequency() and
+ * xe_oa_timestamp_frequency(). */
+uint64_t fk_oa_frequency(const struct fk_card *card, const struct fk_gt *gt);
+
+/* whitelist.c: whether ADD_CONFIG takes a register address. */
+enum fk_register_list {
+	FK_REGS_MUX,
+	FK_REGS_BOOLEAN,
+	FK_REGS_FLEX,
+	FK_REGS_XE,                     /* xe's one list: any of the three */
+};
+bool fk_register_allowed(const struct fk_card *card, enum fk_register_list list,
+			 uint32_t addr);
 
 /* control.c */
 const struct fk_control *fk_control(void);
-/* Takes one of a counted injection; true when it fires. */
-bool fk_take_enospc(void);
 bool fk_take_add_config_race(void);
 /* The property the next stream open is refused for ("" for none). */
 const char *fk_take_einval(char *buf, size_t size);
 uint64_t fk_take_stall_ms(void);
 /* Counts a read towards eio_after; true when the stream dies now. */
 bool fk_take_eio(void);
+bool fk_take_gpu_reset(void);
 /* A PMU knob of the control file; fallback when it is not set. */
 double fk_control_value(const char *key, double fallback);
 
@@ -235,25 +367,40 @@ int fk_config_add(const struct fk_card *card, const char *guid, uint64_t *id);
 int fk_config_remove(const struct fk_card *card, uint64_t id);
 bool fk_uuid_valid(const char *uuid);
 
+/* files.c: DRM files and their GEM contexts. */
+struct fk_file *fk_file_open(struct fk_card *card);
+void fk_file_close(struct fk_file *file);
+/* i915_gem_context_lookup(): the context of handle in file; NULL if the
+ * file has none such. */
+struct fk_context *fk_context_lookup(struct fk_file *file, uint32_t handle);
+/* DRM_IOCTL_I915_GEM_CONTEXT_CREATE(_EXT), _DESTROY. */
+int fk_context_create(struct fk_file *file, void *arg, bool ext);
+int fk_context_destroy(struct fk_file *file, const void *arg);
+
 /* stream.c */
 /* The control file's einval injection for a stream open of set_id: true
  * when the open is to fail with EINVAL. */
 bool fk_inject_einval(struct fk_card *card, uint64_t set_id);
-int fk_stream_open(struct fk_card *card, uint64_t set_id, uint32_t i915_format,
-		   int exponent, bool disabled, uint64_t poll_period_ns,
-		   bool filter_context, uint32_t context_index);
+int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p);
 void fk_stream_close(struct fk_stream *stream);
+/* ENABLE and DISABLE, no-ops on a stream already so
+ * (i915_perf_enable_locked(), xe_oa_enable_locked()). */
 void fk_stream_enable(struct fk_stream *stream);
+void fk_stream_disable(struct fk_stream *stream);
 ssize_t fk_stream_read(struct fk_stream *stream, void *buf, size_t len);
+/* i915 CONFIG: the set takes effect when the kernel context runs. */
 int fk_stream_set_config(struct fk_stream *stream, uint64_t set_id, uint64_t *prev);
+uint64_t fk_stream_status(struct fk_stream *stream);
 
 /* card_i915.c, card_xe.c: card ioctls return the ioctl's value or
  * -errno; stream ioctls return false for a request that is not theirs
  * (FIONBIO and the like go to the real ioctl), else set *ret so. */
-int fk_i915_card_ioctl(struct fk_card *card, unsigned long request, void *arg);
+int fk_i915_card_ioctl(struct fk_card *card, struct fk_file *file,
+		       unsigned long request, void *arg);
 bool fk_i915_stream_ioctl(struct fk_stream *stream, unsigned long request,
 			  unsigned long arg, int *ret);
-int fk_xe_card_ioctl(struct fk_card *card, unsigned long request, void *arg);
+int fk_xe_card_ioctl(struct fk_card *card, struct fk_file *file,
+		     unsigned long request, void *arg);
 bool fk_xe_stream_ioctl(struct fk_stream *stream, unsigned long request,
 			unsigned long arg, int *ret);
 /* drm_version.c: DRM_IOCTL_VERSION, common to both. */

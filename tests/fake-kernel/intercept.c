@@ -52,8 +52,10 @@ static int opened(int fd)
 	if (fd < 0 || fd >= FK_MAX_FDS || !fk_active() || next_fstat(fd, &st))
 		return fd;
 	struct fk_card *card = fk_card_of_node(&st);
-	if (card) {
-		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_CARD, .card = card };
+	struct fk_file *file = card ? fk_file_open(card) : NULL;
+	if (file) {
+		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_CARD, .card = card,
+					     .file = file };
 		fk_log("card%u open", card->index);
 	} else {
 		/* The number may have been ours once, closed behind our back
@@ -126,6 +128,7 @@ int close(int fd)
 			fk_pmu_close(f->pmu);
 		} else {
 			fk_log("card%u close", f->card->index);
+			fk_file_close(f->file);
 		}
 		*f = (struct fk_fd){ .kind = FK_FD_NONE };
 	}
@@ -143,8 +146,8 @@ int ioctl(int fd, unsigned long request, ...)
 	int ret;
 	if (f && f->kind == FK_FD_CARD) {
 		ret = f->card->driver == FK_I915 ?
-		      fk_i915_card_ioctl(f->card, request, arg) :
-		      fk_xe_card_ioctl(f->card, request, arg);
+		      fk_i915_card_ioctl(f->card, f->file, request, arg) :
+		      fk_xe_card_ioctl(f->card, f->file, request, arg);
 		return ret < 0 ? fail(ret) : ret;
 	}
 	if (f && f->kind == FK_FD_PMU)

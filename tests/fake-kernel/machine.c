@@ -206,6 +206,8 @@ static void reset(void)
 			fk_stream_close(fk.fds[fd].stream);
 		else if (fk.fds[fd].kind == FK_FD_PMU)
 			fk_pmu_close(fk.fds[fd].pmu);
+		else if (fk.fds[fd].kind == FK_FD_CARD)
+			fk_file_close(fk.fds[fd].file);
 	}
 	memset(fk.fds, 0, sizeof(fk.fds));
 	gpm_metrics_db_fini(&fk.db);
@@ -245,8 +247,11 @@ static void build(const char *root)
 		fk.n_cards = 0;
 	}
 	build_sysctls();
-	for (unsigned i = 0; i < fk.n_cards; i++)
+	fk.next_workload_context = 0;
+	for (unsigned i = 0; i < fk.n_cards; i++) {
+		fk_units_init(&fk.cards[i]);
 		build_card(&fk.cards[i]);
+	}
 	fk_pmu_build();
 }
 

@@ -1,26 +1,42 @@
 /*
  * OA streams of the fake kernel: the OA model, paced by the monotonic
- * clock, behind a timerfd that turns readable every poll period as the
- * kernel's hrtimer would wake poll().
+ * clock, behind an eventfd that is readable while the stream's pollin is
+ * set, as poll() on the kernel's stream fds reports it.
  *
- * i915 streams return the model's records as they are. xe streams return
- * bare reports, and a loss record of the model becomes an EIO read with
- * the status bit that DRM_XE_OBSERVATION_IOCTL_STATUS then reports.
+ * A thread plays the poll hrtimer of both kernels (Linux 6.12 i915_perf.c
+ * oa_poll_check_timer_cb(), Linux 7.0 xe_oa.c xe_oa_poll_check_timer_cb()):
+ * every poll period, while the stream is enabled, it brings the model up
+ * to date and sets pollin once at least one report waits (xe: the stream's
+ * wait_num_reports). A read clears pollin unless it ended with ENOSPC (xe:
+ * or EIO).
+ *
+ * i915 (i915_perf_read(), gen8_oa_read()): reads fail with EIO while the
+ * stream is disabled; a read returns what the hrtimer last found, as
+ * records, with BUFFER_LOST and a buffer reset after an overflow and the
+ * context rules of gen8_append_oa_reports().
+ *
+ * xe (xe_oa_read(), __xe_oa_read()): a read first brings the tail up to
+ * date, then reads and clears the status; any status bit fails the read
+ * with EIO before a single report is copied, and the reports stay in the
+ * buffer for the next read. STATUS returns what that read found and
+ * clears nothing. xe never resets the buffer on an overflow nor touches a
+ * report.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "metrics/little_endian.h"
-#include "metrics/oa_record.h"
 #include "tests/fake-kernel/fake_kernel.h"
 
 /* Where the sim source starts its model, so that both give the same
  * reports for the same seed. */
 #define FK_START_TIMESTAMP 0x80000000u
+/* A hardware context ID no workload context has (they are 1..0x7ff): what
+ * a stream filtering on a context that never runs looks for. */
+#define FK_NO_HW_CONTEXT 0
 
 static uint64_t now_ns(void)
 {
@@ -29,21 +45,40 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int make_model(struct fk_card *card, uint64_t set_id, uint32_t format,
-		      int exponent, bool filter, uint32_t context_id,
+/* The unit's timestamp now: it counts on from its first stream's open,
+ * streams or not. */
+static uint64_t unit_timestamp(struct fk_unit *unit, uint64_t now)
+{
+	if (!unit->boot_ns)
+		unit->boot_ns = now;
+	return FK_START_TIMESTAMP + unit->stalled_ticks +
+	       (uint64_t)((unsigned __int128)(now - unit->boot_ns) *
+			  unit->timestamp_frequency / 1000000000ull);
+}
+
+static int make_model(struct fk_card *card, const struct fk_stream_params *p,
+		      bool filter, uint32_t context_id, uint64_t now,
 		      struct gpd_oa_model **out)
 {
 	char guid[37];
-	if (fk_config_guid(card, set_id, guid))
+	const struct gpm_oa_format *layout = fk_format_layout(p->format);
+	*out = NULL;
+	if (!layout)
+		return 0;       /* accepted, and the model writes no reports */
+	if (fk_config_guid(card, p->set_id, guid))
 		return -EINVAL;
+	/* The unit's clock: on xe a media GT's OAM unit runs at its
+	 * reference clock. */
+	struct gpm_device_info dev = card->info;
+	dev.timestamp_frequency = p->unit->timestamp_frequency;
 	struct gpd_oa_model_config mc = {
-		.dev = &card->info,
-		.oa_format = format,
-		.exponent = exponent,
+		.dev = &dev,
+		.format = layout,
+		.exponent = p->exponent,
 		.seed = fk.seed,
 		.buffer_size = FK_OA_BUFFER_SIZE,
 		.set = fk_find_set(card, guid),
-		.start_timestamp = FK_START_TIMESTAMP,
+		.start_timestamp = unit_timestamp(p->unit, now),
 		.filter_context = filter,
 		.filter_context_id = context_id,
 	};
@@ -62,28 +97,106 @@ bool fk_inject_einval(struct fk_card *card, uint64_t set_id)
 	return true;
 }
 
-int fk_stream_open(struct fk_card *card, uint64_t set_id, uint32_t format,
-		   int exponent, bool disabled, uint64_t poll_period_ns,
-		   bool filter_context, uint32_t context_index)
+/* Brings the model to now plus extra ticks, and lets a pending i915
+ * configuration take effect once the GPU idles, when the low-priority
+ * kernel context that carries it runs (i915_perf_config_locked(): "it
+ * will effectively take effect when idle"). Called with the lock held. */
+static void advance(struct fk_stream *s, uint64_t extra)
+{
+	uint64_t freq = s->unit->timestamp_frequency;
+	uint64_t now = now_ns();
+	uint64_t elapsed = now - s->last_ns + s->remainder_ns;
+	s->last_ns = now;
+	uint64_t ticks = (uint64_t)((unsigned __int128)elapsed * freq / 1000000000ull);
+	s->remainder_ns = elapsed -
+		(uint64_t)((unsigned __int128)ticks * 1000000000ull / freq);
+	if (!s->model)
+		return;
+	s->unit->stalled_ticks += extra;
+	gpd_oa_model_advance(s->model, ticks + extra);
+	if (s->pending_set_id && gpd_oa_model_idle(s->model)) {
+		char guid[37];
+		if (!fk_config_guid(s->card, s->pending_set_id, guid)) {
+			const struct gpm_metric_set *set = fk_find_set(s->card, guid);
+			if (set)
+				gpd_oa_model_set_metric_set(s->model, set, NULL);
+		}
+		fk_log("card%u stream config id=%llu in effect from OA tick %llu",
+		       s->card->index, (unsigned long long)s->pending_set_id,
+		       (unsigned long long)gpd_oa_model_time(s->model));
+		s->pending_set_id = 0;
+	}
+}
+
+static bool reports_wait(const struct fk_stream *s)
+{
+	if (!s->model)
+		return false;
+	return gpd_oa_model_pending_reports(s->model) >=
+	       (s->card->driver == FK_XE ? s->wait_num_reports : 1);
+}
+
+static void set_pollin(struct fk_stream *s)
+{
+	uint64_t one = 1;
+	if (s->pollin)
+		return;
+	s->pollin = true;
+	if (write(s->fd, &one, sizeof(one)) != sizeof(one))
+		fk_log("card%u stream: cannot signal poll", s->card->index);
+}
+
+static void clear_pollin(struct fk_stream *s)
+{
+	uint64_t count;
+	s->pollin = false;
+	fk_real_read(s->fd, &count, sizeof(count));
+}
+
+static void *poll_timer(void *arg)
+{
+	struct fk_stream *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct timespec at;
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	while (!s->stopping) {
+		uint64_t next = (uint64_t)at.tv_nsec + s->poll_period_ns;
+		at.tv_sec += (time_t)(next / 1000000000ull);
+		at.tv_nsec = (long)(next % 1000000000ull);
+		while (!s->stopping &&
+		       pthread_cond_timedwait(&s->wake, &s->lock, &at) != ETIMEDOUT)
+			;
+		if (s->stopping || !s->enabled)
+			continue;
+		advance(s, 0);
+		if (reports_wait(s))
+			set_pollin(s);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 {
 	struct gpd_oa_model *model;
-	int ret = make_model(card, set_id, format, exponent, false, 0, &model);
-	if (ret)
-		return ret;
-	if (filter_context) {
-		/* GEM handle h names the workload's context h - 1. */
-		if (context_index >= gpd_oa_model_n_contexts(model)) {
-			gpd_oa_model_destroy(model);
-			return -ENOENT;
-		}
-		uint32_t id = gpd_oa_model_context_id(model, context_index);
-		gpd_oa_model_destroy(model);
-		ret = make_model(card, set_id, format, exponent, true, id, &model);
+	uint32_t context_id = FK_NO_HW_CONTEXT;
+	uint64_t now = now_ns();
+	int ret;
+	if (p->filter_context && p->context_index >= 0) {
+		/* The hardware ID of the workload context it submits as. */
+		ret = make_model(card, p, false, 0, now, &model);
 		if (ret)
 			return ret;
+		if (model)
+			context_id = gpd_oa_model_context_id(model,
+				(unsigned)p->context_index % gpd_oa_model_n_contexts(model));
+		gpd_oa_model_destroy(model);
 	}
+	ret = make_model(card, p, p->filter_context, context_id, now, &model);
+	if (ret)
+		return ret;
 	struct fk_stream *s = calloc(1, sizeof(*s));
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (!s || fd < 0 || fd >= FK_MAX_FDS) {
 		if (fd >= 0)
 			close(fd);
@@ -91,38 +204,82 @@ int fk_stream_open(struct fk_card *card, uint64_t set_id, uint32_t format,
 		gpd_oa_model_destroy(model);
 		return -EMFILE;
 	}
-	struct itimerspec period = {
-		.it_interval = { .tv_sec = (time_t)(poll_period_ns / 1000000000ull),
-				 .tv_nsec = (long)(poll_period_ns % 1000000000ull) },
-	};
-	period.it_value = period.it_interval;
-	timerfd_settime(fd, 0, &period, NULL);
 	s->card = card;
+	s->unit = p->unit;
 	s->fd = fd;
 	s->model = model;
-	s->set_id = set_id;
-	if (!disabled)
+	s->set_id = p->set_id;
+	s->poll_period_ns = p->poll_period_ns;
+	s->wait_num_reports = p->wait_num_reports ? p->wait_num_reports : 1;
+	s->last_ns = now;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (!p->disabled)
 		fk_stream_enable(s);
-	card->stream = s;
+	s->timer_running = pthread_create(&s->timer, NULL, poll_timer, s) == 0;
+	/* The open waits for the configuration (i915_perf_stream_enable_sync(),
+	 * xe_oa_emit_oa_config()): it is in effect from the first report. */
+	fk_log("card%u stream config id=%llu in effect from OA tick %llu",
+	       card->index, (unsigned long long)p->set_id,
+	       (unsigned long long)(model ? gpd_oa_model_time(model) : 0));
+	p->unit->stream = s;
 	fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_STREAM, .card = card, .stream = s };
 	return fd;
 }
 
 void fk_stream_close(struct fk_stream *s)
 {
-	if (s->card->stream == s)
-		s->card->stream = NULL;
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	if (s->timer_running)
+		pthread_join(s->timer, NULL);
+	if (s->unit->stream == s)
+		s->unit->stream = NULL;
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
 	gpd_oa_model_destroy(s->model);
-	free(s->pending);
 	free(s);
+}
+
+static void enable_locked(struct fk_stream *s)
+{
+	if (s->enabled)
+		return;
+	s->enabled = true;
+	if (s->model)
+		gpd_oa_model_enable(s->model);
+	s->last_ns = now_ns();
+	s->remainder_ns = 0;
+	clear_pollin(s);
 }
 
 void fk_stream_enable(struct fk_stream *s)
 {
-	gpd_oa_model_enable(s->model);
-	s->last_ns = now_ns();
-	s->remainder_ns = 0;
-	s->pending_off = s->pending_len = 0;
+	pthread_mutex_lock(&s->lock);
+	enable_locked(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void fk_stream_disable(struct fk_stream *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->enabled) {
+		/* xe_oa_stream_disable() brings the tail up to date so that
+		 * the last reports can still be read. */
+		advance(s, 0);
+		s->enabled = false;
+		if (s->model)
+			gpd_oa_model_disable(s->model);
+		if (s->card->driver == FK_XE && reports_wait(s))
+			set_pollin(s);
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 int fk_stream_set_config(struct fk_stream *s, uint64_t set_id, uint64_t *prev)
@@ -130,120 +287,100 @@ int fk_stream_set_config(struct fk_stream *s, uint64_t set_id, uint64_t *prev)
 	char guid[37];
 	if (fk_config_guid(s->card, set_id, guid))
 		return -EINVAL;
-	const struct gpm_metric_set *set = fk_find_set(s->card, guid);
-	if (set) {
-		int ret = gpd_oa_model_set_metric_set(s->model, set, NULL);
-		if (ret)
-			return ret;
-	}
+	pthread_mutex_lock(&s->lock);
 	*prev = s->set_id;
-	s->set_id = set_id;
+	if (set_id != s->set_id) {
+		s->set_id = set_id;
+		if (s->card->driver == FK_I915) {
+			s->pending_set_id = set_id;
+		} else if (s->model) {
+			/* xe_oa_emit_oa_config() waits for the batch
+			 * (dma_fence_wait) when no sync is given. */
+			const struct gpm_metric_set *set = fk_find_set(s->card, guid);
+			if (set)
+				gpd_oa_model_set_metric_set(s->model, set, NULL);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
-/* Moves the model to now, plus whatever stall the test asked for. */
-static void advance(struct fk_stream *s)
+uint64_t fk_stream_status(struct fk_stream *s)
 {
-	uint64_t freq = s->card->info.timestamp_frequency;
-	uint64_t now = now_ns();
-	uint64_t elapsed = now - s->last_ns + s->remainder_ns;
-	s->last_ns = now;
-	uint64_t ticks = (uint64_t)((unsigned __int128)elapsed * freq / 1000000000ull);
-	s->remainder_ns = elapsed -
-		(uint64_t)((unsigned __int128)ticks * 1000000000ull / freq);
-	uint64_t stall_ms = fk_take_stall_ms();
-	if (stall_ms) {
-		fk_log("card%u stream stall %llu ms", s->card->index,
-		       (unsigned long long)stall_ms);
-		ticks += stall_ms * freq / 1000;
+	pthread_mutex_lock(&s->lock);
+	uint64_t status = s->xe_status;
+	pthread_mutex_unlock(&s->lock);
+	return status;
+}
+
+/* A GPU reset wipes the programming of every OA unit of the card. */
+static void gpu_reset(struct fk_card *card)
+{
+	fk_log("card%u GPU reset: the OA units lose their programming", card->index);
+	for (unsigned u = 0; u < card->n_units; u++) {
+		struct fk_stream *s = card->units[u].stream;
+		if (!s || !s->model)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		advance(s, 0);
+		gpd_oa_model_reset_unit(s->model);
+		pthread_mutex_unlock(&s->lock);
 	}
-	gpd_oa_model_advance(s->model, ticks);
 }
 
 static ssize_t read_i915(struct fk_stream *s, void *buf, size_t len)
 {
-	if (s->dead)
+	if (!s->enabled)
 		return -EIO;
-	advance(s);
-	if (gpd_oa_model_enabled(s->model) && fk_take_eio()) {
-		s->dead = true;
-		gpd_oa_model_disable(s->model);
-		fk_log("card%u stream read -> EIO (GPU reset)", s->card->index);
+	if (fk_take_eio()) {
+		s->enabled = false;
+		if (s->model)
+			gpd_oa_model_disable(s->model);
+		fk_log("card%u stream read -> EIO (disabled through its fd)",
+		       s->card->index);
 		return -EIO;
 	}
-	ssize_t n = gpd_oa_model_read(s->model, buf, len);
-	if (n < 0 && n != -EAGAIN)
-		fk_log("card%u stream read -> %s", s->card->index, fk_errname((int)n));
-	return n;
-}
-
-static uint64_t loss_status(uint32_t type)
-{
-	return type == GPM_OA_RECORD_BUFFER_LOST ? GPM_OA_XE_STATUS_BUFFER_OVERFLOW
-						 : GPM_OA_XE_STATUS_REPORT_LOST;
+	/* What the hrtimer last found: i915 does not look at the tail on a
+	 * non-blocking read. A stall moves time on at once. */
+	uint64_t stall_ms = fk_take_stall_ms();
+	if (stall_ms) {
+		fk_log("card%u stream stall %llu ms", s->card->index,
+		       (unsigned long long)stall_ms);
+		advance(s, stall_ms * s->unit->timestamp_frequency / 1000);
+	}
+	return s->model ? gpd_oa_model_read(s->model, buf, len) : -EAGAIN;
 }
 
 static ssize_t read_xe(struct fk_stream *s, void *buf, size_t len)
 {
-	size_t record = gpd_oa_model_record_size(s->model);
-	size_t report = record - GPM_OA_RECORD_HEADER_SIZE;
-	if (len < report)
-		return -ENOSPC;
-	if (s->pending_off == s->pending_len) {
-		size_t want = len / report * record + 2 * GPM_OA_RECORD_HEADER_SIZE;
-		if (want > s->pending_size) {
-			unsigned char *p = realloc(s->pending, want);
-			if (!p)
-				return -ENOMEM;
-			s->pending = p;
-			s->pending_size = want;
-		}
-		advance(s);
-		ssize_t n = gpd_oa_model_read(s->model, s->pending, want);
-		if (n < 0)
-			return n;
-		s->pending_off = 0;
-		s->pending_len = (size_t)n;
-	}
-	unsigned char *out = buf;
-	size_t copied = 0;
-	uint64_t status = 0;
-	while (s->pending_off < s->pending_len) {
-		const unsigned char *rec = s->pending + s->pending_off;
-		uint32_t type = gpm__le32_load(rec);
-		if (type != GPM_OA_RECORD_SAMPLE) {
-			/* Loss comes before what follows it: the reports read
-			 * so far go out first, the EIO with the next read. */
-			if (copied)
-				break;
-			status |= loss_status(type);
-			s->pending_off += GPM_OA_RECORD_HEADER_SIZE;
-			continue;
-		}
-		if (status || copied + report > len)
-			break;
-		memcpy(out + copied, rec + GPM_OA_RECORD_HEADER_SIZE, report);
-		copied += report;
-		s->pending_off += record;
-	}
-	if (status) {
-		s->xe_status |= status;
+	uint64_t stall_ms = fk_take_stall_ms();
+	if (stall_ms)
+		fk_log("card%u stream stall %llu ms", s->card->index,
+		       (unsigned long long)stall_ms);
+	/* xe_oa_buffer_check_unlocked() first, on a non-blocking read. */
+	advance(s, stall_ms * s->unit->timestamp_frequency / 1000);
+	if (!s->model)
+		return -EAGAIN;
+	s->xe_status = gpd_oa_model_take_status(s->model);
+	if (s->xe_status) {
 		fk_log("card%u stream read -> EIO status=0x%llx", s->card->index,
-		       (unsigned long long)status);
+		       (unsigned long long)s->xe_status);
 		return -EIO;
 	}
-	return copied ? (ssize_t)copied : -EAGAIN;
+	return gpd_oa_model_read_reports(s->model, buf, len);
 }
 
 ssize_t fk_stream_read(struct fk_stream *s, void *buf, size_t len)
 {
-	/* Reading clears the poll flag, as on the kernel's streams. */
-	uint64_t expirations;
-	fk_real_read(s->fd, &expirations, sizeof(expirations));
-	if (fk_take_enospc()) {
-		fk_log("card%u stream read -> ENOSPC (injected)", s->card->index);
-		return -ENOSPC;
-	}
-	return s->card->driver == FK_I915 ? read_i915(s, buf, len)
-					  : read_xe(s, buf, len);
+	if (fk_take_gpu_reset())
+		gpu_reset(s->card);
+	pthread_mutex_lock(&s->lock);
+	ssize_t n = s->card->driver == FK_I915 ? read_i915(s, buf, len)
+					       : read_xe(s, buf, len);
+	if (n != -ENOSPC && !(s->card->driver == FK_XE && n == -EIO))
+		clear_pollin(s);
+	pthread_mutex_unlock(&s->lock);
+	if (n < 0 && n != -EAGAIN && n != -EIO)
+		fk_log("card%u stream read -> %s", s->card->index, fk_errname((int)n));
+	return n;
 }

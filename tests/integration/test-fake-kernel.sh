@@ -4,7 +4,8 @@
 # driven through the i915 and xe uAPI and read over /metrics. Checks the
 # description, the stream the kernel was asked for (the fake kernel's
 # request log), metric sets registered and removed, every kernel refusal
-# reaching the client in words, recovery after EIO and xe's loss status.
+# reaching the client in words, recovery after EIO and a GPU reset, and
+# xe's loss status.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -163,15 +164,31 @@ expect "$root.requests" "ADD_CONFIG uuid=$render_basic mux=64 boolean=14 flex=7 
 expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0"'
 
 # --- EIO mid-stream: reopened with backoff, the gap counted as a lost buffer.
+# i915_perf_read() fails with EIO only on a stream disabled through its fd.
 lost_before=$(value gpuperf_buffers_lost_total)
 control eio_after=5
 wait_for "$tmp/daemon.log" "OA stream reopened after" && ok || fail "no reopen after EIO"
-expect "$tmp/daemon.log" "card0: the kernel stopped the OA stream (EIO: a GPU reset, or another process disabled it); reopening"
-expect "$root.requests" "card0 stream read -> EIO (GPU reset)"
+expect "$tmp/daemon.log" "card0: the kernel stopped the OA stream (EIO: it was disabled through its file descriptor); reopening"
+expect "$root.requests" "card0 stream read -> EIO (disabled through its fd)"
 scrape
 scrape
 [ "$(value gpuperf_buffers_lost_total)" -gt "$lost_before" ] && ok ||
 	fail "the gap after EIO was not counted"
+
+# --- A GPU reset: the kernel tells the stream nothing and the OA unit
+# writes no more reports; the silence is what shows it.
+reopens_before=$(grep -c "OA stream reopened after" "$tmp/daemon.log")
+control gpu_reset=1
+wait_for "$root.requests" "card0 GPU reset: the OA units lose their programming" &&
+	ok || fail "the fake GPU did not reset"
+wait_for "$tmp/daemon.log" "card0: the OA unit wrote no report for" 10 &&
+	ok || fail "the silence after a GPU reset went unnoticed"
+for _ in $(seq 100); do
+	[ "$(grep -c "OA stream reopened after" "$tmp/daemon.log")" -gt "$reopens_before" ] && break
+	sleep 0.1
+done
+[ "$(grep -c "OA stream reopened after" "$tmp/daemon.log")" -gt "$reopens_before" ] &&
+	ok || fail "no reopen after the GPU reset"
 stop daemon
 refuse "$root.requests" "REMOVE_CONFIG"
 

@@ -115,7 +115,7 @@ static inline unsigned fake_machine_requests(const struct fake_machine *m,
 	return n;
 }
 
-/* The number right after text in the first request log line holding
+/* The number right after text in the last request log line holding
  * text; false if none does. */
 static inline bool fake_machine_request_value(const struct fake_machine *m,
 					      const char *text,
@@ -126,12 +126,15 @@ static inline bool fake_machine_request_value(const struct fake_machine *m,
 		return false;
 	char line[1024];
 	bool found = false;
-	while (!found && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		const char *at = strstr(line, text);
 		char *end;
 		if (at) {
-			*value = strtoull(at + strlen(text), &end, 10);
-			found = end != at + strlen(text);
+			unsigned long long v = strtoull(at + strlen(text), &end, 10);
+			if (end != at + strlen(text)) {
+				*value = v;
+				found = true;
+			}
 		}
 	}
 	fclose(f);

@@ -115,6 +115,7 @@ struct collector {
 	uint64_t lost_reports, buffers_lost;
 	unsigned frames_after_loss;     /* with reports, after a lost buffer */
 	const char *last_set;           /* the device's set at the last frame */
+	const char *set[COLLECTOR_FRAMES];      /* and at each kept one */
 	enum gpd_event_kind events[COLLECTOR_EVENTS];
 	char messages[COLLECTOR_EVENTS][256];
 	unsigned n_events;
@@ -129,6 +130,7 @@ static inline void collector_on_frame(void *user, const struct gpd_frame *f)
 		c->reports[c->frames] = f->reports;
 		c->gpu_start[c->frames] = f->gpu_start_ns;
 		c->gpu_end[c->frames] = f->gpu_end_ns;
+		c->set[c->frames] = c->sub->device->set->symbol_name;
 		c->n_values = f->n_values < COLLECTOR_VALUES ? f->n_values
 							     : COLLECTOR_VALUES;
 		memcpy(c->values[c->frames], f->values,
