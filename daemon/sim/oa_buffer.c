@@ -36,6 +36,7 @@ void gpd_oa_buffer_reset(struct gpd_oa_buffer *buf)
 	memset(buf->mem, 0, buf->tail < buf->size ? (size_t)buf->tail : buf->size);
 	buf->head = buf->tail = 0;
 	buf->overflow = false;
+	buf->dropping = false;
 }
 
 /* Copies len bytes between the ring at position pos and flat memory, in
@@ -63,9 +64,12 @@ static void ring_read(const struct gpd_oa_buffer *buf, uint64_t pos, void *dst,
 int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report)
 {
 	if (gpd_oa_buffer_full(buf)) {
-		buf->overflow = true;
+		if (!buf->dropping)
+			buf->overflow = true;
+		buf->dropping = true;
 		return -ENOSPC;
 	}
+	buf->dropping = false;
 	ring_write(buf, buf->tail, report, buf->report_size);
 	buf->tail += buf->report_size;
 	return 0;

@@ -5,9 +5,12 @@
  * Its size is a power of two between 128 KiB and 16 MiB, as the hardware
  * requires. The unit writes whole reports at the tail; the reader takes
  * them at the head. One report's worth stays free so that head == tail
- * means empty, as the kernel reads it; a report that finds no room sets the
- * overflow flag and is dropped, and reports land again once the reader has
- * made room. i915 resets the buffer on an overflow (gen8_oa_read()), xe
+ * means empty, as the kernel reads it; a report that finds no room is
+ * dropped, and reports land again once the reader has made room. The first
+ * report dropped sets the overflow flag; those dropped after it, while the
+ * ring stays full, do not set it again once cleared: IGT's xe_oa
+ * buffer-fill test finds the status clear on the read after the one that
+ * reported the overflow, the buffer still full. i915 resets the buffer on an overflow (gen8_oa_read()), xe
  * reads on (__xe_oa_read()). Whether the unit stops or overwrites when full
  * only silicon can tell; the kernels' handling assumes it stops.
  * Reports of a size that does not divide the ring (192 bytes) wrap across
@@ -31,6 +34,8 @@ struct gpd_oa_buffer {
 	 * position modulo size. */
 	uint64_t head, tail;
 	bool overflow;
+	/* Dropping reports: full since a report found no room. */
+	bool dropping;
 };
 
 /* Allocates a zeroed buffer. -EINVAL for a size out of range or no power
@@ -54,8 +59,9 @@ static inline bool gpd_oa_buffer_full(const struct gpd_oa_buffer *buf)
 	return buf->tail - buf->head + 2 * buf->report_size > buf->size;
 }
 
-/* Writes one report at the tail; on a full ring sets the overflow flag
- * instead and returns -ENOSPC. */
+/* Writes one report at the tail; on a full ring drops it and returns
+ * -ENOSPC, setting the overflow flag if it is the first dropped since a
+ * report landed. */
 int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report);
 
 /* Copies the report at the head into out. The ring must not be empty. */

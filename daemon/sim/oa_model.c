@@ -400,7 +400,7 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 		 * in the buffer) are not even cut out of time; the first one
 		 * that found no room flagged the overflow. */
 		bool sampling = m->period && m->enabled && !m->unit_reset &&
-				!(m->buffer.overflow && gpd_oa_buffer_full(&m->buffer));
+				!(m->buffer.dropping && gpd_oa_buffer_full(&m->buffer));
 		uint64_t timer = sampling ? next_timer(m, m->now) : UINT64_MAX;
 		uint64_t pending = m->switch_pending ? m->switch_report_at : UINT64_MAX;
 		uint64_t t = change < timer ? change : timer;

@@ -310,6 +310,7 @@ static int stream_open(struct fk_card *card, uint64_t chain, char *said,
 		.poll_period_ns = FK_DEFAULT_POLL_PERIOD_NS,
 		.context_index = -1,
 		.wait_num_reports = (unsigned)wait,
+		.buffer_size = buffer,
 	};
 	return fk_stream_open(card, &sp);
 }
@@ -445,8 +446,9 @@ bool fk_xe_stream_ioctl(struct fk_stream *s, unsigned long request,
 	case DRM_XE_OBSERVATION_IOCTL_INFO: {
 		struct drm_xe_oa_stream_info *info = (void *)arg;
 		memset(info, 0, sizeof(*info));
-		info->oa_buf_size = FK_OA_BUFFER_SIZE;
-		fk_log("card%u stream INFO -> %u", index, FK_OA_BUFFER_SIZE);
+		info->oa_buf_size = fk_stream_buffer_size(s);
+		fk_log("card%u stream INFO -> %llu", index,
+		       (unsigned long long)info->oa_buf_size);
 		*ret = 0;
 		return true;
 	}

@@ -198,6 +198,7 @@ struct fk_stream_params {
 	bool filter_context;
 	int context_index;              /* workload index; -1: never runs */
 	unsigned wait_num_reports;      /* xe; i915: 1 */
+	uint64_t buffer_size;           /* xe OA_BUFFER_SIZE; 0: the default */
 };
 
 struct fk_stream {
@@ -208,6 +209,7 @@ struct fk_stream {
 	uint64_t set_id;
 	uint64_t poll_period_ns;
 	unsigned wait_num_reports;
+	uint64_t buffer_size;           /* the OA buffer's bytes */
 	bool enabled;                   /* the kernel's stream->enabled */
 	uint64_t last_ns;               /* monotonic time the model is at */
 	uint64_t remainder_ns;
@@ -391,6 +393,8 @@ ssize_t fk_stream_read(struct fk_stream *stream, void *buf, size_t len);
 /* i915 CONFIG: the set takes effect when the kernel context runs. */
 int fk_stream_set_config(struct fk_stream *stream, uint64_t set_id, uint64_t *prev);
 uint64_t fk_stream_status(struct fk_stream *stream);
+/* The size of the stream's OA buffer (xe's DRM_XE_OBSERVATION_IOCTL_INFO). */
+uint64_t fk_stream_buffer_size(const struct fk_stream *stream);
 
 /* card_i915.c, card_xe.c: card ioctls return the ioctl's value or
  * -errno; stream ioctls return false for a request that is not theirs

@@ -120,9 +120,10 @@ int close(int fd)
 	struct fk_fd *f = fk_fd(fd);
 	if (f) {
 		if (f->kind == FK_FD_STREAM) {
+			const struct gpd_oa_model *m = f->stream->model;
 			fk_log("card%u stream close at OA tick %llu",
-			       f->card->index, (unsigned long long)
-			       gpd_oa_model_time(f->stream->model));
+			       f->card->index,
+			       (unsigned long long)(m ? gpd_oa_model_time(m) : 0));
 			fk_stream_close(f->stream);
 		} else if (f->kind == FK_FD_PMU) {
 			fk_pmu_close(f->pmu);

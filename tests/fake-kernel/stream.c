@@ -76,7 +76,7 @@ static int make_model(struct fk_card *card, const struct fk_stream_params *p,
 		.format = layout,
 		.exponent = p->exponent,
 		.seed = fk.seed,
-		.buffer_size = FK_OA_BUFFER_SIZE,
+		.buffer_size = p->buffer_size ? p->buffer_size : FK_OA_BUFFER_SIZE,
 		.set = fk_find_set(card, guid),
 		.start_timestamp = unit_timestamp(p->unit, now),
 		.filter_context = filter,
@@ -211,6 +211,7 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 	s->set_id = p->set_id;
 	s->poll_period_ns = p->poll_period_ns;
 	s->wait_num_reports = p->wait_num_reports ? p->wait_num_reports : 1;
+	s->buffer_size = p->buffer_size ? p->buffer_size : FK_OA_BUFFER_SIZE;
 	s->last_ns = now;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_t attr;
@@ -303,6 +304,11 @@ int fk_stream_set_config(struct fk_stream *s, uint64_t set_id, uint64_t *prev)
 	}
 	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+uint64_t fk_stream_buffer_size(const struct fk_stream *s)
+{
+	return s->buffer_size;
 }
 
 uint64_t fk_stream_status(struct fk_stream *s)

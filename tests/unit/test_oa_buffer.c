@@ -40,6 +40,15 @@ START_TEST(test_capacity_and_overflow)
 	ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), -ENOSPC);
 	fill_report(r, 256, 0);
 	ck_assert_int_eq(memcmp(out, r, 256), 0);
+	/* Cleared while the ring stays full, the flag stays clear: only the
+	 * first report dropped since one landed sets it. */
+	buf.overflow = false;
+	ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), -ENOSPC);
+	ck_assert(!buf.overflow);
+	gpd_oa_buffer_pop(&buf);
+	ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), 0);
+	ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), -ENOSPC);
+	ck_assert(buf.overflow);
 
 	gpd_oa_buffer_reset(&buf);
 	ck_assert(!buf.overflow);
