@@ -213,7 +213,7 @@ install-libgpuperf: $(LIBGPC_SO) $(LIBGPC_A) $(BUILD)/gpuperf.pc
 
 # Trace writing in metrics/ packs with the generated code: proto last.
 ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBGPM) $(LIBPROTO)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(ALL_LIBS)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
 		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS) $(CHECK_LIBS)

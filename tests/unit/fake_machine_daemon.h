@@ -114,6 +114,8 @@ struct collector {
 	struct gpm_value values[COLLECTOR_FRAMES][COLLECTOR_VALUES];
 	uint64_t lost_reports, buffers_lost;
 	unsigned frames_after_loss;     /* with reports, after a lost buffer */
+	/* The longest GPU time a frame with reports spanned. */
+	uint64_t longest_span_ns;
 	const char *last_set;           /* the device's set at the last frame */
 	const char *set[COLLECTOR_FRAMES];      /* and at each kept one */
 	enum gpd_event_kind events[COLLECTOR_EVENTS];
@@ -138,6 +140,8 @@ static inline void collector_on_frame(void *user, const struct gpd_frame *f)
 	}
 	if (c->buffers_lost && f->reports)
 		c->frames_after_loss++;
+	if (f->reports && f->gpu_end_ns - f->gpu_start_ns > c->longest_span_ns)
+		c->longest_span_ns = f->gpu_end_ns - f->gpu_start_ns;
 	c->lost_reports += f->lost_reports;
 	c->buffers_lost += f->buffer_lost;
 	c->last_set = c->sub->device->set->symbol_name;
@@ -262,7 +266,10 @@ static inline void fixture_check_frames_equal_the_sim_source(const char *driver)
 /* c, subscribed here at a 27 us period (the 16 MiB buffer holds 1.7 s),
  * counts the reports the kernel loses (2% of them); then, after
  * between(fx) if given, a 2.5 s stall loses the buffer, and frames go on
- * after it. The device counted at least what c's frames told. */
+ * after it. No frame spans the gap: i915 resets its buffer at the
+ * overflow, xe hands out what the full buffer held first, and the lost
+ * buffer is told where the reports stop. The device counted at least what
+ * c's frames told. */
 static inline void fixture_check_loss(struct fixture *fx, struct collector *c,
 				      void (*between)(struct fixture *fx))
 {
@@ -274,10 +281,17 @@ static inline void fixture_check_loss(struct fixture *fx, struct collector *c,
 	if (between)
 		between(fx);
 	fake_machine_control(&fx->machine, "stall_ms=2500\n");
-	c->stop_after = c->frames + 5;
-	fixture_run(fx, 5000);
+	/* xe's 1.7 s of buffered reports come before the gap: some 170
+	 * frames, then the gap, then frames at the pace of the GPU. */
+	c->stop_after = c->frames + 250;
+	fixture_run(fx, 10000);
 	ck_assert_uint_gt(c->buffers_lost, 0);
 	ck_assert_uint_gt(c->frames_after_loss, 0);
+	/* A window is 10 ms of GPU time; a frame across the 0.8 s the
+	 * buffer could not hold would be far longer. */
+	ck_assert_msg(c->longest_span_ns < 20000000,
+		      "a frame spans %llu ns of GPU time",
+		      (unsigned long long)c->longest_span_ns);
 	const struct gpd_device *dev = gpd_daemon_find_device(&fx->daemon, NULL);
 	/* The open window may hold loss not yet in a frame. */
 	ck_assert_uint_ge(dev->stats.reports_lost, c->lost_reports);
