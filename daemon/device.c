@@ -20,12 +20,23 @@ static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
 
 uint64_t gpd_device_ticks_to_ns(const struct gpd_device *dev, uint64_t ticks)
 {
-	return mul_div(ticks, 1000000000ull, dev->source->info.timestamp_frequency);
+	return mul_div(ticks, 1000000000ull, dev->shape.timestamp_frequency);
 }
 
 uint64_t gpd_device_ns_to_ticks(const struct gpd_device *dev, uint64_t ns)
 {
-	return mul_div(ns, dev->source->info.timestamp_frequency, 1000000000ull);
+	return mul_div(ns, dev->shape.timestamp_frequency, 1000000000ull);
+}
+
+uint64_t gpd_device_period_ns(const struct gpd_device *dev, unsigned exponent)
+{
+	return gpd_exponent_to_ns_at(dev->shape.timestamp_frequency, exponent);
+}
+
+int gpd_device_set_shape(struct gpd_device *dev, const struct gpm_metric_set *set,
+			 struct gpd_stream_shape *out, struct gpd_error *err)
+{
+	return gpd_source_shape(dev->source, set, out, err);
 }
 
 bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
@@ -44,7 +55,7 @@ static void reset_decoding(struct gpd_device *dev)
 	dev->have_prev = false;
 	dev->running_ctx = GPM_OA_CTX_NONE;
 	dev->may_resubmit = false;
-	gpd_clock_map_reset(&dev->clock, dev->source->info.timestamp_frequency);
+	gpd_clock_map_reset(&dev->clock, dev->shape.timestamp_frequency);
 	/* What was read before is of the stream that ended. */
 	dev->read_has_sample = false;
 	dev->partial_len = 0;
@@ -118,7 +129,7 @@ static bool newest_report(const struct gpd_device *dev, const unsigned char *dat
 	bool any = false;
 
 	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
-				  dev->source->format->size, data, len);
+				  dev->decoder.format->size, data, len);
 	while (gpm_oa_record_next(&rd, &rec) > 0) {
 		if (rec.type != GPM_OA_RECORD_SAMPLE ||
 		    gpm_oa_report_decode_header(&dev->decoder, rec.payload,
@@ -140,7 +151,7 @@ static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 	if (!dev->clock.anchored && newest_report(dev, data, len, &newest))
 		gpd_clock_map_observe(&dev->clock, newest, dev->read_ns);
 	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
-				  dev->source->format->size, data, len);
+				  dev->decoder.format->size, data, len);
 	for (;;) {
 		int ret = gpm_oa_record_next(&rd, &rec);
 		if (ret == 0)
@@ -338,6 +349,10 @@ int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 	dev->metrics = metrics;
 	dev->linger_ms = linger_ms;
 	gpm_device_vars_init(&dev->vars, &source->info);
+	dev->shape = (struct gpd_stream_shape){
+		.format = source->format,
+		.timestamp_frequency = source->info.timestamp_frequency,
+	};
 	int ret = gpm_oa_decoder_init(&dev->decoder, source->format,
 				      source->info.graphics_version);
 	if (ret)
@@ -377,7 +392,15 @@ const struct gpm_binding *gpd_device_binding(struct gpd_device *dev,
 	if (i >= dev->metrics->n_sets)
 		return NULL;
 	if (!dev->bound[i]) {
-		if (gpm_binding_init(&dev->bindings[i], set, &dev->vars))
+		/* Equations turn ticks into time with $GpuTimestampFrequency:
+		 * the clock of the unit the set counts on. */
+		struct gpm_device_vars vars = dev->vars;
+		struct gpd_stream_shape shape;
+		struct gpd_error err;
+		if (!gpd_source_shape(dev->source, set, &shape, &err))
+			vars.value[GPM_VAR_GPU_TIMESTAMP_FREQUENCY] =
+				shape.timestamp_frequency;
+		if (gpm_binding_init(&dev->bindings[i], set, &vars))
 			return NULL;
 		dev->bound[i] = true;
 	}
@@ -440,8 +463,12 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 	bool same = dev->open && dev->set == set && dev->exponent == exponent;
 	if (same)
 		return 0;
+	struct gpd_stream_shape shape;
+	int ret = gpd_source_shape(dev->source, set, &shape, err);
+	if (ret)
+		return ret;
 
-	int ret = -EOPNOTSUPP;
+	ret = -EOPNOTSUPP;
 	if (dev->open) {
 		flush_subscribers(dev);
 		if (dev->source->ops->reconfigure)
@@ -459,6 +486,14 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 			return ret;
 		}
 	}
+	/* Reports of another unit (a media set's OAM unit) have their own
+	 * layout and clock. */
+	if (shape.format != dev->shape.format &&
+	    gpm_oa_decoder_init(&dev->decoder, shape.format,
+				dev->source->info.graphics_version))
+		gpd_warn("%s: no decoder for %s's reports", dev->source->name,
+			 set->symbol_name);
+	dev->shape = shape;
 	reset_decoding(dev);
 	dev->open = true;
 	dev->set = set;
@@ -466,8 +501,7 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 	dev->exponent = exponent;
 	gpd_info("%s: streaming %s every %llu ns", dev->source->name,
 		 set->symbol_name,
-		 (unsigned long long)gpd_exponent_to_ns(&dev->source->info,
-							exponent));
+		 (unsigned long long)gpd_device_period_ns(dev, exponent));
 	return 0;
 }
 

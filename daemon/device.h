@@ -99,6 +99,9 @@ struct gpd_device {
 	/* Reloaded definitions, taken once nobody uses the current ones. */
 	const struct gpm_metrics_file *next_metrics;
 	struct gpm_device_vars vars;
+	/* The stream's reports and its unit's clock: the source's own until
+	 * a set of another unit streams (gpd_source_shape()). */
+	struct gpd_stream_shape shape;
 	struct gpm_oa_decoder decoder;
 
 	/* Bindings are made the first time a set is configured. */
@@ -176,9 +179,18 @@ const struct gpm_metric_set *gpd_device_default_set(const struct gpd_device *dev
 const struct gpm_binding *gpd_device_binding(struct gpd_device *dev,
 					     const struct gpm_metric_set *set);
 
-/* Ticks <-> ns on this device's timestamp clock. */
+/* Ticks <-> ns on the clock of the stream's OA unit. */
 uint64_t gpd_device_ticks_to_ns(const struct gpd_device *dev, uint64_t ticks);
 uint64_t gpd_device_ns_to_ticks(const struct gpd_device *dev, uint64_t ns);
+
+/* The sampling period of exponent on the stream's OA unit. */
+uint64_t gpd_device_period_ns(const struct gpd_device *dev, unsigned exponent);
+
+/* How a stream of set would run here: its unit's clock and its reports'
+ * layout; a negative code with err saying why when no unit can stream
+ * it. */
+int gpd_device_set_shape(struct gpd_device *dev, const struct gpm_metric_set *set,
+			 struct gpd_stream_shape *out, struct gpd_error *err);
 
 /* The CLOCK_MONOTONIC time of an extended GPU timestamp, and the reverse
  * for now; both need a report to have arrived (false before). */

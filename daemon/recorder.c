@@ -407,6 +407,21 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 			    "IGT's recording format needs; record it with the "
 			    "i915 driver's tools instead", dev->source->name);
 	}
+	/* One OA format and clock per file: the render unit's, which the
+	 * header states. A media set counts on an OAM unit. */
+	const struct gpm_metric_set *named = dev && req->metric_set ?
+		gpm_metrics_file_lookup_set(dev->metrics, req->metric_set) : NULL;
+	struct gpd_stream_shape shape;
+	if (named && !gpd_device_set_shape(dev, named, &shape, err) &&
+	    shape.format != dev->source->format) {
+		free(r->writer);
+		free(r);
+		return gpd_fail(err, -EOPNOTSUPP,
+			    "%s counts on a media OA unit; gpuperfd records "
+			    "sets of the render OA unit only, whose format and "
+			    "clock a recording's header states; stream it "
+			    "instead", named->symbol_name);
+	}
 	/* The subscription checks the trace's counters with the rest. */
 	bool trace = req->format == GPD_RECORDING_PERFETTO;
 	struct gpd_subscribe_request sreq = {
@@ -426,7 +441,7 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	}
 	r->dev = dev;
 	r->set = r->dev->set;
-	r->period_ns = gpd_exponent_to_ns(&r->dev->source->info, r->dev->exponent);
+	r->period_ns = gpd_device_period_ns(r->dev, r->dev->exponent);
 	cookie_io_functions_t io = { .write = sink_write };
 	r->out = fopencookie(r, "w", io);
 	if (!r->out) {

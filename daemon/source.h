@@ -47,6 +47,15 @@ struct gpd_source_listener {
 	void *user;
 };
 
+/* How a stream of a metric set runs on a source: the layout of its
+ * reports and the clock of the OA unit that writes them (they differ from
+ * the source's own where the set counts on another unit: a media set on
+ * an OAM unit, metrics/oa_unit.h). */
+struct gpd_stream_shape {
+	const struct gpm_oa_format *format;
+	uint64_t timestamp_frequency;   /* Hz */
+};
+
 struct gpd_source_ops {
 	/* Starts streaming cfg. 0, or a negative code with err filled. */
 	int (*open)(struct gpd_source *src, const struct gpd_stream_config *cfg,
@@ -61,6 +70,11 @@ struct gpd_source_ops {
 	/* The device's metric definitions were replaced (a reload): nothing
 	 * kept of the old sets may be used again. NULL when nothing is. */
 	void (*forget_sets)(struct gpd_source *src);
+	/* The shape a stream of set would have; a negative code with err
+	 * saying why when no unit of the device can stream it. NULL: every
+	 * set streams as the source's format and info say. */
+	int (*shape)(struct gpd_source *src, const struct gpm_metric_set *set,
+		     struct gpd_stream_shape *out, struct gpd_error *err);
 };
 
 struct gpd_source {
@@ -85,5 +99,14 @@ uint64_t gpd_exponent_to_ns(const struct gpm_device_info *info,
  * fastest, 0, if none does). */
 unsigned gpd_exponent_for_period(const struct gpm_device_info *info,
 				 uint64_t period_ns);
+
+/* The same for an OA unit whose clock runs at frequency Hz. */
+uint64_t gpd_exponent_to_ns_at(uint64_t frequency, unsigned exponent);
+unsigned gpd_exponent_for_period_at(uint64_t frequency, uint64_t period_ns);
+
+/* The shape a stream of set would have on src (its ops->shape, or the
+ * source's format and clock). */
+int gpd_source_shape(struct gpd_source *src, const struct gpm_metric_set *set,
+		     struct gpd_stream_shape *out, struct gpd_error *err);
 
 #endif

@@ -199,6 +199,20 @@ static void end_subscription(struct gpd_subscription *sub)
 	emit(sub, &sub->window, EMIT_LAST);
 }
 
+/* The window and the duration in ticks of the stream's OA unit, a tick
+ * at least. */
+static void count_in_ticks(struct gpd_subscription *sub)
+{
+	const struct gpd_device *dev = sub->device;
+	sub->ticks_frequency = dev->shape.timestamp_frequency;
+	sub->window_ticks = gpd_device_ns_to_ticks(dev, sub->window_ns);
+	if (sub->window_ns && !sub->window_ticks)
+		sub->window_ticks = 1;
+	sub->duration_ticks = gpd_device_ns_to_ticks(dev, sub->duration_ns);
+	if (sub->duration_ns && !sub->duration_ticks)
+		sub->duration_ticks = 1;
+}
+
 static void on_pair(struct gpd_device_subscriber *s,
 		    const struct gpm_oa_decoder *dec,
 		    const struct gpm_oa_report *start,
@@ -210,6 +224,8 @@ static void on_pair(struct gpd_device_subscriber *s,
 
 	if (sub->ended)
 		return;
+	if (sub->ticks_frequency != sub->device->shape.timestamp_frequency)
+		count_in_ticks(sub);
 	/* Pairs are whole: the duration ends before the first that would
 	 * run past it, within a sampling period of it. */
 	if (sub->duration_ticks && !sub->duration_end_ts) {
@@ -441,8 +457,7 @@ static const struct gpd_device_subscriber_ops subscriber_ops = {
 static void describe_config(const struct gpd_device *dev, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s sampled every %llu ns", dev->set->symbol_name,
-		 (unsigned long long)gpd_exponent_to_ns(&dev->source->info,
-							dev->exponent));
+		 (unsigned long long)gpd_device_period_ns(dev, dev->exponent));
 }
 
 /* Moves every subscriber onto the new configuration and tells them. */
@@ -528,15 +543,25 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 				    "--metrics-dir at its platform's oa-*.xml",
 				    dev->source->name);
 	}
+	/* The exponent counts ticks of the clock of the unit the set counts
+	 * on (a media set's OAM unit may run at another). */
+	struct gpd_stream_shape shape;
+	int ret = gpd_device_set_shape(dev, *set, &shape, err);
+	if (ret)
+		return ret;
+	uint64_t freq = shape.timestamp_frequency;
 	if (period_ns)
-		*exponent = gpd_exponent_for_period(&dev->source->info, period_ns);
-	else if (dev->open)
+		*exponent = gpd_exponent_for_period_at(freq, period_ns);
+	else if (dev->open && freq == dev->shape.timestamp_frequency)
 		*exponent = dev->exponent;
+	else if (dev->open)
+		*exponent = gpd_exponent_for_period_at(freq,
+			gpd_device_period_ns(dev, dev->exponent));
 	else
-		*exponent = gpd_exponent_for_period(&dev->source->info,
-						    dev->source->fixed_period_ns ?
-						    dev->source->fixed_period_ns :
-						    GPD_DEFAULT_PERIOD_NS);
+		*exponent = gpd_exponent_for_period_at(freq,
+						       dev->source->fixed_period_ns ?
+						       dev->source->fixed_period_ns :
+						       GPD_DEFAULT_PERIOD_NS);
 	return 0;
 }
 
@@ -576,12 +601,9 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	sub->ctx_id = req->ctx_id;
 	sub->raw = req->raw;
 	sub->per_context = req->per_context;
-	sub->window_ticks = gpd_device_ns_to_ticks(dev, req->window_ns);
-	if (req->window_ns && !sub->window_ticks)
-		sub->window_ticks = 1;
-	sub->duration_ticks = gpd_device_ns_to_ticks(dev, req->duration_ns);
-	if (req->duration_ns && !sub->duration_ticks)
-		sub->duration_ticks = 1;
+	sub->window_ns = req->window_ns;
+	sub->duration_ns = req->duration_ns;
+	count_in_ticks(sub);
 	if (req->counters) {
 		sub->requested = calloc(req->n_counters ? req->n_counters : 1,
 					sizeof(*sub->requested));

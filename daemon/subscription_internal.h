@@ -60,6 +60,11 @@ struct gpd_subscription {
 	bool raw;
 	bool per_context;
 
+	/* The window and duration asked for, and in ticks of the clock of
+	 * ticks_frequency: the stream's OA unit's, which a set of another
+	 * unit changes. */
+	uint64_t window_ns, duration_ns;
+	uint64_t ticks_frequency;
 	uint64_t window_ticks;          /* 0: frames at end marks only */
 	uint64_t deadline;              /* the interval window ends here */
 	struct gpd_window window;

@@ -35,6 +35,7 @@
 #include "daemon/i915/i915_source.h"
 #include "daemon/i915/i915_uapi.h"
 #include "daemon/log.h"
+#include "metrics/oa_unit.h"
 
 /* The kernel checks its buffer every 5 ms unless told otherwise. */
 #define POLL_PERIOD_MIN_NS 5000000ull
@@ -45,13 +46,74 @@ struct i915_source {
 	int perf_revision;
 };
 
+/* The OA unit a set counts on, as i915 is asked for it: by an engine
+ * (OA_ENGINE_CLASS/INSTANCE, perf revision 6 on) and a format of that
+ * unit's type. */
+struct i915_choice {
+	struct gpm_oa_unit_need need;
+	uint32_t format;                /* enum drm_i915_oa_format */
+};
+
+static int choose_unit(const struct i915_source *s, const struct gpm_metric_set *set,
+		       struct i915_choice *out, struct gpd_error *err)
+{
+	const struct gpm_device_info *info = &s->oa.base.info;
+	if (gpm_oa_unit_for_set(set, info->graphics_version, &out->need))
+		return gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd knows no report "
+				    "format for %s's %s on %s", s->oa.base.name,
+				    set->symbol_name, set->oa_format,
+				    s->oa.base.platform->description);
+	out->format = s->oa.base.platform->i915_oa_format;
+	if (out->need.kind == GPM_OA_UNIT_OAG) {
+		out->need.format = s->oa.base.format;
+		return 0;
+	}
+	/* i915 has one OAM group, MTL's SAMEDIA_0 for the video engines
+	 * (__oam_engine_group(), Linux 6.12), which perf revision 7 opened to
+	 * streams (OA_ENGINE_CLASS of a video engine, the OAM formats). */
+	if (s->perf_revision < GPD_I915_PERF_REVISION_MEDIA)
+		return gpd_fail(err, -ENODEV, "%s: %s counts on the media GT's "
+				    "OAM unit, which i915 perf revision %d cannot "
+				    "stream (revision %d can)",
+				    s->oa.base.name, set->symbol_name,
+				    s->perf_revision, GPD_I915_PERF_REVISION_MEDIA);
+	if (out->need.oam != GPM_OAM_SAG)
+		return gpd_fail(err, -ENODEV, "%s has no %s OA unit, which %s "
+				    "counts on; i915 streams the media GT's "
+				    "SAMEDIA_0 unit only", s->oa.base.name,
+				    gpm_oa_unit_name(&out->need), set->symbol_name);
+	out->format = out->need.format->id == GPM_OA_FORMAT_MPEC8u64_B8_C8 ?
+		      GPD_I915_OAM_FORMAT_MPEC8u64_B8_C8 :
+		      GPD_I915_OAM_FORMAT_MPEC8u32_B8_C8;
+	return 0;
+}
+
+/* i915 gives every OA unit the primary GT's OA clock
+ * (i915_perf_oa_timestamp_frequency(), I915_PARAM_OA_TIMESTAMP_FREQUENCY). */
+static int i915_shape(struct gpd_source *src, const struct gpm_metric_set *set,
+		      struct gpd_stream_shape *out, struct gpd_error *err)
+{
+	const struct i915_source *s = (const struct i915_source *)src;
+	struct i915_choice c;
+	int ret = choose_unit(s, set, &c, err);
+	if (ret)
+		return ret;
+	out->format = c.need.format;
+	out->timestamp_frequency = s->oa.base.info.timestamp_frequency;
+	return 0;
+}
+
 static void describe_request(const struct i915_source *s,
 			     const struct gpd_stream_config *cfg, uint64_t set_id,
-			     struct gpd_oa_request *req)
+			     const struct i915_choice *c, struct gpd_oa_request *req)
 {
 	gpd_drm_oa_source_request(&s->oa, GPD_SOURCE_I915,
-				  s->oa.base.platform->i915_oa_format, cfg, set_id,
-				  req);
+				  c ? c->format : s->oa.base.platform->i915_oa_format,
+				  cfg, set_id, req);
+	if (c) {
+		req->format = c->need.format;
+		req->media = c->need.kind == GPM_OA_UNIT_OAM;
+	}
 	req->ctx_filter = cfg->ctx_filter;
 	req->ctx_handle = cfg->ctx_id;
 }
@@ -84,8 +146,11 @@ static int refused_config(void *user, const struct gpm_binding *b, int code,
 {
 	struct i915_source *s = user;
 	struct gpd_stream_config cfg = { .set = b->set, .binding = b };
+	struct i915_choice c;
+	struct gpd_error unused;
 	struct gpd_oa_request req;
-	describe_request(s, &cfg, 0, &req);
+	describe_request(s, &cfg, 0,
+			 choose_unit(s, b->set, &c, &unused) ? NULL : &c, &req);
 	return gpd_oa_refusal_add_config(&req, code, err);
 }
 
@@ -130,17 +195,26 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		       const struct gpd_stream_config *cfg, struct gpd_error *err)
 {
 	struct i915_source *s = (struct i915_source *)oa;
-	uint64_t set_id;
-	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
+	struct i915_choice c;
+	int ret = choose_unit(s, cfg->set, &c, err);
 	if (ret)
 		return ret;
-	uint64_t props[2 * 6];
+	uint64_t set_id;
+	ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
+	if (ret)
+		return ret;
+	uint64_t props[2 * 8];
 	uint32_t n = 0;
 #define PROP(id, value) (props[2 * n] = (id), props[2 * n + 1] = (value), n++)
 	PROP(DRM_I915_PERF_PROP_SAMPLE_OA, 1);
 	PROP(DRM_I915_PERF_PROP_OA_METRICS_SET, set_id);
-	PROP(DRM_I915_PERF_PROP_OA_FORMAT, s->oa.base.platform->i915_oa_format);
+	PROP(DRM_I915_PERF_PROP_OA_FORMAT, c.format);
 	PROP(DRM_I915_PERF_PROP_OA_EXPONENT, cfg->exponent);
+	if (c.need.kind == GPM_OA_UNIT_OAM) {
+		/* vcs0, whose OA group is SAMEDIA_0. */
+		PROP(GPD_I915_PERF_PROP_OA_ENGINE_CLASS, I915_ENGINE_CLASS_VIDEO);
+		PROP(GPD_I915_PERF_PROP_OA_ENGINE_INSTANCE, 0);
+	}
 	if (cfg->ctx_filter)
 		PROP(DRM_I915_PERF_PROP_CTX_HANDLE, cfg->ctx_id);
 	uint64_t poll = POLL_PERIOD_MIN_NS;
@@ -157,7 +231,7 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 	int fd = drmIoctl(s->oa.card_fd, DRM_IOCTL_I915_PERF_OPEN, &param);
 	if (fd < 0) {
 		struct gpd_oa_request req;
-		describe_request(s, cfg, set_id, &req);
+		describe_request(s, cfg, set_id, &c, &req);
 		return gpd_oa_refusal_open(&req, -errno, err);
 	}
 	/* A report comes at least every period, and reads every poll. */
@@ -188,6 +262,7 @@ static const struct gpd_source_ops i915_ops = {
 	.open = gpd_drm_oa_source_open,
 	.close = gpd_drm_oa_source_close,
 	.destroy = i915_destroy,
+	.shape = i915_shape,
 };
 
 int gpd_i915_source_create(uv_loop_t *loop, const char *node,

@@ -38,6 +38,16 @@ static void *hello_alloc(struct gpd_hello *h, size_t size)
 	return b->data;
 }
 
+/* A copy of s that lives as long as the hello; NULL on ENOMEM. */
+static char *hello_strdup(struct gpd_hello *h, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *copy = hello_alloc(h, n);
+	if (copy)
+		memcpy(copy, s, n);
+	return copy;
+}
+
 /* protobuf-c takes char *; the strings are only read. */
 static char *str(const char *s)
 {
@@ -157,7 +167,8 @@ static struct gpm_value *peak_second_max(const struct gpm_binding *b,
 		free(max);
 		return NULL;
 	}
-	acc.slot[GPM_ACC_GPU_TIME] = info->timestamp_frequency;
+	/* A second of the set's unit's clock. */
+	acc.slot[GPM_ACC_GPU_TIME] = b->vars.value[GPM_VAR_GPU_TIMESTAMP_FREQUENCY];
 	acc.slot[GPM_ACC_GPU_CLOCK] = info->gpu_max_freq;
 	gpm_binding_evaluate(b, &acc, values);
 	gpm_binding_evaluate_max(b, &acc, values, max);
@@ -178,6 +189,10 @@ static Gpuperf__MetricSet *describe_set(struct gpd_hello *h,
 	m->symbol = str(set->symbol_name);
 	m->name = str(set->name);
 	m->oa_format = str(set->oa_format);
+	struct gpd_stream_shape shape;
+	struct gpd_error why = { 0 };
+	if (gpd_device_set_shape(dev, set, &shape, &why))
+		m->unavailable = str(hello_strdup(h, why.message));
 	size_t n = 0;
 	for (size_t i = 0; i < set->n_counters; i++)
 		n += b->available[i];
@@ -307,8 +322,7 @@ void gpd_hello_configuration(const struct gpd_device *dev,
 	c->metric_set = str(dev->set->symbol_name);
 	c->metric_set_guid = str(dev->set->hw_config_guid);
 	c->exponent = dev->exponent;
-	c->sampling_period_ns = gpd_exponent_to_ns(&dev->source->info,
-						   dev->exponent);
+	c->sampling_period_ns = gpd_device_period_ns(dev, dev->exponent);
 }
 
 struct gpd_message *gpd_hello_pack(struct gpd_hello *h,

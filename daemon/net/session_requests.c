@@ -151,7 +151,7 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 	m.subscription_id = ss->id;
 	m.device = dev->source->name;
 	m.metric_set = (char *)dev->set->symbol_name;
-	m.sampling_period_ns = gpd_exponent_to_ns(&dev->source->info, dev->exponent);
+	m.sampling_period_ns = gpd_device_period_ns(dev, dev->exponent);
 	m.window_ns = r->window_ns;
 	m.n_counters = n;
 	m.counters = (char **)symbols;
@@ -208,7 +208,7 @@ static void handle_reconfigure(struct gpd_session *s,
 	Gpuperf__Reconfigured m = GPUPERF__RECONFIGURED__INIT;
 	m.subscription_id = ss->id;
 	m.metric_set = (char *)dev->set->symbol_name;
-	m.sampling_period_ns = gpd_exponent_to_ns(&dev->source->info, dev->exponent);
+	m.sampling_period_ns = gpd_device_period_ns(dev, dev->exponent);
 	m.n_counters = n;
 	m.counters = (char **)symbols;
 	Gpuperf__Envelope out = GPUPERF__ENVELOPE__INIT;

@@ -104,7 +104,7 @@ static int read_oa_units(int fd, const char *card,
 	const unsigned char *p = (const unsigned char *)units->oa_units;
 	const unsigned char *end = (const unsigned char *)units + size;
 	bool found = false;
-	out->n_oa_units = units->num_oa_units;
+	out->n_oa_units = 0;
 	for (uint32_t i = 0; i < units->num_oa_units; i++) {
 		const struct drm_xe_oa_unit *u = (const void *)p;
 		if (p + sizeof(*u) > end ||
@@ -115,6 +115,12 @@ static int read_oa_units(int fd, const char *card,
 			out->oa_unit_id = u->oa_unit_id;
 			*oa_freq = u->oa_timestamp_freq;
 		}
+		if (out->n_oa_units < GPD_XE_MAX_OA_UNITS)
+			out->oa_units[out->n_oa_units++] = (struct gpd_xe_oa_unit){
+				.id = u->oa_unit_id,
+				.type = u->oa_unit_type,
+				.timestamp_frequency = u->oa_timestamp_freq,
+			};
 		p += sizeof(*u) + u->num_engines * sizeof(u->eci[0]);
 	}
 	free(units);
@@ -137,6 +143,8 @@ struct xe_masks {
 	uint32_t dss_bytes;
 	uint8_t eu[8];
 	uint32_t eu_bytes;
+	uint8_t l3[16];                 /* DRM_XE_TOPO_L3_BANK, Linux 6.10 on */
+	uint32_t l3_bytes;
 };
 
 static int read_topology(int fd, const char *card, uint16_t gt_id,
@@ -171,6 +179,11 @@ static int read_topology(int fd, const char *card, uint16_t gt_id,
 					n = sizeof(m->eu);
 				memcpy(m->eu, t->mask, n);
 				m->eu_bytes = n;
+			} else if (t->type == DRM_XE_TOPO_L3_BANK) {
+				if (n > sizeof(m->l3))
+					n = sizeof(m->l3);
+				memcpy(m->l3, t->mask, n);
+				m->l3_bytes = n;
 			}
 		}
 		off = next;
@@ -261,6 +274,10 @@ int gpd_xe_describe(int fd, const char *card, const char *card_dir,
 	info->graphics_version = out->platform->graphics_version;
 	info->eu_threads_count = out->platform->eu_threads_count;
 	flat_topology(&masks, out->platform, &info->topology);
+	/* $L3BankTotalCount: the main GT's L3 banks as xe counts them
+	 * (query_gt_topology(), Linux 6.10 on); the table's figure before. */
+	info->l3_bank_count = masks.l3_bytes ? popcount(masks.l3, masks.l3_bytes)
+					     : out->platform->l3_bank_count;
 	read_frequencies(card_dir, out->platform, info);
 	gpd_info("%s: %s, PCI 0x%04x rev %u, xe with %u OA unit(s), %u EUs, "
 		 "OA timestamp %llu Hz, GPU %llu-%llu MHz", card,

@@ -34,15 +34,24 @@
 #include "daemon/xe/xe_uapi.h"
 #include "metrics/little_endian.h"
 #include "metrics/oa_record.h"
+#include "metrics/oa_unit.h"
 
 /* The kernel's buffer where it cannot say (DRM_XE_OBSERVATION_IOCTL_INFO
  * came with Linux 6.13): DEFAULT_XE_OA_BUFFER_SIZE. */
 #define XE_DEFAULT_OA_BUFFER (16u << 20)
 
+/* xe's OA_FORMAT of the MPEC formats: type OAM_MPEC (4), counter select
+ * (xe_oa.c oa_formats[]). */
+#define XE_FORMAT_MPEC8u64_B8_C8 0x104
+#define XE_FORMAT_MPEC8u32_B8_C8 0x204
+
 struct xe_source {
 	struct gpd_drm_oa_source oa;    /* first: the source is one */
-	uint32_t oa_unit_id;
+	uint32_t oa_unit_id;            /* OAG's */
+	unsigned n_units;
+	struct gpd_xe_oa_unit units[GPD_XE_MAX_OA_UNITS];
 	bool told_counter_overflow;
+	size_t report_size;             /* the open stream's reports */
 	uint64_t buffer_reports;        /* reports a full OA buffer holds */
 	/* After an overflow: reports still to come before the gap; 0 when no
 	 * overflow is pending. */
@@ -52,13 +61,79 @@ struct xe_source {
 	size_t framed_size;
 };
 
+/* The OA unit a set counts on and the OA_FORMAT of its reports. */
+struct xe_choice {
+	const struct gpd_xe_oa_unit *unit;
+	struct gpm_oa_unit_need need;
+	uint64_t format_property;
+};
+
+static int choose_unit(const struct xe_source *s, const struct gpm_metric_set *set,
+		       struct xe_choice *out, struct gpd_error *err)
+{
+	if (gpm_oa_unit_for_set(set, s->oa.base.info.graphics_version, &out->need))
+		return gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd knows no report "
+				    "format for %s's %s on %s", s->oa.base.name,
+				    set->symbol_name, set->oa_format,
+				    s->oa.base.platform->description);
+	out->unit = NULL;
+	for (unsigned i = 0; i < s->n_units; i++)
+		if (s->units[i].id == s->oa_unit_id)
+			out->unit = &s->units[i];
+	out->format_property = s->oa.base.platform->xe_oa_format;
+	if (out->need.kind == GPM_OA_UNIT_OAG) {
+		out->need.format = s->oa.base.format;
+		return out->unit ? 0 : gpd_fail(err, -ENODEV, "%s: xe lists no "
+						 "OAG unit", s->oa.base.name);
+	}
+	/* The media GT's units in xe's order (__xe_oa_init_oa_units()):
+	 * MTL's one OAM unit, or Xe2's SAG, SCMI_0 and SCMI_1. */
+	out->unit = NULL;
+	unsigned k = 0;
+	for (unsigned i = 0; i < s->n_units && !out->unit; i++)
+		if ((s->units[i].type == DRM_XE_OA_UNIT_TYPE_OAM ||
+		     s->units[i].type == DRM_XE_OA_UNIT_TYPE_OAM_SAG) &&
+		    k++ == (unsigned)out->need.oam)
+			out->unit = &s->units[i];
+	if (!out->unit)
+		return gpd_fail(err, -ENODEV, "%s has no %s OA unit, which %s "
+				    "counts on (its registers program that "
+				    "unit's MPES); xe lists %u OA unit(s)",
+				    s->oa.base.name, gpm_oa_unit_name(&out->need),
+				    set->symbol_name, s->n_units);
+	out->format_property =
+		out->need.format->id == GPM_OA_FORMAT_MPEC8u64_B8_C8 ?
+		XE_FORMAT_MPEC8u64_B8_C8 : XE_FORMAT_MPEC8u32_B8_C8;
+	return 0;
+}
+
+static uint64_t unit_frequency(const struct xe_source *s, const struct xe_choice *c)
+{
+	return c->unit->timestamp_frequency ? c->unit->timestamp_frequency
+					    : s->oa.base.info.timestamp_frequency;
+}
+
+static int xe_shape(struct gpd_source *src, const struct gpm_metric_set *set,
+		    struct gpd_stream_shape *out, struct gpd_error *err)
+{
+	const struct xe_source *s = (const struct xe_source *)src;
+	struct xe_choice c;
+	int ret = choose_unit(s, set, &c, err);
+	if (ret)
+		return ret;
+	out->format = c.need.format;
+	out->timestamp_frequency = unit_frequency(s, &c);
+	return 0;
+}
+
 static void describe_request(const struct xe_source *s,
 			     const struct gpd_stream_config *cfg, uint64_t set_id,
-			     struct gpd_oa_request *req)
+			     const struct xe_choice *c, struct gpd_oa_request *req)
 {
-	gpd_drm_oa_source_request(&s->oa, GPD_SOURCE_XE,
-				  s->oa.base.platform->xe_oa_format, cfg, set_id,
-				  req);
+	gpd_drm_oa_source_request(&s->oa, GPD_SOURCE_XE, c->format_property,
+				  cfg, set_id, req);
+	req->format = c->need.format;
+	req->media = c->need.kind == GPM_OA_UNIT_OAM;
 }
 
 static int observation(const struct xe_source *s, uint64_t op, void *param)
@@ -111,8 +186,15 @@ static int refused_config(void *user, const struct gpm_binding *b, int code,
 {
 	struct xe_source *s = user;
 	struct gpd_stream_config cfg = { .set = b->set, .binding = b };
+	struct xe_choice c;
+	struct gpd_error unused;
+	int ret = choose_unit(s, b->set, &c, &unused);
+	if (ret)
+		return gpd_fail(err, code, "%s refused the metric set %s (%s)",
+				s->oa.base.name, b->set->symbol_name,
+				strerror(-code));
 	struct gpd_oa_request req;
-	describe_request(s, &cfg, 0, &req);
+	describe_request(s, &cfg, 0, &c, &req);
 	return gpd_oa_refusal_add_config(&req, code, err);
 }
 
@@ -156,7 +238,7 @@ static void deliver_loss(struct xe_source *s, unsigned loss)
 static void on_data(void *user, const unsigned char *buf, size_t len)
 {
 	struct xe_source *s = user;
-	size_t report = s->oa.base.format->size;
+	size_t report = s->report_size;
 	size_t n = len / report;
 	/* The gap of a pending overflow falls in this read: where. */
 	size_t gap_at = s->before_gap && s->before_gap <= n ? (size_t)s->before_gap
@@ -245,8 +327,12 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		       const struct gpd_stream_config *cfg, struct gpd_error *err)
 {
 	struct xe_source *s = (struct xe_source *)oa;
+	struct xe_choice c;
+	int ret = choose_unit(s, cfg->set, &c, err);
+	if (ret)
+		return ret;
 	uint64_t set_id;
-	int ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
+	ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
 		return ret;
 	/* xe has no context filter of its own (§5): a context filter is the
@@ -255,10 +341,10 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		uint32_t property;
 		uint64_t value;
 	} want[] = {
-		{ DRM_XE_OA_PROPERTY_OA_UNIT_ID, s->oa_unit_id },
+		{ DRM_XE_OA_PROPERTY_OA_UNIT_ID, c.unit->id },
 		{ DRM_XE_OA_PROPERTY_SAMPLE_OA, 1 },
 		{ DRM_XE_OA_PROPERTY_OA_METRIC_SET, set_id },
-		{ DRM_XE_OA_PROPERTY_OA_FORMAT, s->oa.base.platform->xe_oa_format },
+		{ DRM_XE_OA_PROPERTY_OA_FORMAT, c.format_property },
 		{ DRM_XE_OA_PROPERTY_OA_PERIOD_EXPONENT, cfg->exponent },
 	};
 	enum { N = sizeof(want) / sizeof(want[0]) };
@@ -273,18 +359,19 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 	int fd = observation(s, DRM_XE_OBSERVATION_OP_STREAM_OPEN, props);
 	if (fd < 0) {
 		struct gpd_oa_request req;
-		describe_request(s, cfg, set_id, &req);
+		describe_request(s, cfg, set_id, &c, &req);
 		return gpd_oa_refusal_open(&req, fd, err);
 	}
+	s->report_size = c.need.format->size;
 	struct drm_xe_oa_stream_info info = { 0 };
 	uint64_t buffer = ioctl(fd, DRM_XE_OBSERVATION_IOCTL_INFO, &info) == 0 &&
 			  info.oa_buf_size ? info.oa_buf_size : XE_DEFAULT_OA_BUFFER;
-	s->buffer_reports = buffer / s->oa.base.format->size - 1;
+	s->buffer_reports = buffer / s->report_size - 1;
 	s->before_gap = 0;
 	/* xe's stream fds start blocking; uv_poll_init makes them
 	 * non-blocking, as the loop needs. xe checks its buffer every 5 ms
 	 * (DEFAULT_POLL_PERIOD_NS); a report comes at least every period. */
-	uint64_t period = gpd_exponent_to_ns(&s->oa.base.info, cfg->exponent);
+	uint64_t period = gpd_exponent_to_ns_at(unit_frequency(s, &c), cfg->exponent);
 	return gpd_drm_oa_source_start(&s->oa, fd, &pump_ops, cfg, set_id,
 				       4 * (period > 5000000 ? period : 5000000) / 1000000,
 				       err);
@@ -309,6 +396,7 @@ static const struct gpd_source_ops xe_ops = {
 	.open = gpd_drm_oa_source_open,
 	.close = gpd_drm_oa_source_close,
 	.destroy = xe_destroy,
+	.shape = xe_shape,
 };
 
 int gpd_xe_source_create(uv_loop_t *loop, const char *node,
@@ -338,6 +426,9 @@ int gpd_xe_source_create(uv_loop_t *loop, const char *node,
 	s->oa.base.info = desc.info;
 	s->oa.base.platform = desc.platform;
 	s->oa_unit_id = desc.oa_unit_id;
+	s->n_units = desc.n_oa_units;
+	memcpy(s->units, desc.oa_units, sizeof(s->units));
+	s->report_size = s->oa.base.format->size;
 	gpd_drm_oa_source_ready(&s->oa, loop, &xe_ops, GPD_SOURCE_XE,
 				&config_ops, open_stream);
 	*out = &s->oa.base;

@@ -56,18 +56,27 @@ static inline void fixture_daemon(struct fixture *fx, const char *spec,
 }
 
 /* A machine with one GPU of platform ("tglgt2") driven by driver ("i915",
- * "xe"), the metric sets boot_sets registered, and the daemon on it. */
-static inline void fixture_start_on(struct fixture *fx, const char *driver,
-				    const char *platform, const char *boot_sets)
+ * "xe"), the metric files of shared/intel-metrics/metrics ("i915", "xe"),
+ * the metric sets boot_sets registered, and the daemon on it. */
+static inline void fixture_start_with(struct fixture *fx, const char *driver,
+				      const char *platform, const char *metrics,
+				      const char *boot_sets)
 {
 	char rel[64], cards[32], spec[160];
 
-	snprintf(rel, sizeof(rel), "intel-metrics/%s", driver);
+	snprintf(rel, sizeof(rel), "intel-metrics/%s", metrics);
 	snprintf(cards, sizeof(cards), "%s:%s", driver, platform);
 	test_shared_path(fx->metrics, sizeof(fx->metrics), rel);
 	fake_machine_start(&fx->machine, cards, fx->metrics, boot_sets);
 	snprintf(spec, sizeof(spec), "%s:%s", driver, fx->machine.node);
 	fixture_daemon(fx, spec, 1);
+}
+
+/* The same with the driver's own metric files. */
+static inline void fixture_start_on(struct fixture *fx, const char *driver,
+				    const char *platform, const char *boot_sets)
+{
+	fixture_start_with(fx, driver, platform, driver, boot_sets);
 }
 
 /* The same with a Tiger Lake. */
@@ -201,6 +210,40 @@ static inline void fixture_subscribe_ok(struct fixture *fx, struct collector *c,
 	struct gpd_error err = { 0 };
 	ck_assert_msg(fixture_subscribe(fx, c, set, period_ns, &err) == 0,
 		      "%s", err.message);
+}
+
+/* c subscribes, as a controller, to set's GpuTime every ms in 10 ms
+ * windows, and the loop runs until its third frame. 0, or the refusal. */
+static inline int fixture_stream_gpu_time(struct fixture *fx, struct collector *c,
+					  const char *set, struct gpd_error *err)
+{
+	const char *gpu_time[] = { "GpuTime" };
+	struct gpd_subscribe_request req = {
+		.metric_set = set,
+		.sampling_period_ns = 1000000,
+		.window_ns = 10000000,
+		.counters = gpu_time,
+		.n_counters = 1,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	c->daemon = &fx->daemon;
+	c->stop_after = 3;
+	int ret = gpd_subscribe(&fx->daemon.registry, &req, &collector_ops, c,
+				&c->sub, err);
+	if (!ret)
+		fixture_run(fx, 5000);
+	return ret;
+}
+
+/* The GpuTime of c's second frame covers its span, within a period. */
+static inline void fixture_gpu_time_covers_the_window(const struct collector *c)
+{
+	uint64_t span = c->gpu_end[1] - c->gpu_start[1];
+	ck_assert_msg(c->values[1][0].u + 1000000 >= span &&
+		      c->values[1][0].u <= span + 1000000,
+		      "GpuTime %llu ns over %llu ns",
+		      (unsigned long long)c->values[1][0].u,
+		      (unsigned long long)span);
 }
 
 /* c streams RenderBasic every ms until its second frame. */

@@ -16,6 +16,7 @@
 #include "daemon/discovery.h"
 #include "daemon/drm/oa_source.h"
 #include "daemon/log.h"
+#include "daemon/net/hello.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metrics_db.h"
 #include "tests/unit/fake_machine_daemon.h"
@@ -316,6 +317,88 @@ START_TEST(xe_cores_past_the_first_four_are_available)
 }
 END_TEST
 
+/*
+ * MTL's media sets (oa_format 128B_MPEC8_NOA16) count media events in the
+ * MPES registers of the media GT's OAM unit: i915 streams it for a video
+ * engine (OA_ENGINE_CLASS/INSTANCE, perf revision 7) in an OAM format
+ * (i915_oa_stream_init(), engine_supports_oa_format()). On the render
+ * engine's OAG unit the same registers would give garbage, and no error.
+ */
+START_TEST(media_sets_stream_on_the_media_unit)
+{
+	struct fixture fx;
+	struct collector c = { 0 };
+	struct gpd_error err = { 0 };
+	fixture_start_on(&fx, "i915", "mtlgt2", "");
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &c, "MediaSet1", &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_ge(c.frames, 3);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+		"OA_FORMAT=14 OA_EXPONENT=14 OA_ENGINE_CLASS=2 "
+		"OA_ENGINE_INSTANCE=0 POLL_OA_PERIOD=5000000 -> "), 1);
+	/* The unit's reports decode: GpuTime covers the window. */
+	fixture_gpu_time_covers_the_window(&c);
+	gpd_unsubscribe(c.sub);
+	/* A render set goes back to the OAG unit. */
+	struct collector r = { 0 };
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &r, "RenderBasic", &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_ge(r.frames, 3);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "OA_ENGINE_CLASS"), 1);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+		"OA_FORMAT=12 OA_EXPONENT=14 POLL_OA_PERIOD=5000000 -> "), 1);
+	fixture_finish(&fx, &r);
+}
+END_TEST
+
+/* Before perf revision 7 i915 streams no video engine: a media set is
+ * unavailable, and says why. */
+START_TEST(media_sets_need_perf_revision_7)
+{
+	struct fixture fx;
+	struct collector c = { 0 };
+	struct gpd_error err = { 0 };
+	setenv("GPD_FAKE_KERNEL_PERF_REVISION", "6", 1);
+	fixture_start_on(&fx, "i915", "mtlgt2", "");
+	ck_assert_int_eq(fixture_stream_gpu_time(&fx, &c, "MediaSet1", &err), -ENODEV);
+	ck_assert_msg(strstr(err.message, "MediaSet1 counts on the media GT's "
+			     "OAM unit, which i915 perf revision 6 cannot "
+			     "stream"), "%s", err.message);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "PERF_OPEN"), 0);
+	/* The Hello lists it as unavailable, in the same words. */
+	struct gpd_hello *h;
+	ck_assert_int_eq(gpd_hello_create(&fx.daemon.registry, &h), 0);
+	struct gpd_send_queue q = { 0 };
+	Gpuperf__Limits limits = GPUPERF__LIMITS__INIT;
+	struct gpd_message *m = gpd_hello_pack(h, &q, 1,
+		GPUPERF__ROLE__ROLE_CONTROLLER, &limits);
+	ck_assert_ptr_nonnull(m);
+	Gpuperf__Envelope *env = gpuperf__envelope__unpack(NULL, m->len, m->data);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_ptr_nonnull(env->hello);
+	const Gpuperf__Device *d = env->hello->devices[0];
+	unsigned media = 0, render_unavailable = 0;
+	for (size_t i = 0; i < d->n_metric_sets; i++) {
+		const Gpuperf__MetricSet *set = d->metric_sets[i];
+		if (!strcmp(set->symbol, "MediaSet1")) {
+			media++;
+			ck_assert_msg(strstr(set->unavailable, "i915 perf revision 6 "
+					     "cannot stream"), "%s", set->unavailable);
+		}
+		if (!strcmp(set->symbol, "RenderBasic") && *set->unavailable)
+			render_unavailable++;
+	}
+	ck_assert_uint_eq(media, 1);
+	ck_assert_uint_eq(render_unavailable, 0);
+	gpuperf__envelope__free_unpacked(env, NULL);
+	free(m);
+	gpd_hello_destroy(h);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+	unsetenv("GPD_FAKE_KERNEL_PERF_REVISION");
+}
+END_TEST
+
 static Suite *i915_source_suite(void)
 {
 	Suite *s = suite_create("i915_source");
@@ -329,6 +412,8 @@ static Suite *i915_source_suite(void)
 	tcase_add_test(tc, lost_reports_and_buffers_are_counted);
 	tcase_add_test(tc, eio_reopens_and_counts_the_gap);
 	tcase_add_test(tc, xe_cores_past_the_first_four_are_available);
+	tcase_add_test(tc, media_sets_stream_on_the_media_unit);
+	tcase_add_test(tc, media_sets_need_perf_revision_7);
 	suite_add_tcase(s, tc);
 	return s;
 }

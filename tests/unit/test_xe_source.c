@@ -99,6 +99,9 @@ START_TEST(dg2_time_runs_at_the_oa_clock)
 	const struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
 	ck_assert_uint_eq(dev->source->info.timestamp_frequency, 38400000);
 	ck_assert_uint_eq(dev->source->info.cs_timestamp_frequency, 19200000);
+	/* $L3BankTotalCount from the main GT's DRM_XE_TOPO_L3_BANK mask: the
+	 * fake's DG2-G11 has eight banks. */
+	ck_assert_uint_eq(dev->vars.value[GPM_VAR_L3_BANK_TOTAL_COUNT], 8);
 	/* 2 << 14 ticks at 38.4 MHz: 853 us, the longest period within 1 ms. */
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
 						"OA_PERIOD_EXPONENT=14 -> "), 1);
@@ -219,6 +222,54 @@ START_TEST(dg2_recordings_correlate_with_the_cs_clock)
 }
 END_TEST
 
+/*
+ * A media set (oa_format 128B_MPEC8_NOA16) counts on the OAM unit whose
+ * MPES registers it programs. On MTL that is the media GT's one OAM unit,
+ * whose clock is the media GT's reference clock: the workarounds that make
+ * the OAG unit count at twice the CS clock match the main GT only
+ * (xe_oa_timestamp_frequency(), xe_rtp.c skipping GRAPHICS_VERSION rules
+ * on a standalone media GT). So the exponent for 1 ms is 13 there, 14 on
+ * OAG, and GpuTime converts with the unit's own clock. (xe's MTL metric
+ * file has no media set; i915's, for the same chip, has.)
+ */
+START_TEST(media_sets_stream_on_their_oam_unit)
+{
+	struct fixture fx;
+	struct collector c = { 0 };
+	struct gpd_error err = { 0 };
+	fixture_start_with(&fx, "xe", "mtlgt2", "i915", "");
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &c, "MediaSet1", &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_ge(c.frames, 3);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+		"OA_STREAM_OPEN OA_UNIT_ID=1 SAMPLE_OA=1 OA_METRIC_SET=1 "
+		"OA_FORMAT=516 OA_PERIOD_EXPONENT=13 -> "), 1);
+	fixture_gpu_time_covers_the_window(&c);
+	gpd_unsubscribe(c.sub);
+	struct collector r = { 0 };
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &r, "RenderBasic", &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+		"OA_STREAM_OPEN OA_UNIT_ID=0 SAMPLE_OA=1 OA_METRIC_SET=1 "
+		"OA_FORMAT=1280 OA_PERIOD_EXPONENT=14 -> "), 1);
+	fixture_gpu_time_covers_the_window(&r);
+	fixture_finish(&fx, &r);
+
+	/* Lunar Lake's media sets program SCMI_0's MPES: its second OAM
+	 * unit after the SAG one, id 2. */
+	c = (struct collector){ 0 };
+	fixture_start_on(&fx, "xe", "lnl", "");
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &c, "MediaSet1", &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_ge(c.frames, 3);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+		"OA_STREAM_OPEN OA_UNIT_ID=2 SAMPLE_OA=1 OA_METRIC_SET=1 "
+		"OA_FORMAT=516 "), 1);
+	fixture_gpu_time_covers_the_window(&c);
+	fixture_finish(&fx, &c);
+}
+END_TEST
+
 START_TEST(refusals_are_words)
 {
 	struct fixture fx;
@@ -257,6 +308,7 @@ static Suite *xe_source_suite(void)
 	tcase_add_test(tc, dg2_time_runs_at_the_oa_clock);
 	tcase_add_test(tc, dg2_recordings_correlate_with_the_cs_clock);
 	tcase_add_test(tc, refusals_are_words);
+	tcase_add_test(tc, media_sets_stream_on_their_oam_unit);
 	suite_add_tcase(s, tc);
 	return s;
 }
