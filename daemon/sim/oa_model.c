@@ -400,6 +400,7 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 		 * in the buffer) are not even cut out of time; the first one
 		 * that found no room flagged the overflow. */
 		bool sampling = m->period && m->enabled && !m->unit_reset &&
+				!m->overrun &&
 				!(m->buffer.dropping && gpd_oa_buffer_full(&m->buffer));
 		uint64_t timer = sampling ? next_timer(m, m->now) : UINT64_MAX;
 		uint64_t pending = m->switch_pending ? m->switch_report_at : UINT64_MAX;
@@ -427,8 +428,10 @@ void gpd_oa_model_advance(struct gpd_oa_model *m, uint64_t ticks)
 
 void gpd_oa_model_overrun(struct gpd_oa_model *m, uint64_t ticks)
 {
-	if (m->enabled && m->period)
+	if (m->enabled && m->period) {
 		m->buffer.overflow = true;
+		m->overrun = true;
+	}
 	gpd_oa_model_advance(m, ticks);
 }
 

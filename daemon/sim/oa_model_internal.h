@@ -46,6 +46,9 @@ struct gpd_oa_model {
 	 * programming (unit_reset) until the next enable. */
 	struct gpd_oa_buffer buffer;
 	bool unit_reset;
+	/* gpd_oa_model_overrun(): the unit writes nothing more until the
+	 * next read resets the buffer. */
+	bool overrun;
 	bool report_lost;
 	struct gpd_prng loss_prng;
 	double report_loss_probability;

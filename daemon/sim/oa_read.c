@@ -72,6 +72,7 @@ ssize_t gpd_oa_model_read(struct gpd_oa_model *m, void *buf, size_t len)
 		 * restarts empty and zeroed, and the status it reads again
 		 * afterwards is clear, REPORT_LOST included. */
 		gpd_oa_buffer_reset(ring);
+		m->overrun = false;
 		m->report_lost = false;
 		m->last_context_id = GPM_OA_CTX_NONE;
 	}
@@ -129,6 +130,7 @@ uint64_t gpd_oa_model_take_status(struct gpd_oa_model *m)
 			  (m->report_lost ? GPM_OA_XE_STATUS_REPORT_LOST : 0);
 
 	m->buffer.overflow = false;
+	m->overrun = false;
 	m->report_lost = false;
 	return status;
 }
