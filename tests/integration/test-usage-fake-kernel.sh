@@ -122,7 +122,10 @@ check "the clocks are not 1100/1200 MHz" last_has "$f" \
 	 (.requested_frequency_hertz - 1.2e9 | fabs) < 3e6 and
 	 .min_frequency_hertz == 3e8 and .max_frequency_hertz == 1.35e9'
 check "RC6 is not 20%" last_has "$f" '(.rc6_ratio - 0.2 | fabs) < 0.002'
-check "RAPL's power is not 7.5 W" last_has "$f" '(.power_watts - 7.5 | fabs) < 0.05'
+# Power is energy over the reading's own clock, not the PMU's enabled
+# time: a loaded machine's scheduling shows in it, hence 3%.
+check "RAPL's power is not 7.5 W: $(tail -1 "$f" | jq .power_watts)" last_has "$f" \
+	'(.power_watts - 7.5 | fabs) < 0.25'
 expect i915.requests "perf_event_open type=40 config=0x100000 group="
 expect i915.requests "perf_event_open type=39 config=0x4 group=-1"
 
@@ -215,7 +218,7 @@ run 0 top --unix "$tmp/wrap.sock" -i 300ms --duration 1100ms --format ndjson
 check "wrapping counters gave other values: $(tail -1 "$tmp/out")" last_has "$tmp/out" \
 	'(.engines[] | select(.name == "rcs0") | (.busy_ratio - 0.5 | fabs) < 0.002) and
 	 (.actual_frequency_hertz - 1.1e9 | fabs) < 3e6 and (.rc6_ratio - 0.2 | fabs) < 0.002 and
-	 (.power_watts - 7.5 | fabs) < 0.05'
+	 (.power_watts - 7.5 | fabs) < 0.25'
 
 # ---- a /proc that hides other users' processes (no pid 1): partial
 rm -rf "${proc:?}/1"
