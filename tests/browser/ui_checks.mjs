@@ -51,11 +51,12 @@ function connected(page, timeout = 8000) {
 	return page.waitForSelector('#connection[data-state="open"]', { timeout });
 }
 
-// Waits until the page streams frames of `set` (a symbol) on its device.
+// Waits until the page streams frames of `set` (a symbol) on its device:
+// `frames` of them since the counters last changed.
 function streaming(page, set, frames = 5) {
 	return page.waitForFunction(([s, n]) => {
 		const ui = window.gpuperfUi;
-		return ui.stream.metricSet?.symbol === s && ui.store.length >= n;
+		return ui.stream.metricSet?.symbol === s && ui.store.sinceChange >= n;
 	}, [set, frames], { timeout: 8000 });
 }
 
@@ -135,9 +136,20 @@ async function pickMetricSet(page) {
 	const search = await page.$$eval('#set-list [data-set]', async (els) => els.length);
 	await page.fill('#set-search', 'sampler busy');
 	const matched = await page.$$eval('#set-list [data-set]', (els) => els.map((e) => e.dataset.set));
+	// Words in any order, any case, plural or not.
+	await page.fill('#set-search', 'BUSY samplers');
+	const reordered = await page.$$eval('#set-list [data-set]', (els) => els.map((e) => e.dataset.set));
 	await page.fill('#set-search', '');
 	checks.check(matched.length > 0 && matched.length < search,
 		'searching for a counter narrows the metric sets', matched.join());
+	checks.check(reordered.join() === matched.join(),
+		'a search matches words in any order, case or number',
+		`'BUSY samplers' found ${reordered.join() || 'nothing'}, 'sampler busy' ${matched.join()}`);
+	await page.fill('#counter-filter', 'occupancy THREADS');
+	const rows = await page.$$eval('#counter-list .counter:not([hidden])', (els) => els.map((e) => e.dataset.symbol));
+	await page.fill('#counter-filter', '');
+	checks.check(rows.includes('EuThreadOccupancy'),
+		'the counter filter finds EU Thread Occupancy by "occupancy THREADS"', rows.join());
 }
 
 async function plotCounter(page) {
@@ -155,10 +167,82 @@ async function plotCounter(page) {
 		return y.slice(i0, i1 + 1).filter((v) => v != null).length;
 	}, symbol);
 	const first = await points();
-	let second = first;
-	await waitUntil(async () => (second = await points()) > first, 8000);
-	checks.check(second > first && first > 0, 'the plot grows as frames arrive', `${first} then ${second} points`);
+	const grew = await page.waitForFunction(([s, n]) => {
+		const chart = window.gpuperfUi.plots.charts.find((c) => c.element.dataset.counters === s);
+		return chart && chart.u.data[1].filter((v) => v != null).length > n;
+	}, [symbol, first], { timeout: 8000 }).then(() => true, () => false);
+	checks.check(grew && first > 0, 'the plot grows as frames arrive', `${first} points first`);
+	// Hovering a window reads its time to the millisecond and its span.
+	const over = await page.$(`.chart[data-counters~="${symbol}"] .u-over`);
+	const box = await over.boundingBox();
+	await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
+	const readout = await page.waitForFunction((s) => {
+		const value = document.querySelector(`.chart[data-counters~="${s}"] .u-legend .u-series:first-child .u-value`);
+		return value && /^\d{2}:\d{2}:\d{2}\.\d{3} · a .+ window$/.test(value.textContent) &&
+			value.textContent;
+	}, symbol, { timeout: 3000 }).then((h) => h.jsonValue(), () => null);
+	checks.check(readout !== null, 'the hover readout gives the window\'s time to the ms and its span',
+		await page.$eval(`.chart[data-counters~="${symbol}"] .u-legend .u-series:first-child .u-value`,
+			(e) => e.textContent).catch(() => 'no readout'));
+	await page.mouse.move(0, 0);
 	return symbol;
+}
+
+// Lines of one chart differ in colour, from a palette people with a
+// colour vision deficiency tell apart, and in dash, so that one lying on
+// another still shows.
+async function linesApart(page) {
+	await page.click('#clear-plots');
+	for (const symbol of ['GpuBusy', 'EuActive', 'EuStall'])
+		await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
+	await page.waitForFunction(() => window.gpuperfUi.plots.charts.some((c) =>
+		c.u.series.length === 4), null, { timeout: 3000 });
+	const lines = await page.evaluate(() => window.gpuperfUi.plots.charts
+		.find((c) => c.u.series.length === 4).u.series.slice(1)
+		.map((s) => ({ stroke: s._stroke ?? s.stroke, dash: JSON.stringify(s.dash ?? []) })));
+	const okabeIto = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00',
+		'#000000', '#f0e442', '#ffffff'];
+	const strokes = lines.map((l) => String(l.stroke).toLowerCase());
+	checks.check(new Set(strokes).size === 3 && strokes.every((c) => okabeIto.includes(c)),
+		'plotted lines take distinct colours of a colour-blind-safe palette', strokes.join(' '));
+	checks.check(new Set(lines.map((l) => l.dash)).size === 3,
+		'the lines of one chart differ in dash too', lines.map((l) => l.dash).join(' '));
+	await page.click('#clear-plots');
+}
+
+// Another period, then another set: the plots go on, counters of both
+// sets keep their lines, and the change is marked on the time axis.
+async function changesKeepPlots(page) {
+	await page.click('#counter-list .counter[data-symbol="GpuBusy"]');
+	await page.waitForSelector('.chart[data-counters~="GpuBusy"] canvas', { timeout: 3000 });
+	const points = () => page.evaluate(() => {
+		const chart = window.gpuperfUi.plots.charts.find((c) =>
+			c.element.dataset.counters.split(' ').includes('GpuBusy'));
+		return chart ? chart.u.data[1].filter((v) => v != null).length : -1;
+	});
+	const before = await points();
+	const changes = await page.evaluate(() => window.gpuperfUi.store.changes.length);
+	const period = await page.evaluate(() => window.gpuperfUi.stream.periodNs);
+	const other = await page.$$eval('#period-picker option', (els, p) =>
+		els.map((e) => Number(e.value)).find((v) => v !== p && v > 1e5), period);
+	await page.selectOption('#period-picker', String(other));
+	const changed = await page.waitForFunction(([p, n]) => {
+		const ui = window.gpuperfUi;
+		return ui.stream.periodNs !== p && ui.store.changes.length > n && ui.store.sinceChange >= 3;
+	}, [period, changes], { timeout: 8000 }).then(() => true, () => false);
+	checks.check(changed, 'a new period is marked on the time axis');
+	const after = await points();
+	checks.check(after >= before && before > 0, 'changing the period keeps the plots',
+		`${before} points before, ${after} after`);
+	await page.click('[data-set="RenderBasic"]');
+	await streaming(page, 'RenderBasic', 3);
+	const kept = await page.evaluate(() => window.gpuperfUi.plots.selected.has('GpuBusy'));
+	const afterSet = await points();
+	checks.check(kept && afterSet >= after, 'a counter of both sets keeps its plot across a set change',
+		`plotted ${kept}, ${after} points before, ${afterSet} after`);
+	const text = await page.evaluate(() => window.gpuperfUi.store.changes.at(-1)?.text ?? '');
+	checks.check(text.startsWith('RenderBasic'), 'the set change is marked on the time axis', text);
+	await page.click('#clear-plots');
 }
 
 async function pauseAndResume(page) {
@@ -208,8 +292,9 @@ async function exportCsv(page, daemonUrl) {
 	const port = new URL(daemonUrl).port;
 	const cli = join(out, 'cli.csv');
 	const gpuperf = join(buildDir(), 'gpuperf');
+	const windowNs = await page.evaluate(() => window.gpuperfUi.stream.windowNs);
 	const streamed = spawnSync(gpuperf, ['--port', port, '--viewer', 'stream', '--format', 'csv',
-		'-i', '100ms', '--duration', '500ms', '-o', cli], { encoding: 'utf8' });
+		'-i', `${windowNs}ns`, '--duration', '500ms', '-o', cli], { encoding: 'utf8' });
 	checks.check(streamed.status === 0, 'gpuperf stream wrote a CSV to compare with', streamed.stderr);
 	const cliHeader = existsSync(cli) ? readFileSync(cli, 'utf8').split('\n')[0] : '';
 	checks.check(lines[0] === cliHeader, 'Export CSV has the columns of gpuperf stream --format csv',
@@ -277,6 +362,9 @@ async function markWindow(page) {
 		};
 	});
 	checks.check(seen.mark, 'the listed frame is the daemon\'s marked frame');
+	const cut = await page.$$eval('#mark-list li.mark .mark-values dt', (els) =>
+		els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
+	checks.check(cut.length === 0, 'marked windows show whole counter names', cut.join(', '));
 	// The button reads End mark once the daemon has begun the mark, and
 	// the window ends after the second click: at least MARKED_MS (less a
 	// report period), at most the time from the first click to the list.
@@ -302,9 +390,13 @@ async function markWindow(page) {
 }
 
 // The distinct contexts the stored frames name (ids, or 'idle').
+// The contexts the frames since the last change named.
 function storedContexts(page) {
-	return page.evaluate(() => [...new Set(window.gpuperfUi.store.contexts.flat()
-		.map(([ctx]) => ctx))]);
+	return page.evaluate(() => {
+		const store = window.gpuperfUi.store;
+		return [...new Set(store.contexts.slice(store.length - store.sinceChange).flat()
+			.map(([ctx]) => ctx))];
+	});
 }
 
 // A click on a context streams its reports alone; "Show all contexts"
@@ -316,34 +408,36 @@ async function contextFilter(page) {
 	await row.click();
 	const narrowed = await page.waitForFunction((id) => {
 		const ui = window.gpuperfUi;
-		return ui.stream.contextId === id && ui.store.length >= 5;
+		return ui.stream.contextId === id && ui.store.sinceChange >= 5;
 	}, ctx, { timeout: 8000 }).then(() => true, () => false);
 	checks.check(narrowed, 'clicking a context subscribes to its reports alone',
 		`context ${ctx}`);
 	const named = await storedContexts(page);
 	checks.check(named.length > 0 && named.every((c) => c === ctx || c === 'idle'),
 		'the narrowed stream\'s frames name only the chosen context', named.join());
-	// The context list refreshes a few times a second: its line and rows
-	// are waited for, then looked at.
-	const lineShown = await page.waitForFunction((text) => {
-		const line = document.querySelector('#context-filter');
-		return line?.offsetParent && line.textContent.startsWith(text);
-	}, `Only context 0x${ctx.toString(16)}`, { timeout: 5000 }).then(() => true, () => false);
-	checks.check(lineShown, 'a line says the stream shows one context',
-		await page.isVisible('#context-filter') ? await page.textContent('#context-filter') : '(none)');
-	await page.waitForFunction((c) => {
-		const shown = [...document.querySelectorAll('#context-list li.context')];
-		return shown.length > 0 && shown.every((e) => e.dataset.ctx === c || e.dataset.ctx === 'idle');
-	}, String(ctx), { timeout: 5000 }).catch(() => {});
-	const rows = await page.$$eval('#context-list li.context', (els) => els.map((e) => e.dataset.ctx));
-	checks.check(rows.length > 0 && rows.every((c) => c === String(ctx) || c === 'idle'),
-		'the context list shows only the chosen context', rows.join());
+	// The context list refreshes a few times a second.
+	await page.waitForSelector('#context-filter:not([hidden])', { timeout: 5000 }).catch(() => null);
+	const line = await page.isVisible('#context-filter') ?
+		await page.textContent('#context-filter') : '';
+	checks.check(line.startsWith(`Only context 0x${ctx.toString(16)}`),
+		'a line says the stream shows one context', line);
+	const rows = await page.waitForFunction((id) => {
+		const items = [...document.querySelectorAll('#context-list li.context')];
+		const others = items.filter((e) => e.dataset.ctx !== String(id) && e.dataset.ctx !== 'idle');
+		return others.length && others.every((e) => e.classList.contains('greyed')) &&
+			items.some((e) => e.dataset.ctx === String(id) && e.classList.contains('selected')) &&
+			items.map((e) => `${e.dataset.ctx}${e.classList.contains('greyed') ? ' (greyed)' : ''}`);
+	}, ctx, { timeout: 5000 }).then((h) => h.jsonValue(), () => null);
+	checks.check(rows !== null, 'the context list keeps the other contexts, greyed',
+		rows?.join() ?? await page.$$eval('#context-list li.context', (els) =>
+			els.map((e) => `${e.dataset.ctx} ${e.className}`).join(', ')));
 	await page.screenshot({ path: join(out, 'ui-context-filter.png') });
 	await page.click('#context-filter-clear');
 	const widened = await page.waitForFunction(() => {
-		const ui = window.gpuperfUi;
-		return ui.stream.contextId === null &&
-			new Set(ui.store.contexts.flat().map(([c]) => c)).size > 1;
+		const ui = window.gpuperfUi, store = ui.store;
+		return ui.stream.contextId === null && store.sinceChange > 0 &&
+			new Set(store.contexts.slice(store.length - store.sinceChange).flat()
+				.map(([c]) => c)).size > 1;
 	}, null, { timeout: 8000 }).then(() => true, () => false);
 	checks.check(widened, 'Show all contexts streams every context again',
 		(await storedContexts(page)).join());
@@ -665,21 +759,34 @@ async function recordPerfettoTrace(page) {
 async function smoothAt100Fps(page) {
 	await page.click('[data-set="RenderBasic"]');
 	await streaming(page, 'RenderBasic', 1);
-	// Plotted first, then 100 frames/s: a page drawing 20 charts that often
-	// on a loaded machine can keep a click waiting past its deadline.
+	// The new window is a new subscription: the counter list is made anew
+	// when it is granted, so the clicks wait for that, not for a time.
+	const subscription = await page.evaluate(() => window.gpuperfUi.stream.subscriptionId);
+	await page.selectOption('#window-picker', String(10e6));
+	await page.waitForFunction((old) => {
+		const ui = window.gpuperfUi;
+		return ui.stream.windowNs === 10e6 && ui.stream.subscriptionId !== old &&
+			ui.store.sinceChange > 20;
+	}, subscription, { timeout: 8000 });
 	await page.click('#clear-plots');
 	const symbols = await page.$$eval('#counter-list .counter', (els) => els.slice(0, 20).map((e) => e.dataset.symbol));
 	for (const symbol of symbols)
-		await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
-	await page.selectOption('#window-picker', String(10e6));
-	await page.waitForFunction(() => window.gpuperfUi.stream.windowNs === 10e6 &&
-		window.gpuperfUi.store.length > 20, null, { timeout: 8000 });
-	const plotted = await page.evaluate(() => window.gpuperfUi.plots.selected.size);
+		await page.click(`#counter-list .counter[data-symbol="${symbol}"]:not(.plotted)`);
+	const plotted = await page.waitForFunction(() => window.gpuperfUi.plots.selected.size === 20,
+		null, { timeout: 5000 }).then(() => 20,
+		() => page.evaluate(() => window.gpuperfUi.plots.selected.size));
 	checks.check(plotted === 20, '20 counters are plotted', `${plotted}`);
 	await page.selectOption('#group-picker', 'counter');
-	const perCounter = await page.$$eval('#charts .chart', (els) => els.length);
+	const perCounter = await page.waitForFunction(() =>
+		document.querySelectorAll('#charts .chart').length === 20 && 20, null,
+	{ timeout: 5000 }).then((h) => h.jsonValue(),
+		() => page.$$eval('#charts .chart', (els) => els.length));
 	await page.selectOption('#group-picker', 'unit');
-	const perUnit = await page.$$eval('#charts .chart', (els) => els.length);
+	const perUnit = await page.waitForFunction(() => {
+		const n = document.querySelectorAll('#charts .chart').length;
+		return n > 0 && n < 20 && n;
+	}, null, { timeout: 5000 }).then((h) => h.jsonValue(),
+		() => page.$$eval('#charts .chart', (els) => els.length));
 	checks.check(perCounter === 20 && perUnit < 20,
 		'charts go one per counter or one per unit', `${perCounter} and ${perUnit}`);
 	await page.screenshot({ path: join(out, 'ui-100fps-20-plots.png'), fullPage: true });
@@ -918,6 +1025,8 @@ async function main() {
 	await checks.step('engines and processes', () => enginesAndProcesses(page));
 	await checks.step('picking a metric set', () => pickMetricSet(page));
 	await checks.step('plotting a counter', () => plotCounter(page));
+	await checks.step('lines told apart', () => linesApart(page));
+	await checks.step('changes keep the plots', () => changesKeepPlots(page));
 	await checks.step('more plots for the screenshot', async () => {
 		for (const symbol of ['EuActive', 'EuStall', 'GpuBusy'])
 			if (await page.$(`#counter-list .counter[data-symbol="${symbol}"]:not(.plotted)`))

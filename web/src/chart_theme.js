@@ -1,15 +1,19 @@
 // Colours for charts, taken from the page's CSS so that plots follow the
 // light or dark scheme, and the palette plotted counters take in turn.
+//
+// The palette is Okabe and Ito's, which people with any common colour
+// vision deficiency tell apart (the yellow, too pale on white, is left out
+// of the light one, the dark blue, too dark on black, of the dark one).
+// Lines are told apart by their dash as well as their colour, so that one
+// lying on another still shows through: DASHES, in turn within a chart.
 const PALETTE = {
-	light: ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf',
-		'#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#393b79', '#ad494a',
-		'#637939', '#7b4173', '#e6550d', '#3182bd', '#843c39', '#31a354',
-		'#756bb1', '#636363'],
-	dark: ['#58a6ff', '#ff7b72', '#7ee787', '#d2a8ff', '#ffa657', '#39c5cf',
-		'#e3b341', '#f778ba', '#a5d6ff', '#bdbd4a', '#8b949e', '#ffab70',
-		'#56d364', '#bc8cff', '#ff9bce', '#79c0ff', '#f0883e', '#3fb950',
-		'#a371f7', '#e6edf3'],
+	light: ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00',
+		'#000000'],
+	dark: ['#56b4e9', '#e69f00', '#009e73', '#cc79a7', '#f0e442', '#d55e00',
+		'#ffffff'],
 };
+
+export const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
 
 // The stylesheet's variables hold light-dark() pairs; a probe element
 // resolves one to the colour the scheme in force picks.

@@ -1,7 +1,9 @@
 // Per-context usage: each context's share of the GPU time in the span the
 // charts show, summed from the frames' per-context rows. A click on a
 // context narrows the stream to its reports alone; while it is narrowed, a
-// line says so and widens it again.
+// line says so and widens it again, and the list keeps every context as
+// it was when the stream was narrowed, the others greyed: the narrowed
+// stream holds one context's time only, which says nothing of theirs.
 import { h } from './dom.js';
 import { formatDuration } from './units.js';
 
@@ -16,6 +18,8 @@ export class ContextUsage {
 	constructor(panel, onSelect) {
 		this.onSelect = onSelect;
 		this.filtered = null;
+		this.totals = new Map();        // the last shown: ctx -> GPU ns
+		this.before = null;             // the totals when narrowed
 		// Rows stay the same elements from one refresh to the next, so a
 		// click or the keyboard focus is not lost to a redraw.
 		this.rows = new Map();          // ctx id or 'idle' -> { item, value, fill }
@@ -33,6 +37,10 @@ export class ContextUsage {
 
 	// The context the stream is narrowed to, or null.
 	showFilter(ctxId) {
+		if (ctxId !== null && this.filtered === null)
+			this.before = new Map(this.totals);
+		else if (ctxId === null)
+			this.before = null;
 		this.filtered = ctxId;
 		this.filterLine.hidden = ctxId === null;
 		if (ctxId !== null)
@@ -86,7 +94,7 @@ export class ContextUsage {
 
 	update(store, min, max) {
 		const from = store.indexAt(min), to = store.indexAt(max + 1e-9);
-		const totals = new Map();
+		let totals = new Map();
 		let all = 0;
 		for (let i = from; i < to; i++) {
 			for (const [ctx, ns] of store.contexts[i]) {
@@ -94,10 +102,18 @@ export class ContextUsage {
 				all += ns;
 			}
 		}
+		this.totals = totals;
+		const narrowed = this.filtered !== null && this.before?.size;
+		if (narrowed) {
+			totals = this.before;
+			all = [...totals.values()].reduce((a, b) => a + b, 0);
+		}
 		const rows = [...totals].sort((a, b) => b[1] - a[1]);
-		this.summary.textContent = all ?
-			`${formatDuration(all)} of GPU time in ${to - from} windows` :
-			'No per-context data in the shown span.';
+		this.summary.textContent = narrowed ?
+			'Shares before the stream was narrowed; the others are greyed ' +
+			'while it holds one context.' : all ?
+				`${formatDuration(all)} of GPU time in ${to - from} windows` :
+				'No per-context data in the shown span.';
 		const shown = rows.slice(0, MAX_ROWS);
 		const kept = new Set(shown.map(([ctx]) => ctx));
 		for (const [ctx, row] of this.rows) {
@@ -108,6 +124,7 @@ export class ContextUsage {
 		}
 		shown.forEach(([ctx, ns], i) => {
 			const row = this.row(ctx);
+			row.item.classList.toggle('greyed', !!narrowed && ctx !== this.filtered);
 			const share = ns / all * 100;
 			row.value.textContent = `${share.toFixed(1)} %`;
 			row.fill.style.width = `${share.toFixed(1)}%`;

@@ -1,6 +1,7 @@
 // The live counter list, grouped as the metric file groups them: each
 // counter's latest value in human units and a bar against its maximum;
 // the description on hover; a click adds or removes its plot.
+import { matches, parseQuery } from './text_search.js';
 import { clear, h } from './dom.js';
 import { formatValue } from './units.js';
 
@@ -61,11 +62,10 @@ export class CounterList {
 	}
 
 	applyFilter() {
-		const query = this.filter.value.trim().toLowerCase();
-		for (const { counter, row } of this.rows) {
-			const text = `${counter.name} ${counter.symbol} ${counter.description ?? ''}`;
-			row.hidden = query !== '' && !text.toLowerCase().includes(query);
-		}
+		const query = parseQuery(this.filter.value);
+		for (const { counter, row } of this.rows)
+			row.hidden = !matches(query, counter.name, counter.symbol) &&
+				!matches(query, counter.description);
 		for (const group of this.body.children)
 			group.hidden = [...group.querySelectorAll('li.counter')].every((r) => r.hidden);
 	}

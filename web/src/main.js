@@ -83,10 +83,22 @@ function showConfiguration() {
 		'period needs a controller token (open the page with ?token=…).';
 }
 
-function newCounters() {
+// What the store holds, to tell a new stream from the same one going on.
+let shownDevice = null, shownSymbols = [];
+
+// The stream's counters changed. On the same device the plots go on, a
+// change marked on their time axis (text), counters of both sets keeping
+// their lines; another device starts them afresh.
+function newCounters(text) {
 	displays = stream.counters.map(counterDisplay);
 	counterMax = new CounterMax(stream.counters, deviceVariables(stream.device));
-	store.reset(displays);
+	const symbols = stream.counters.map((c) => c.symbol);
+	if (stream.device === shownDevice && store.length)
+		store.remap(displays, symbols, shownSymbols, text);
+	else
+		store.reset(displays);
+	shownDevice = stream.device;
+	shownSymbols = symbols;
 	counterList.show(stream.counters, displays);
 	plots.setCounters(stream.counters, displays);
 	showConfiguration();
@@ -147,7 +159,9 @@ connection.on('serverError', (error) => notices.add('error', error.message));
 
 stream.on('hello', showConfiguration);
 stream.on('subscribed', () => {
-	newCounters();
+	const filter = stream.contextId === null ? 'all contexts' :
+		`context 0x${stream.contextId.toString(16)}`;
+	newCounters(filter);
 	contexts.showFilter(stream.contextId);
 	// The usage stream follows the device the counters come from.
 	if (usage.device?.name !== stream.device?.name || !usage.subscriptionId)
@@ -157,7 +171,7 @@ stream.on('refused', showConfiguration);
 stream.on('problem', (message) => notices.add('error', message));
 stream.on('streamEvent', streamEvent);
 stream.on('configured', ({ byThisPage }) => {
-	newCounters();
+	newCounters(`${stream.metricSet?.symbol ?? ''} · ${formatDuration(stream.periodNs)}`);
 	notices.add(byThisPage ? 'info' : 'warning', byThisPage ?
 		`${stream.device.name} now streams ${describeConfig()}.` :
 		`Another client reconfigured ${stream.device.name}: now ${describeConfig()}.`);

@@ -1,11 +1,9 @@
 // Choosing the metric set: a list of the device's sets, narrowed by a
 // search that matches set names and the names and descriptions of their
-// counters (so "sampler" finds every set that measures the sampler).
+// counters (so "sampler" finds every set that measures the sampler), its
+// words in any order, whatever their case or number.
 import { clear, h } from './dom.js';
-
-function matches(text, query) {
-	return text && text.toLowerCase().includes(query);
-}
+import { matches, parseQuery } from './text_search.js';
 
 export class MetricSetPicker {
 	constructor(onPick) {
@@ -34,12 +32,12 @@ export class MetricSetPicker {
 	}
 
 	render() {
-		const query = this.search.value.trim().toLowerCase();
+		const query = parseQuery(this.search.value);
 		const items = [];
 		for (const set of this.sets) {
-			const byName = !query || matches(set.name, query) || matches(set.symbol, query);
-			const counters = query ? set.counters.filter((c) => matches(c.name, query) ||
-				matches(c.description, query) || matches(c.symbol, query)) : [];
+			const byName = matches(query, set.name, set.symbol);
+			const counters = query.length ? set.counters.filter((c) =>
+				matches(query, c.name, c.symbol) || matches(query, c.description)) : [];
 			if (!byName && !counters.length)
 				continue;
 			const selected = set.symbol === this.current;

@@ -5,8 +5,8 @@
 // the user pauses, zooms (drag or wheel) and pans (shift+wheel).
 import uPlot from 'uplot';
 import { clear, h } from './dom.js';
-import { chartTheme } from './chart_theme.js';
-import { formatValue, isSymbolUnit } from './units.js';
+import { DASHES, chartTheme } from './chart_theme.js';
+import { formatDuration, formatValue, isSymbolUnit } from './units.js';
 import { MAX_SPAN_S } from './series_store.js';
 
 const CHART_HEIGHT = 170;
@@ -28,6 +28,41 @@ function timeTicks(u, splits, axis, space, increment) {
 		const time = new Date(t * 1000).toLocaleTimeString([], { hour12: false });
 		return increment < 1 ? `${time}.${Math.floor((t % 1) * 10 + 1e-6)}` : time;
 	});
+}
+
+// The hovered window: when it ended, to the millisecond, and how long it
+// was ("21:57:25.512 · a 50 ms window").
+function windowTime(t, durationNs) {
+	const date = new Date(t * 1000);
+	const time = date.toLocaleTimeString([], { hour12: false });
+	const ms = String(date.getMilliseconds()).padStart(3, '0');
+	return durationNs > 0 ? `${time}.${ms} · a ${formatDuration(durationNs)} window` :
+		`${time}.${ms}`;
+}
+
+// Vertical lines where the stream changed (metric set, period), with what
+// changed, on every chart.
+function changeMarks(store, theme) {
+	return (u) => {
+		const ctx = u.ctx;
+		const { top, height } = u.bbox;
+		ctx.save();
+		ctx.strokeStyle = theme.text;
+		ctx.fillStyle = theme.text;
+		ctx.setLineDash([3, 3]);
+		ctx.font = `${Math.round(10 * devicePixelRatio)}px sans-serif`;
+		for (const change of store.changes) {
+			const x = Math.round(u.valToPos(change.x, 'x', true));
+			if (x < u.bbox.left || x > u.bbox.left + u.bbox.width)
+				continue;
+			ctx.beginPath();
+			ctx.moveTo(x, top);
+			ctx.lineTo(x, top + height);
+			ctx.stroke();
+			ctx.fillText(change.text, x + 4, top + 12 * devicePixelRatio);
+		}
+		ctx.restore();
+	};
 }
 
 function valueTicks(unit) {
@@ -173,7 +208,18 @@ export class PlotPanel {
 				drag: { x: true, y: false, setScale: false },
 				bind: { dblclick: () => null },
 			},
-			hooks: { setSelect: [(u) => this.onDragSelect(u)] },
+			hooks: {
+				setSelect: [(u) => this.onDragSelect(u)],
+				draw: [changeMarks(this.store, theme)],
+			},
+		};
+	}
+
+	// The x series: its readout is the hovered window's time and span.
+	timeSeries() {
+		return {
+			value: (u, t, series, i) => (t == null || i == null ? '–' :
+				windowTime(t, this.store.durationNs[i])),
 		};
 	}
 
@@ -215,7 +261,7 @@ export class PlotPanel {
 			...this.commonOptions(theme, TIMELINE_HEIGHT),
 			title: 'Reports per window · lost data',
 			scales: { x: { time: true }, y: { range: yRange(false) }, loss: { range: (u, min, max) => [0, Math.max(1, max) * 1.2] } },
-			series: [{}, {
+			series: [this.timeSeries(), {
 				label: 'reports', stroke: theme.reports, width: 1,
 				value: (u, v) => (v == null ? '–' : String(v)),
 			}, {
@@ -242,9 +288,10 @@ export class PlotPanel {
 				...base,
 				title,
 				scales: { x: { time: true }, y: { range: yRange(display.percent) } },
-				series: [{}, ...indexes.map((i) => ({
+				series: [this.timeSeries(), ...indexes.map((i, k) => ({
 					label: this.counters[i].name,
 					stroke: this.selected.get(this.counters[i].symbol),
+					dash: DASHES[k % DASHES.length],
 					width: 1.5,
 					value: (self, v) => formatValue(v, unit),
 				}))],

@@ -36,9 +36,31 @@ export class SeriesStore {
 		this.buffersLost = [];
 		this.dropped = [];
 		this.values = displays.map(() => []);
+		// Where the stream changed (set, period, context): { x, text }.
+		this.changes = [];
 		this.latest = null;          // the last frame's raw values
 		this.latestWindowS = 0;
+		this.sinceChange = 0;        // frames since these counters
 		this.version = (this.version ?? 0) + 1;     // bumps with every change
+	}
+
+	// The stream goes on with other counters (another metric set, a new
+	// period, a context filter): the rows stay, counters in both keep
+	// their columns, new ones start empty, and the change is marked at
+	// the last row.
+	remap(displays, symbols, previousSymbols, text) {
+		const old = new Map(previousSymbols.map((s, i) => [s, i]));
+		const n = this.x.length;
+		const keep = (columns) => symbols.map((s) =>
+			(old.has(s) ? columns[old.get(s)] : new Array(n).fill(null)));
+		this.columns = keep(this.columns);
+		this.values = keep(this.values);
+		this.displays = displays;
+		this.latest = null;
+		this.sinceChange = 0;
+		if (n && text)
+			this.changes.push({ x: this.x[n - 1], text });
+		this.version++;
 	}
 
 	get length() {
@@ -70,6 +92,7 @@ export class SeriesStore {
 			this.values[i].push(values[i]);
 		this.latest = values;
 		this.latestWindowS = windowS;
+		this.sinceChange++;
 		this.totals.lostReports += frame.lostReports;
 		this.totals.bufferLost += frame.bufferLost;
 		this.totals.framesDropped = num(frame.framesDroppedTotal);
@@ -89,6 +112,7 @@ export class SeriesStore {
 			this.startNs, this.durationNs, this.partial, this.lostReports,
 			this.buffersLost, this.dropped, ...this.columns, ...this.values])
 			column.splice(0, n);
+		this.changes = this.changes.filter((c) => c.x >= this.x[0]);
 	}
 
 	// Index of the first row at or after time t.
