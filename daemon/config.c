@@ -56,7 +56,14 @@ void gpd_config_usage(FILE *out)
 		"                         may open WebSockets too (repeatable)\n"
 		"      --metrics-window MS  /metrics reports windows of MS ms\n"
 		"                         (default 1000)\n"
-		"      --max-connections N      (default 256)\n"
+		"      --max-connections N      authenticated connections at once\n"
+		"                               (default 256)\n"
+		"      --reserved-unix N        of those, kept for --unix clients\n"
+		"                               (default 16 with --unix)\n"
+		"      --max-unauthenticated N  connections waiting to authenticate\n"
+		"                               (default 32) ...\n"
+		"      --max-unauthenticated-per-peer N  ... from one address (default 4)\n"
+		"      --auth-timeout MS        time to authenticate in (default 3000)\n"
 		"      --max-message-bytes N    largest request (default 65536)\n"
 		"      --max-request-rate N     requests a second per connection\n"
 		"                               (default 100)\n"
@@ -110,6 +117,10 @@ enum {
 	OPT_PROC_ROOT,
 	OPT_PROCESS_DETAILS,
 	OPT_METRICS_PROCESSES,
+	OPT_RESERVED_UNIX,
+	OPT_MAX_UNAUTHENTICATED,
+	OPT_MAX_UNAUTHENTICATED_PER_PEER,
+	OPT_AUTH_TIMEOUT,
 };
 
 static const struct option table[] = {
@@ -141,6 +152,11 @@ static const struct option table[] = {
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 	{ "process-details", required_argument, NULL, OPT_PROCESS_DETAILS },
 	{ "metrics-processes", no_argument, NULL, OPT_METRICS_PROCESSES },
+	{ "reserved-unix", required_argument, NULL, OPT_RESERVED_UNIX },
+	{ "max-unauthenticated", required_argument, NULL, OPT_MAX_UNAUTHENTICATED },
+	{ "max-unauthenticated-per-peer", required_argument, NULL,
+	  OPT_MAX_UNAUTHENTICATED_PER_PEER },
+	{ "auth-timeout", required_argument, NULL, OPT_AUTH_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -358,6 +374,18 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_QUEUE_FRAMES:
 		limit = &s->queue_frames;
+		break;
+	case OPT_RESERVED_UNIX:
+		limit = &s->reserved_unix;
+		break;
+	case OPT_MAX_UNAUTHENTICATED:
+		limit = &s->max_unauthenticated;
+		break;
+	case OPT_MAX_UNAUTHENTICATED_PER_PEER:
+		limit = &s->max_unauthenticated_per_peer;
+		break;
+	case OPT_AUTH_TIMEOUT:
+		limit = &s->auth_timeout_ms;
 		break;
 	case OPT_USER:
 		cfg->user = arg;

@@ -240,9 +240,18 @@ static void render(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
 			    gpd_source_kind_name(ed->dev->source->kind),
 			    GPUPERF_VERSION);
 	}
+	const struct gpd_admission *a = &ex->server->admission;
 	gpd_metrics_text_printf(t, "# HELP gpuperf_connections Open protocol connections.\n"
 		       "# TYPE gpuperf_connections gauge\n"
 		       "gpuperf_connections %u\n", ex->server->n_sessions);
+	gpd_metrics_text_printf(t, "# HELP gpuperf_connections_unauthenticated Connections "
+		       "waiting to authenticate (at most --max-unauthenticated).\n"
+		       "# TYPE gpuperf_connections_unauthenticated gauge\n"
+		       "gpuperf_connections_unauthenticated %u\n", a->waiting);
+	gpd_metrics_text_printf(t, "# HELP gpuperf_connections_refused_total Connections "
+		       "the server had no room for.\n"
+		       "# TYPE gpuperf_connections_refused_total counter\n"
+		       "gpuperf_connections_refused_total %llu\n", a->refused);
 	gpd_metrics_text_printf(t, "# HELP gpuperf_frames_dropped_total Frames dropped "
 		       "because a client read too slowly.\n"
 		       "# TYPE gpuperf_frames_dropped_total counter\n"

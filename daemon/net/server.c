@@ -100,12 +100,23 @@ int gpd_process_details_parse(const char *text, enum gpd_process_details *out)
 	return -EINVAL;
 }
 
+#define DEFAULT_MAX_CONNECTIONS 256
+
 static void fill_defaults(struct gpd_server_options *o)
 {
 	if (!o->max_message_bytes)
 		o->max_message_bytes = 64 * 1024;
 	if (!o->max_connections)
-		o->max_connections = 256;
+		o->max_connections = DEFAULT_MAX_CONNECTIONS;
+	/* Without a Unix socket there is nothing to keep room for. */
+	if (!o->reserved_unix && o->unix_path)
+		o->reserved_unix = o->max_connections / 4 < 16 ? o->max_connections / 4 : 16;
+	if (!o->max_unauthenticated)
+		o->max_unauthenticated = 32;
+	if (!o->max_unauthenticated_per_peer)
+		o->max_unauthenticated_per_peer = 4;
+	if (!o->auth_timeout_ms)
+		o->auth_timeout_ms = 3000;
 	if (!o->max_requests_per_second)
 		o->max_requests_per_second = 100;
 	if (!o->max_subscriptions)
@@ -149,6 +160,12 @@ int gpd_server_check_options(const struct gpd_server_options *o,
 {
 	if (!o->tls_cert != !o->tls_key)
 		return gpd_fail(err, -EINVAL, "--tls-cert and --tls-key go together");
+	uint32_t max_connections = o->max_connections ? o->max_connections
+						      : DEFAULT_MAX_CONNECTIONS;
+	if (o->reserved_unix >= max_connections)
+		return gpd_fail(err, -EINVAL, "--reserved-unix %u leaves TCP clients "
+				"no connection: keep it below --max-connections "
+				"(%u)", o->reserved_unix, max_connections);
 	for (size_t i = 0; i < o->n_allowed_origins; i++)
 		if (gpd_origin_parse_option(o->allowed_origins[i]))
 			return gpd_fail(err, -EINVAL, "--allow-origin %s: expected "

@@ -26,6 +26,7 @@
 
 #include "daemon/device_registry.h"
 #include "daemon/error.h"
+#include "daemon/net/admission.h"
 #include "daemon/net/auth.h"
 #include "daemon/net/origin.h"
 
@@ -65,7 +66,11 @@ struct gpd_server_options {
 	size_t n_allowed_origins;
 	/* Limits; 0 takes the default. */
 	uint32_t max_message_bytes;     /* 64 KiB */
-	uint32_t max_connections;       /* 256 */
+	uint32_t max_connections;       /* authenticated: 256 */
+	uint32_t reserved_unix;         /* of those, for --unix alone: 16 */
+	uint32_t max_unauthenticated;   /* waiting to authenticate: 32 */
+	uint32_t max_unauthenticated_per_peer;  /* from one address: 4 */
+	uint32_t auth_timeout_ms;       /* to authenticate in: 3000 */
 	uint32_t max_requests_per_second;       /* 100 */
 	uint32_t max_subscriptions;     /* per connection: 16 */
 	uint32_t queue_frames;          /* per connection: 64 */
@@ -95,6 +100,7 @@ struct gpd_server {
 	struct gpd_metrics_exporter *exporter;
 	struct gpd_session *sessions;
 	unsigned n_sessions;
+	struct gpd_admission admission;         /* the slots they hold */
 	uint64_t frames_dropped;                /* over every connection */
 	struct gpd_listener *listeners;
 	size_t n_listeners;

@@ -88,6 +88,16 @@ void gpd_session_fail(struct gpd_session *s, uint64_t request_id,
 	gpd_session_close(s, close_code);
 }
 
+/* Ends a session the server will not keep: a refused token, or no room.
+ * 1013 (try again later) would say the latter better, but clients built
+ * on libwebsockets 4.1 take it for a protocol error. */
+static void refuse(struct gpd_session *s, int code, const char *why)
+{
+	gpd_session_fail(s, 0, code == -EBUSY ? GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED
+					      : GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+			 GPD_CLOSE_POLICY_VIOLATION, "%s", why);
+}
+
 void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 {
 	const struct gpd_server_options *o = &s->server->options;
@@ -114,12 +124,16 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 }
 
 int gpd_session_authenticate(struct gpd_session *s, const char *token,
-			     size_t len, Gpuperf__Role wanted)
+			     size_t len, Gpuperf__Role wanted,
+			     char *why, size_t size)
 {
 	enum gpd_role role;
 	if (len) {
-		if (gpd_auth_check(&s->server->auth, token, len, &role))
+		if (gpd_auth_check(&s->server->auth, token, len, &role)) {
+			snprintf(why, size, "the token is not in the server's "
+				 "--token-file");
 			return -EACCES;
+		}
 	} else if (s->trusted) {
 		/* Whoever can reach a loopback or Unix socket already runs
 		 * on this machine. */
@@ -127,8 +141,15 @@ int gpd_session_authenticate(struct gpd_session *s, const char *token,
 	} else if (s->authenticated) {
 		role = s->role;
 	} else {
+		snprintf(why, size, "this address needs a token: send it as "
+			 "`Authorization: Bearer TOKEN` or in an Auth request");
 		return -EACCES;
 	}
+	int ret = gpd_admission_take(s->server, s, s->unix_socket ? GPD_SLOT_UNIX
+							      : GPD_SLOT_TCP,
+				     why, size);
+	if (ret)
+		return ret;
 	if (wanted == GPUPERF__ROLE__ROLE_VIEWER)
 		role = GPD_ROLE_VIEWER;
 	s->role = role;
@@ -138,7 +159,7 @@ int gpd_session_authenticate(struct gpd_session *s, const char *token,
 
 int gpd_session_create(struct gpd_server *server,
 		       const struct gpd_session_transport *transport,
-		       bool trusted, const char *bearer,
+		       const struct gpd_session_peer *peer, const char *bearer,
 		       struct gpd_session **out)
 {
 	struct gpd_session *s = calloc(1, sizeof(*s));
@@ -146,7 +167,9 @@ int gpd_session_create(struct gpd_server *server,
 		return -ENOMEM;
 	s->server = server;
 	s->transport = *transport;
-	s->trusted = trusted;
+	s->trusted = peer->trusted;
+	s->unix_socket = peer->unix_socket;
+	snprintf(s->peer, sizeof(s->peer), "%s", peer->address ? peer->address : "");
 	s->role = GPD_ROLE_VIEWER;
 	s->next_sub_id = 1;
 	s->next_recording_id = 1;
@@ -162,16 +185,6 @@ int gpd_session_create(struct gpd_server *server,
 	server->n_sessions++;
 	*out = s;
 
-	if (server->n_sessions > server->options.max_connections) {
-		/* 1013 (try again later) would say it better, but clients
-		 * built on libwebsockets 4.1 take it for a protocol error. */
-		gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED,
-				 GPD_CLOSE_POLICY_VIOLATION,
-				 "the server has its maximum of %u connections; "
-				 "try again later or raise --max-connections",
-				 server->options.max_connections);
-		return 0;
-	}
 	const char *token = NULL;
 	size_t len = 0;
 	if (bearer && gpd_auth_parse_bearer(bearer, &token, &len)) {
@@ -180,16 +193,19 @@ int gpd_session_create(struct gpd_server *server,
 				 "the Authorization header is not `Bearer TOKEN`");
 		return 0;
 	}
-	if (len || trusted) {
-		if (gpd_session_authenticate(s, token, len,
-					     GPUPERF__ROLE__ROLE_UNSPECIFIED)) {
-			gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__UNAUTHENTICATED,
-					 GPD_CLOSE_POLICY_VIOLATION,
-					 "the bearer token is not in the "
-					 "server's --token-file");
+	char why[256];
+	if (len || s->trusted) {
+		int ret = gpd_session_authenticate(s, token, len,
+						   GPUPERF__ROLE__ROLE_UNSPECIFIED,
+						   why, sizeof(why));
+		if (ret) {
+			refuse(s, ret, why);
 			return 0;
 		}
 		gpd_session_send_hello(s, 0);
+	} else if (gpd_admission_take(server, s, GPD_SLOT_WAITING, why,
+				      sizeof(why))) {
+		refuse(s, -EBUSY, why);
 	}
 	return 0;
 }
@@ -198,6 +214,7 @@ void gpd_session_destroy(struct gpd_session *s)
 {
 	if (!s)
 		return;
+	gpd_admission_release(s->server, s);
 	while (s->subs)
 		gpd_session_sub_free(s->subs);
 	gpd_session_usage_free_all(s);

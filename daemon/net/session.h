@@ -45,6 +45,13 @@ struct gpd_session_transport {
 	size_t headroom;                /* bytes before each message */
 };
 
+/* Where a client connects from. */
+struct gpd_session_peer {
+	bool trusted;                   /* a loopback listener or the Unix socket */
+	bool unix_socket;
+	const char *address;            /* its IP address; NULL when unknown */
+};
+
 struct gpd_session_sub;
 struct gpd_session_recording;
 struct gpd_session_usage;
@@ -54,6 +61,9 @@ struct gpd_session {
 	struct gpd_session *next, **prev_next;  /* server->sessions */
 	struct gpd_session_transport transport;
 	bool trusted;                   /* arrived on a trusted listener */
+	bool unix_socket;
+	char peer[48];                  /* the client's address, "" if unknown */
+	enum gpd_session_slot slot;     /* what it holds of the server's room */
 	bool authenticated;
 	enum gpd_role role;
 	bool closing;
@@ -80,13 +90,13 @@ struct gpd_session {
 	size_t cap_rows;
 };
 
-/* Creates a session for a client of a trusted or untrusted listener.
- * bearer: the Authorization header, NULL without one. Queues the Hello
- * when the client needs no (more) authentication, an Error when its
- * header is refused. -ENOMEM. */
+/* Creates a session for a client connecting from peer. bearer: the
+ * Authorization header, NULL without one. Queues the Hello when the client
+ * needs no (more) authentication, an Error when its header is refused or
+ * the server has no room for it (gpd_admission_take). -ENOMEM. */
 int gpd_session_create(struct gpd_server *server,
 		       const struct gpd_session_transport *transport,
-		       bool trusted, const char *bearer,
+		       const struct gpd_session_peer *peer, const char *bearer,
 		       struct gpd_session **out);
 
 /* Ends every subscription and recording and frees the session. */

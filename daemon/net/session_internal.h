@@ -36,9 +36,12 @@ extern const struct gpd_recorder_sink_ops gpd_session_recording_ops;
 void gpd_session_dispatch(struct gpd_session *s, const Gpuperf__Envelope *env);
 
 /* Authenticates with an Auth request (or a header's token): 0 with the
- * role set, -EACCES for a token the server does not know. */
+ * role set and an authenticated slot taken; -EACCES for a token the
+ * server does not know, -EBUSY when it has no room; why says which in
+ * words for the client. */
 int gpd_session_authenticate(struct gpd_session *s, const char *token,
-			     size_t len, Gpuperf__Role wanted);
+			     size_t len, Gpuperf__Role wanted,
+			     char *why, size_t size);
 
 /* Queues Hello as the reply to request_id (0: unasked). */
 void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id);

@@ -73,11 +73,14 @@ void gpd_session_recording_free(struct gpd_session_recording *sr)
 static void handle_auth(struct gpd_session *s, const Gpuperf__Envelope *env)
 {
 	const Gpuperf__Auth *a = env->auth;
-	if (gpd_session_authenticate(s, a->token, strlen(a->token), a->role)) {
+	char why[256];
+	int ret = gpd_session_authenticate(s, a->token, strlen(a->token), a->role,
+					   why, sizeof(why));
+	if (ret) {
 		gpd_session_fail(s, env->request_id,
-				 GPUPERF__ERROR_CODE__UNAUTHENTICATED,
-				 GPD_CLOSE_POLICY_VIOLATION,
-				 "the token is not in the server's --token-file");
+				 ret == -EBUSY ? GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED
+					       : GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+				 GPD_CLOSE_POLICY_VIOLATION, "%s", why);
 		return;
 	}
 	gpd_session_send_hello(s, env->request_id);

@@ -11,8 +11,6 @@
 #include "daemon/net/session.h"
 #include "daemon/net/ws_session.h"
 
-/* A client of an address that needs a token must send it this soon. */
-#define AUTH_TIMEOUT_US (10 * LWS_USEC_PER_SEC)
 #define MAX_HEADER 1024
 
 struct ws_pss {
@@ -116,14 +114,22 @@ static int established(struct lws *wsi, struct ws_pss *pss)
 		.headroom = LWS_PRE,
 	};
 	pss->wsi = wsi;
-	int ret = gpd_session_create(l->server, &t, l->trusted, pss->bearer,
+	char address[48] = "";
+	struct gpd_session_peer peer = {
+		.trusted = l->trusted,
+		.unix_socket = !l->host[0],
+	};
+	if (!peer.unix_socket && lws_get_peer_simple(wsi, address, sizeof(address)))
+		peer.address = address;
+	int ret = gpd_session_create(l->server, &t, &peer, pss->bearer,
 				     &pss->session);
 	free(pss->bearer);
 	pss->bearer = NULL;
 	if (ret)
 		return -1;
 	if (!pss->session->authenticated)
-		lws_set_timer_usecs(wsi, AUTH_TIMEOUT_US);
+		lws_set_timer_usecs(wsi, (lws_usec_t)l->server->options.auth_timeout_ms *
+					 1000);
 	return 0;
 }
 
@@ -267,9 +273,10 @@ int gpd_ws_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			gpd_session_fail(pss->session, 0,
 					 GPUPERF__ERROR_CODE__UNAUTHENTICATED,
 					 GPD_CLOSE_POLICY_VIOLATION,
-					 "no token within 10 s: this address needs "
-					 "one, as `Authorization: Bearer TOKEN` or "
-					 "an Auth request");
+					 "no token within %g s: this address "
+					 "needs one, as `Authorization: Bearer "
+					 "TOKEN` or an Auth request",
+					 pss->session->server->options.auth_timeout_ms / 1e3);
 		return 0;
 	case LWS_CALLBACK_CLOSED:
 		/* Also for an upgrade the filter refused: pss is then

@@ -9,7 +9,8 @@
  *
  *   CONNECT mode      a session: bit 0 trusted, bit 1 a bearer header,
  *                     bit 2 with the viewer's token (else the
- *                     controller's), bit 3 a client that never reads
+ *                     controller's), bit 3 a client that never reads,
+ *                     bit 4 from a second address
  *   AUTH c token role
  *   SUBSCRIBE c set period window n counter... flags
  *   UNSUBSCRIBE c id, RECONFIGURE c id set period, MARK c id kind,
@@ -320,8 +321,11 @@ static void op_connect(struct cursor *c)
 		const char *bearer = NULL;
 		if (mode & 2)
 			bearer = mode & 4 ? "Bearer fuzztoken" : "Bearer ctl";
-		if (gpd_session_create(&server, &t, mode & 1, bearer,
-				       &conn->session))
+		struct gpd_session_peer peer = {
+			.trusted = mode & 1,
+			.address = mode & 16 ? "192.0.2.1" : "192.0.2.2",
+		};
+		if (gpd_session_create(&server, &t, &peer, bearer, &conn->session))
 			return;
 		conn->reads = !(mode & 8);
 		return;

@@ -94,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gpd_session *s;
 	const char *bearer = mode & 2 ? (mode & 4 ? "Bearer fuzztoken" : "Bearer ctl")
 				      : NULL;
-	if (gpd_session_create(&server, &t, mode & 1, bearer, &s))
+	struct gpd_session_peer peer = { .trusted = mode & 1, .address = "192.0.2.1" };
+	if (gpd_session_create(&server, &t, &peer, bearer, &s))
 		return 0;
 	drain(s);
 	while (size) {

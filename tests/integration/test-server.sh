@@ -124,6 +124,16 @@ else
 	expect origin.log "--allow-origin ui.test: expected SCHEME://HOST[:PORT]"
 fi
 
+# Idle unauthenticated connections from many addresses, the default
+# budgets but a long --auth-timeout so they stay while the checks run.
+if start flood --device sim --linger 0 --listen 127.0.0.1:0 --listen 0.0.0.0:0 \
+	--token-file "$tmp/tokens" --unix "$tmp/flood.sock" --auth-timeout 600000; then
+	run_checks flood "ws://127.0.0.1:$(port flood 0.0.0.0)" \
+		"ws://127.0.0.1:$(port flood 127.0.0.1)" "unix:$tmp/flood.sock" \
+		"127.0.0.1:$(port flood 127.0.0.1)"
+	stop flood
+fi
+
 mkdir "$tmp/www"
 echo '<!DOCTYPE html><title>test UI</title><p>served from the web root</p>' >"$tmp/www/index.html"
 if start web --device sim --listen 127.0.0.1:0 --web-root "$tmp/www" --max-connections 2; then
