@@ -64,6 +64,9 @@ void gpd_config_usage(FILE *out)
 		"                               (default 32) ...\n"
 		"      --max-unauthenticated-per-peer N  ... from one address (default 4)\n"
 		"      --auth-timeout MS        time to authenticate in (default 3000)\n"
+		"      --send-budget BYTES      bytes queued for all clients together\n"
+		"                               (k/M/G; default 64M); a client that leaves\n"
+		"                               more than its share unread is dropped\n"
 		"      --max-message-bytes N    largest request (default 65536)\n"
 		"      --max-request-rate N     requests a second per connection\n"
 		"                               (default 100)\n"
@@ -121,6 +124,7 @@ enum {
 	OPT_MAX_UNAUTHENTICATED,
 	OPT_MAX_UNAUTHENTICATED_PER_PEER,
 	OPT_AUTH_TIMEOUT,
+	OPT_SEND_BUDGET,
 };
 
 static const struct option table[] = {
@@ -157,6 +161,7 @@ static const struct option table[] = {
 	{ "max-unauthenticated-per-peer", required_argument, NULL,
 	  OPT_MAX_UNAUTHENTICATED_PER_PEER },
 	{ "auth-timeout", required_argument, NULL, OPT_AUTH_TIMEOUT },
+	{ "send-budget", required_argument, NULL, OPT_SEND_BUDGET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -183,6 +188,29 @@ static int parse_u64(const char *text, uint64_t *out)
 	if (errno || end == text || *end || *text == '-')
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/* A number of bytes, with an optional binary k, M or G. */
+static int parse_bytes(const char *text, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || end == text || *text == '-')
+		return -EINVAL;
+	unsigned shift = 0;
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'M')
+		shift = 20;
+	else if (*end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > UINT64_MAX >> shift)
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
 	return 0;
 }
 
@@ -386,6 +414,11 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_AUTH_TIMEOUT:
 		limit = &s->auth_timeout_ms;
+		break;
+	case OPT_SEND_BUDGET:
+		if (parse_bytes(arg, &s->send_budget) || s->send_budget < (1u << 20))
+			return gpd_fail(err, -EINVAL, "--send-budget takes bytes "
+				    "(k, M, G allowed), at least 1M, not '%s'", arg);
 		break;
 	case OPT_USER:
 		cfg->user = arg;

@@ -252,6 +252,16 @@ static void render(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
 		       "the server had no room for.\n"
 		       "# TYPE gpuperf_connections_refused_total counter\n"
 		       "gpuperf_connections_refused_total %llu\n", a->refused);
+	gpd_metrics_text_printf(t, "# HELP gpuperf_send_queue_bytes Bytes queued for all "
+		       "clients (at most --send-budget).\n"
+		       "# TYPE gpuperf_send_queue_bytes gauge\n"
+		       "gpuperf_send_queue_bytes %zu\n", ex->server->queued_bytes);
+	gpd_metrics_text_printf(t, "# HELP gpuperf_slow_readers_dropped_total Clients cut "
+		       "off for leaving more than their share of --send-budget "
+		       "unread.\n"
+		       "# TYPE gpuperf_slow_readers_dropped_total counter\n"
+		       "gpuperf_slow_readers_dropped_total %llu\n",
+		    ex->server->slow_readers_dropped);
 	gpd_metrics_text_printf(t, "# HELP gpuperf_frames_dropped_total Frames dropped "
 		       "because a client read too slowly.\n"
 		       "# TYPE gpuperf_frames_dropped_total counter\n"

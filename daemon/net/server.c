@@ -117,6 +117,8 @@ static void fill_defaults(struct gpd_server_options *o)
 		o->max_unauthenticated_per_peer = 4;
 	if (!o->auth_timeout_ms)
 		o->auth_timeout_ms = 3000;
+	if (!o->send_budget)
+		o->send_budget = 64u << 20;
 	if (!o->max_requests_per_second)
 		o->max_requests_per_second = 100;
 	if (!o->max_subscriptions)
@@ -202,6 +204,21 @@ static int make_listeners(struct gpd_server *s, struct gpd_error *err)
 	return 0;
 }
 
+/* How many bytes a Hello takes: no client's share of the send budget may
+ * be smaller (gpd_session_share). */
+static void measure_hello(struct gpd_server *s)
+{
+	struct gpd_send_queue q;
+	Gpuperf__Limits limits = GPUPERF__LIMITS__INIT;
+	gpd_send_queue_init(&q, 0, 0, SIZE_MAX);
+	struct gpd_message *m = gpd_hello_pack(s->hello, &q, UINT64_MAX,
+					       GPUPERF__ROLE__ROLE_CONTROLLER,
+					       &limits);
+	if (m)
+		s->hello_bytes = m->len;
+	free(m);
+}
+
 int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
 		    const struct gpd_device_registry *devices,
 		    const struct gpd_server_options *options,
@@ -225,6 +242,8 @@ int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
 		ret = gpd_auth_load(&s->auth, options->token_file, err);
 	if (!ret && gpd_hello_create(devices, &s->hello))
 		ret = gpd_fail(err, -ENOMEM, "out of memory describing the devices");
+	if (!ret)
+		measure_hello(s);
 	if (!ret && gpd_metrics_exporter_create(s, &s->exporter))
 		ret = gpd_fail(err, -ENOMEM, "out of memory");
 	if (ret) {
@@ -473,6 +492,7 @@ int gpd_server_describe_devices(struct gpd_server *s)
 		return -ENOMEM;
 	gpd_hello_destroy(s->hello);
 	s->hello = hello;
+	measure_hello(s);
 	return 0;
 }
 

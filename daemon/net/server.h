@@ -26,6 +26,7 @@
 
 #include "daemon/device_registry.h"
 #include "daemon/error.h"
+#include "daemon/log_throttle.h"
 #include "daemon/net/admission.h"
 #include "daemon/net/auth.h"
 #include "daemon/net/origin.h"
@@ -71,6 +72,9 @@ struct gpd_server_options {
 	uint32_t max_unauthenticated;   /* waiting to authenticate: 32 */
 	uint32_t max_unauthenticated_per_peer;  /* from one address: 4 */
 	uint32_t auth_timeout_ms;       /* to authenticate in: 3000 */
+	/* Bytes queued for all clients together (64 MiB); each session's
+	 * share is derived from it (gpd_session_share). */
+	uint64_t send_budget;
 	uint32_t max_requests_per_second;       /* 100 */
 	uint32_t max_subscriptions;     /* per connection: 16 */
 	uint32_t queue_frames;          /* per connection: 64 */
@@ -101,6 +105,10 @@ struct gpd_server {
 	struct gpd_session *sessions;
 	unsigned n_sessions;
 	struct gpd_admission admission;         /* the slots they hold */
+	size_t queued_bytes;                    /* for all of them */
+	size_t hello_bytes;                     /* what a Hello takes */
+	unsigned long long slow_readers_dropped;
+	struct gpd_log_throttle slow_reader_log;
 	uint64_t frames_dropped;                /* over every connection */
 	struct gpd_listener *listeners;
 	size_t n_listeners;

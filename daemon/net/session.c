@@ -14,9 +14,9 @@
 #include "daemon/net/proto_codec.h"
 #include "daemon/net/session_internal.h"
 
-/* Replies and events a client may leave unread before it is cut off:
- * enough for a Hello of every device with Intel's largest metric files. */
-#define CONTROL_BYTE_LIMIT (32u << 20)
+/* A client's share of the send budget is never less than a Hello and this
+ * much besides: a client that reads can always be served. */
+#define SHARE_ABOVE_HELLO (256u << 10)
 
 /* Decoding may take this many times the message's size in memory; a
  * message needing more is refused as malformed. */
@@ -28,20 +28,97 @@ static Gpuperf__Role proto_role(enum gpd_role role)
 					   : GPUPERF__ROLE__ROLE_VIEWER;
 }
 
+size_t gpd_session_share(const struct gpd_server *server)
+{
+	size_t share = server->options.send_budget /
+		       (server->n_sessions ? server->n_sessions : 1);
+	size_t floor = server->hello_bytes + SHARE_ABOVE_HELLO;
+	return share > floor ? share : floor;
+}
+
+/* Queues m whatever the limits, counting it in the server's total. */
+static int push(struct gpd_session *s, struct gpd_message *m)
+{
+	size_t len = m->len;
+	int ret = gpd_send_queue_push(&s->queue, m);
+	if (!ret)
+		s->server->queued_bytes += len;
+	return ret;
+}
+
+static void clear_queue(struct gpd_session *s)
+{
+	s->server->queued_bytes -= s->queue.bytes;
+	gpd_send_queue_clear(&s->queue);
+}
+
+static void queue_error(struct gpd_session *s, uint64_t request_id,
+			Gpuperf__ErrorCode code, const char *message);
+
+/* A client that leaves more unread than its share is cut off: what waits
+ * for it is freed, and it is told why in an Error it may never read. */
+static void drop_slow_reader(struct gpd_session *s, size_t share)
+{
+	struct gpd_server *server = s->server;
+	char message[256];
+	snprintf(message, sizeof(message), "this connection left %zu bytes "
+		 "unread, more than its share of %zu bytes of the server's "
+		 "--send-budget: read what the server sends, or ask for less",
+		 s->queue.bytes, share);
+	gpd_log_throttled(&server->slow_reader_log, GPD_LOG_WARNING,
+			  "dropping a client%s%s that reads too slowly: %zu bytes "
+			  "unread, its share of --send-budget is %zu",
+			  s->peer[0] ? " at " : "", s->peer, s->queue.bytes, share);
+	server->slow_readers_dropped++;
+	clear_queue(s);
+	queue_error(s, 0, GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED, message);
+	gpd_session_close(s, GPD_CLOSE_POLICY_VIOLATION);
+}
+
+/* The session holding the most unread bytes. */
+static struct gpd_session *slowest_reader(struct gpd_server *server)
+{
+	struct gpd_session *slowest = server->sessions;
+	for (struct gpd_session *s = server->sessions; s; s = s->next)
+		if (s->queue.bytes > slowest->queue.bytes)
+			slowest = s;
+	return slowest;
+}
+
+int gpd_session_queue(struct gpd_session *s, struct gpd_message *m)
+{
+	struct gpd_server *server = s->server;
+	size_t share = gpd_session_share(server);
+	if (s->closing ||
+	    (m->class != GPD_MESSAGE_CONTROL && s->queue.bytes + m->len > share)) {
+		free(m);
+		return -ENOBUFS;
+	}
+	int ret = push(s, m);
+	if (ret)
+		return ret;
+	if (s->queue.bytes > share)
+		drop_slow_reader(s, share);
+	while (server->queued_bytes > server->options.send_budget) {
+		struct gpd_session *slowest = slowest_reader(server);
+		if (slowest->closing && slowest->queue.bytes <= server->hello_bytes)
+			break;
+		drop_slow_reader(slowest, share);
+	}
+	s->transport.wake(s->transport.user);
+	return s->closing ? -ENOBUFS : 0;
+}
+
 int gpd_session_send(struct gpd_session *s, const Gpuperf__Envelope *env)
 {
 	if (s->closing)
 		return -ENOBUFS;
 	struct gpd_message *m = gpd_proto_pack(&s->queue, GPD_MESSAGE_CONTROL, env);
-	int ret = m ? gpd_send_queue_push(&s->queue, m) : -ENOMEM;
-	if (ret) {
-		gpd_warn("a client leaves its replies unread; closing its "
-			 "connection");
-		gpd_session_close(s, GPD_CLOSE_POLICY_VIOLATION);
-		return ret;
+	if (!m) {
+		gpd_session_close(s, GPD_CLOSE_INTERNAL_ERROR);
+		return -ENOMEM;
 	}
-	s->transport.wake(s->transport.user);
-	return 0;
+	return gpd_session_queue(s, m);
 }
 
 void gpd_session_close(struct gpd_session *s, enum gpd_close_code code)
@@ -116,11 +193,11 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 	struct gpd_message *m = gpd_hello_pack(s->server->hello, &s->queue,
 					       request_id, proto_role(s->role),
 					       &limits);
-	if (!m || gpd_send_queue_push(&s->queue, m)) {
+	if (!m) {
 		gpd_session_close(s, GPD_CLOSE_INTERNAL_ERROR);
 		return;
 	}
-	s->transport.wake(s->transport.user);
+	gpd_session_queue(s, m);
 }
 
 int gpd_session_authenticate(struct gpd_session *s, const char *token,
@@ -174,7 +251,7 @@ int gpd_session_create(struct gpd_server *server,
 	s->next_sub_id = 1;
 	s->next_recording_id = 1;
 	gpd_send_queue_init(&s->queue, transport->headroom,
-			    server->options.queue_frames, CONTROL_BYTE_LIMIT);
+			    server->options.queue_frames, SIZE_MAX);
 	gpd_rate_limit_init(&s->rate, server->options.max_requests_per_second,
 			    gpd_monotonic_ns());
 	s->next = server->sessions;
@@ -220,7 +297,7 @@ void gpd_session_destroy(struct gpd_session *s)
 	gpd_session_usage_free_all(s);
 	while (s->recordings)
 		gpd_session_recording_free(s->recordings);
-	gpd_send_queue_clear(&s->queue);
+	clear_queue(s);
 	*s->prev_next = s->next;
 	if (s->next)
 		s->next->prev_next = s->prev_next;
@@ -235,7 +312,10 @@ void gpd_session_destroy(struct gpd_session *s)
 
 struct gpd_message *gpd_session_pop(struct gpd_session *s)
 {
-	return gpd_send_queue_pop(&s->queue);
+	struct gpd_message *m = gpd_send_queue_pop(&s->queue);
+	if (m)
+		s->server->queued_bytes -= m->len;
+	return m;
 }
 
 bool gpd_session_done(const struct gpd_session *s)

@@ -65,6 +65,7 @@ struct gpd_session {
 	char peer[48];                  /* the client's address, "" if unknown */
 	enum gpd_session_slot slot;     /* what it holds of the server's room */
 	bool authenticated;
+	bool auth_requested;            /* it sent its one Auth */
 	enum gpd_role role;
 	bool closing;
 	enum gpd_close_code close_code;

@@ -43,6 +43,18 @@ int gpd_session_authenticate(struct gpd_session *s, const char *token,
 			     size_t len, Gpuperf__Role wanted,
 			     char *why, size_t size);
 
+/* What one client may leave unread: an equal part of --send-budget among
+ * the connections, but never less than a Hello and 256 KiB. */
+size_t gpd_session_share(const struct gpd_server *server);
+
+/* Queues m (taking it) within the session's share and the server's
+ * budget. A frame or recording bytes over the share are refused
+ * (-ENOBUFS, m freed) for the caller to count or stop; a reply or event
+ * over it drops the session, as a budget overrun drops the slowest reader
+ * of all: their queues are freed, they are told why and closed. -ENOBUFS
+ * too when s is closing. */
+int gpd_session_queue(struct gpd_session *s, struct gpd_message *m);
+
 /* Queues Hello as the reply to request_id (0: unasked). */
 void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id);
 

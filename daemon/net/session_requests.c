@@ -74,6 +74,17 @@ static void handle_auth(struct gpd_session *s, const Gpuperf__Envelope *env)
 {
 	const Gpuperf__Auth *a = env->auth;
 	char why[256];
+	/* Each Auth answers with a Hello: a client that could repeat it would
+	 * make the daemon queue Hellos without end. */
+	if (s->auth_requested) {
+		gpd_session_fail(s, env->request_id,
+				 GPUPERF__ERROR_CODE__INVALID_ARGUMENT,
+				 GPD_CLOSE_POLICY_VIOLATION,
+				 "this connection has sent its Auth already; open "
+				 "another connection for another token or role");
+		return;
+	}
+	s->auth_requested = true;
 	int ret = gpd_session_authenticate(s, a->token, strlen(a->token), a->role,
 					   why, sizeof(why));
 	if (ret) {

@@ -107,12 +107,11 @@ static void on_frame(void *user, const struct gpd_frame *f)
 		return;
 	}
 	struct gpd_message *msg = gpd_proto_pack(&s->queue, class, &env);
-	if (!msg || gpd_send_queue_push(&s->queue, msg)) {
+	if (!msg || gpd_session_queue(s, msg)) {
 		drop_frame(s);
 		return;
 	}
 	s->frames_dropped = 0;
-	s->transport.wake(s->transport.user);
 }
 
 static Gpuperf__StreamEvent__Kind event_kind(enum gpd_event_kind kind)
@@ -183,9 +182,8 @@ static int on_recording_data(void *user, uint64_t offset, const void *data,
 	env.recording_data = &m;
 	struct gpd_message *msg = gpd_proto_pack(&s->queue, GPD_MESSAGE_RECORDING,
 						 &env);
-	if (!msg || gpd_send_queue_push(&s->queue, msg))
+	if (!msg || gpd_session_queue(s, msg))
 		return -ENOBUFS;
-	s->transport.wake(s->transport.user);
 	return 0;
 }
 

@@ -20,6 +20,10 @@
  *     320 idle unauthenticated connections from 80 addresses against the
  *     default budgets: token holders, loopback and Unix clients still get
  *     in. REMOTE's token file holds `ctltok`.
+ *   server-checks amplify LOCAL DAEMON_PID METRICS_HOST:PORT BUDGET
+ *     201 clients that never read ask for Hellos, frames, recordings and
+ *     configuration events: the daemon's RSS stays within its
+ *     --send-budget (BUDGET bytes) and some headroom.
  *
  * URLs are ws://HOST:PORT, wss://HOST:PORT or unix:PATH. Prints a line per
  * failure and "server-checks: N passed, F failed".
@@ -867,6 +871,15 @@ static void check_tokens(const char *local, const char *remote)
 	      m->hello->n_devices == 1, "Auth with a controller token: %s",
 	      error_text(m));
 	wsc_free_message(m);
+	/* A second Auth would be a second Hello: refused, and the
+	 * connection closed. */
+	id = send_auth(c, "ctltok", GPUPERF__ROLE__ROLE_UNSPECIFIED);
+	m = reply(c, id, 3000);
+	CHECK(m && m->kind_case == K(ERROR) &&
+	      m->error->code == GPUPERF__ERROR_CODE__INVALID_ARGUMENT,
+	      "a second Auth is refused: %s", error_text(m));
+	wsc_free_message(m);
+	CHECK(wsc_wait_closed(c, 3000) == 1008, "a second Auth closes");
 	wsc_close(c);
 
 	/* A path or subprotocol other than /ws and gpuperf.v1 is refused. */
@@ -1277,10 +1290,10 @@ static long long metric(const char *hostport, const char *name)
 	return v;
 }
 
-/* Polls /metrics until name reads want; false after 10 s. */
+/* Polls /metrics until name reads want; false after 30 s. */
 static bool wait_gauge(const char *hostport, const char *name, long long want)
 {
-	uint64_t deadline = now_ms() + 10000;
+	uint64_t deadline = now_ms() + 30000;
 	while (metric(hostport, name) != want) {
 		if (now_ms() >= deadline)
 			return false;
@@ -1373,18 +1386,191 @@ static void run_flood(char **argv)
 	section(NULL);
 }
 
+/* ------------------------------------------------------------------ */
+/* amplify                                                              */
+
+/* env as one masked binary WebSocket frame, as a client sends it. */
+static bool raw_send(int fd, Gpuperf__Envelope *env)
+{
+	static const unsigned char mask[4] = { 0x12, 0x34, 0x56, 0x78 };
+	unsigned char frame[8 + 4 + 1024];
+	size_t len = gpuperf__envelope__get_packed_size(env);
+	if (len > 1024)
+		return false;
+	size_t h = 0;
+	frame[h++] = 0x82;
+	if (len < 126) {
+		frame[h++] = 0x80 | (unsigned char)len;
+	} else {
+		frame[h++] = 0x80 | 126;
+		frame[h++] = (unsigned char)(len >> 8);
+		frame[h++] = (unsigned char)len;
+	}
+	memcpy(frame + h, mask, 4);
+	h += 4;
+	gpuperf__envelope__pack(env, frame + h);
+	for (size_t i = 0; i < len; i++)
+		frame[h + i] ^= mask[i % 4];
+	return write(fd, frame, h + len) == (ssize_t)(h + len);
+}
+
+static bool raw_auth(int fd)
+{
+	Gpuperf__Auth a = GPUPERF__AUTH__INIT;
+	a.token = "";
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = next_request++;
+	env.kind_case = K(AUTH);
+	env.auth = &a;
+	return raw_send(fd, &env);
+}
+
+static bool raw_subscribe(int fd, const char *set, uint64_t window_ns)
+{
+	Gpuperf__Subscribe m = GPUPERF__SUBSCRIBE__INIT;
+	m.metric_set = (char *)set;
+	m.window_ns = window_ns;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = next_request++;
+	env.kind_case = K(SUBSCRIBE);
+	env.subscribe = &m;
+	return raw_send(fd, &env);
+}
+
+static bool raw_record(int fd)
+{
+	Gpuperf__StartRecording m = GPUPERF__START_RECORDING__INIT;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = next_request++;
+	env.kind_case = K(START_RECORDING);
+	env.start_recording = &m;
+	return raw_send(fd, &env);
+}
+
+static bool raw_reconfigure(int fd, uint32_t sub, const char *set)
+{
+	Gpuperf__Reconfigure m = GPUPERF__RECONFIGURE__INIT;
+	m.subscription_id = sub;
+	m.metric_set = (char *)set;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = next_request++;
+	env.kind_case = K(RECONFIGURE);
+	env.reconfigure = &m;
+	return raw_send(fd, &env);
+}
+
+/* The daemon's resident memory, in bytes. */
+static long long rss_of(const char *pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	FILE *f = fopen(path, "re");
+	long long kb = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %lld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/*
+ * Clients that never read what they are sent, from a loopback listener
+ * (controllers): 100 ask for a Hello 100 times over (Auth), 100 subscribe
+ * and record twice while a controller flips the metric set
+ * 300 times under them (an event each, for each). The daemon's memory
+ * stays within its --send-budget (BUDGET bytes) and some headroom for the
+ * connections themselves; the slow readers are dropped, the repeated Auths
+ * refused.
+ */
+static void run_amplify(char **argv)
+{
+	const char *local = argv[0], *pid = argv[1], *metrics_hostport = argv[2];
+	long long budget = atoll(argv[3]);
+	int port = atoi(strrchr(local, ':') + 1);
+	enum { GROUP = 100, AUTHS = 100, FLIPS = 300 };
+	/* libwebsockets' buffers and the sessions of 201 connections, and
+	 * the allocator's slack. */
+	const long long headroom = 32ll << 20;
+	static int fds[2 * GROUP + 1];
+	long long before = rss_of(pid), peak = before;
+
+	section("attack");
+	unsigned n = 0, open = 0;
+	for (unsigned i = 0; i < 2 * GROUP + 1; i++)
+		open += (fds[n++] = raw_upgrade("127.0.0.1", port)) >= 0;
+	int controller = fds[2 * GROUP];
+	raw_subscribe(controller, "RenderBasic", 0);
+	for (unsigned i = GROUP; i < 2 * GROUP; i++) {
+		if (fds[i] < 0)
+			continue;
+		raw_subscribe(fds[i], "", 10000000);
+		raw_record(fds[i]);
+		raw_record(fds[i]);
+	}
+	for (unsigned k = 0; k < AUTHS; k++) {
+		for (unsigned i = 0; i < GROUP; i++)
+			if (fds[i] >= 0)
+				raw_auth(fds[i]);
+		for (unsigned j = 0; j < FLIPS / AUTHS; j++)
+			raw_reconfigure(controller, 1, (k + j) % 2 ? "RenderBasic"
+							      : "ComputeBasic");
+		long long rss = rss_of(pid);
+		if (rss > peak)
+			peak = rss;
+	}
+	/* The daemon works through the requests; memory is watched
+	 * meanwhile, until what it queued stops growing. */
+	long long queued = -1, last = -2;
+	uint64_t settled_at = now_ms() + 1000, deadline = now_ms() + 60000;
+	while (now_ms() < settled_at && now_ms() < deadline) {
+		long long rss = rss_of(pid);
+		if (rss > peak)
+			peak = rss;
+		queued = metric(metrics_hostport, "gpuperf_send_queue_bytes");
+		if (queued != last)
+			settled_at = now_ms() + 1000;
+		last = queued;
+		wsc_pump(&ctx, 50);
+	}
+	long long dropped = metric(metrics_hostport, "gpuperf_slow_readers_dropped_total");
+	printf("amplify: %u connections that never read; RSS %.1f MB before, "
+	       "%.1f MB at most during the attack (send budget %.1f MB); %lld "
+	       "bytes still queued, %lld slow readers dropped\n", open,
+	       before / 1048576.0, peak / 1048576.0, budget / 1048576.0, queued,
+	       dropped);
+	CHECK(open == 2 * GROUP + 1, "%u of %d attackers connected", open,
+	      2 * GROUP + 1);
+	CHECK(peak - before < budget + headroom, "the daemon grew by %.1f MB "
+	      "under the attack, more than its send budget (%.1f MB) and %.0f MB",
+	      (peak - before) / 1048576.0, budget / 1048576.0,
+	      headroom / 1048576.0);
+	CHECK(queued >= 0 && queued <= budget, "%lld bytes queued, more than the "
+	      "budget", queued);
+	CHECK(dropped > 0, "no slow reader was dropped (%lld)", dropped);
+	for (unsigned i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	CHECK(wait_gauge(metrics_hostport, "gpuperf_send_queue_bytes", 0),
+	      "the queues are empty once the attackers are gone");
+	section(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	bool plain = argc == 7 && !strcmp(argv[1], "plain");
 	bool tls = argc == 5 && !strcmp(argv[1], "tls");
 	bool web = argc == 4 && !strcmp(argv[1], "web");
 	bool flood = argc == 6 && !strcmp(argv[1], "flood");
-	if (!plain && !tls && !web && !flood) {
+	bool amplify = argc == 6 && !strcmp(argv[1], "amplify");
+	if (!plain && !tls && !web && !flood && !amplify) {
 		fprintf(stderr, "usage: server-checks plain LOCAL REMOTE UNIX "
 			"METRICS_HOST:PORT OUT\n"
 			"       server-checks tls WSS_URL CA_FILE RECORDING_OUT\n"
 			"       server-checks web HOST:PORT INDEX_TEXT\n"
-			"       server-checks flood REMOTE LOCAL UNIX METRICS_HOST:PORT\n");
+			"       server-checks flood REMOTE LOCAL UNIX METRICS_HOST:PORT\n"
+			"       server-checks amplify LOCAL DAEMON_PID METRICS_HOST:PORT "
+			"BUDGET\n");
 		return 2;
 	}
 	/* The raw client is not needed over TLS. */
@@ -1398,6 +1584,8 @@ int main(int argc, char **argv)
 		run_tls(argv + 2);
 	else if (flood)
 		run_flood(argv + 2);
+	else if (amplify)
+		run_amplify(argv + 2);
 	else
 		run_web(argv + 2);
 	if (!tls)

@@ -134,6 +134,42 @@ if start flood --device sim --linger 0 --listen 127.0.0.1:0 --listen 0.0.0.0:0 \
 	stop flood
 fi
 
+# Clients that never read, against a 16 MiB send budget, while a reader
+# streams: the daemon stays within the budget and the reader loses nothing.
+budget=$((16 << 20))
+if start amplify --device sim --linger 0 --listen 127.0.0.1:0 \
+	--send-budget "$budget"; then
+	p=$(port amplify)
+	"$gpuperf" stream --port "$p" -i 200ms -c GpuBusy --format csv \
+		>"$tmp/reader.csv" 2>"$tmp/reader.err" &
+	reader_pid=$!
+	pids="$pids $reader_pid"
+	if wait_for reader.csv RenderBasic 10 "$reader_pid"; then
+		run_checks amplify "ws://127.0.0.1:$p" "$amplify_pid" "127.0.0.1:$p" "$budget"
+	else
+		fail "the reader did not stream"
+	fi
+	kill "$reader_pid"
+	wait "$reader_pid"
+	# timestamp_ns,duration_ns,...,dropped: windows follow each other
+	# (within the CPU clock's fit to the GPU's) and none was dropped.
+	awk -F, 'NR > 2 && $5 == 0 {
+			gap = $3 - (start + duration)
+			if (gap < 0) gap = -gap
+			if (gap > max) max = gap
+			dropped += $9; lost += $8; n++
+		}
+		NR > 1 { start = $3; duration = $4 }
+		END { printf "%d %d %d %d\n", n, max / 1e6, dropped, lost }' \
+		"$tmp/reader.csv" >"$tmp/reader.stats"
+	read rows gap_ms dropped lost <"$tmp/reader.stats"
+	echo "amplify: the reader got $rows windows of 200 ms, $dropped dropped, buffers lost $lost, the largest gap between windows $gap_ms ms"
+	check "the reader streamed only $rows windows" [ "$rows" -ge 5 ]
+	check "the reader lost $dropped frames under the attack" [ "$dropped" = 0 ]
+	check "the reader's windows were $gap_ms ms apart" [ "$gap_ms" -le 50 ]
+	stop amplify
+fi
+
 mkdir "$tmp/www"
 echo '<!DOCTYPE html><title>test UI</title><p>served from the web root</p>' >"$tmp/www/index.html"
 if start web --device sim --listen 127.0.0.1:0 --web-root "$tmp/www" --max-connections 2; then
