@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "daemon/config.h"
+#include "daemon/config_flight.h"
 #include "daemon/device_spec.h"
 #include "daemon/error.h"
+#include "metrics/quantity.h"
 
 void gpd_config_usage(FILE *out)
 {
@@ -81,6 +83,23 @@ void gpd_config_usage(FILE *out)
 		"                         (labelled pid and command): each process\n"
 		"                         adds series, so Prometheus stores more\n"
 		"\n"
+		"Flight recorder (snapshots of the recent past):\n"
+		"      --flight-recorder [DEVICE=]SIZE|DURATION\n"
+		"                         keep the device's newest records in a ring of\n"
+		"                         SIZE bytes (64Mi, 500M) or of what DURATION\n"
+		"                         (30s) takes at its --keep-streaming period\n"
+		"                         (else 1 ms); without DEVICE=, every device\n"
+		"                         (repeatable)\n"
+		"      --flight-recorder-memory SIZE  all rings together at most\n"
+		"                         (default 256Mi); snapshots being sent take\n"
+		"                         as much again at most\n"
+		"      --keep-streaming [DEVICE=]SET[@PERIOD]\n"
+		"                         stream SET with nobody subscribed, and go back\n"
+		"                         to it when clients that changed it leave\n"
+		"                         (repeatable)\n"
+		"      --snapshot-role ROLE  who may take snapshots: viewer (anyone,\n"
+		"                         the default) or controller\n"
+		"\n"
 		"Running as a service:\n"
 		"      --config FILE      read options from FILE, `name = value` a\n"
 		"                         line (the service uses /etc/gpuperfd.conf);\n"
@@ -125,6 +144,10 @@ enum {
 	OPT_MAX_UNAUTHENTICATED_PER_PEER,
 	OPT_AUTH_TIMEOUT,
 	OPT_SEND_BUDGET,
+	OPT_FLIGHT_RECORDER,
+	OPT_FLIGHT_RECORDER_MEMORY,
+	OPT_KEEP_STREAMING,
+	OPT_SNAPSHOT_ROLE,
 };
 
 static const struct option table[] = {
@@ -162,6 +185,11 @@ static const struct option table[] = {
 	  OPT_MAX_UNAUTHENTICATED_PER_PEER },
 	{ "auth-timeout", required_argument, NULL, OPT_AUTH_TIMEOUT },
 	{ "send-budget", required_argument, NULL, OPT_SEND_BUDGET },
+	{ "flight-recorder", required_argument, NULL, OPT_FLIGHT_RECORDER },
+	{ "flight-recorder-memory", required_argument, NULL,
+	  OPT_FLIGHT_RECORDER_MEMORY },
+	{ "keep-streaming", required_argument, NULL, OPT_KEEP_STREAMING },
+	{ "snapshot-role", required_argument, NULL, OPT_SNAPSHOT_ROLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -423,6 +451,38 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 	case OPT_USER:
 		cfg->user = arg;
 		break;
+	case OPT_FLIGHT_RECORDER: {
+		struct gpd_flight_recorder_spec spec;
+		int ret = gpd_flight_recorder_spec_parse(arg, &spec, err);
+		if (ret)
+			return ret;
+		d->flight_recorders[d->n_flight_recorders++] = arg;
+		break;
+	}
+	case OPT_FLIGHT_RECORDER_MEMORY:
+		if (gpm_parse_bytes(arg, &d->flight_recorder_memory) ||
+		    !d->flight_recorder_memory)
+			return gpd_fail(err, -EINVAL, "--flight-recorder-memory "
+				    "takes a size such as 256Mi or 1G, not '%s'",
+				    arg);
+		break;
+	case OPT_KEEP_STREAMING: {
+		struct gpd_keep_streaming_spec spec;
+		int ret = gpd_keep_streaming_spec_parse(arg, &spec, err);
+		if (ret)
+			return ret;
+		d->keep_streaming[d->n_keep_streaming++] = arg;
+		break;
+	}
+	case OPT_SNAPSHOT_ROLE:
+		if (!strcmp(arg, "viewer"))
+			s->snapshots_need_controller = false;
+		else if (!strcmp(arg, "controller"))
+			s->snapshots_need_controller = true;
+		else
+			return gpd_fail(err, -EINVAL, "--snapshot-role takes viewer "
+				    "or controller, not '%s'", arg);
+		break;
 	case OPT_FOREGROUND:
 	case OPT_CONFIG:
 		break;
@@ -457,7 +517,7 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 {
 	int n = (int)cfg->n_args;
 	cfg->values = calloc(cfg->n_args, sizeof(*cfg->values));
-	cfg->lists = calloc(5 * cfg->n_args, sizeof(*cfg->lists));
+	cfg->lists = calloc(7 * cfg->n_args, sizeof(*cfg->lists));
 	if (!cfg->values || !cfg->lists)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	cfg->daemon.device_specs = cfg->lists;
@@ -465,6 +525,8 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 	cfg->server.listen = cfg->lists + 2 * cfg->n_args;
 	cfg->server.server_names = cfg->lists + 3 * cfg->n_args;
 	cfg->server.allowed_origins = cfg->lists + 4 * cfg->n_args;
+	cfg->daemon.flight_recorders = cfg->lists + 5 * cfg->n_args;
+	cfg->daemon.keep_streaming = cfg->lists + 6 * cfg->n_args;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -494,6 +556,9 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 			    "'gpuperfd --help'", cfg->args[optind]);
 	if (cfg->server.no_tcp && cfg->server.n_listen)
 		return gpd_fail(err, -EINVAL, "--listen none goes alone");
+	cfg->server.snapshot_memory = cfg->daemon.flight_recorder_memory ?
+				      cfg->daemon.flight_recorder_memory :
+				      GPD_DEFAULT_FLIGHT_RECORDER_MEMORY;
 	return gpd_server_check_options(&cfg->server, err);
 }
 

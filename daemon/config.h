@@ -46,7 +46,8 @@ struct gpd_config {
 	char **args;                    /* the merged arguments */
 	size_t n_args;
 	const char **lists;             /* --device, --metrics-dir, --listen,
-					 * --server-name, --allow-origin */
+					 * --server-name, --allow-origin,
+					 * --flight-recorder, --keep-streaming */
 };
 
 /* Reads the command line (argv must outlive cfg) and the file its

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/config_flight.h"
 #include "daemon/error.h"
 #include "daemon/daemon.h"
 #include "daemon/discovery.h"
+#include "daemon/keep_streaming.h"
 #include "daemon/log.h"
 #include "daemon/net/server.h"
 #include "daemon/reload.h"
@@ -293,13 +295,12 @@ int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,
 	if (ret)
 		return ret;
 	if (!options->n_device_specs)
-		return create_device(d, "auto", 0, err);
-	for (size_t i = 0; i < options->n_device_specs; i++) {
+		ret = create_device(d, "auto", 0, err);
+	for (size_t i = 0; !ret && i < options->n_device_specs; i++)
 		ret = create_device(d, options->device_specs[i], (unsigned)i, err);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (!ret)
+		ret = gpd_daemon_start_flight_recorders(d, err);
+	return ret;
 }
 
 /* Whether db holds file. */
@@ -420,6 +421,9 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 	/* Clients go first: their subscriptions live on the devices. */
 	if (d->server)
 		gpd_server_stop(d->server);
+	for (size_t i = 0; i < d->n_keepers; i++)
+		gpd_keeper_stop(d->keepers[i]);
+	d->n_keepers = 0;
 	for (size_t i = 0; i < d->registry.n_devices; i++)
 		gpd_device_close(d->registry.devices[i]);
 	d->registry.n_devices = 0;
@@ -433,6 +437,8 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 
 void gpd_daemon_fini(struct gpd_daemon *d)
 {
+	free(d->keepers);
+	d->keepers = NULL;
 	free(d->registry.devices);
 	d->registry.devices = NULL;
 	free_db(d->metrics);

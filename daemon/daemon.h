@@ -19,6 +19,7 @@
 struct gpm_metrics_db;
 struct gpd_config;
 struct gpd_nv_libs;
+struct gpd_keeper;
 struct gpd_server;
 
 struct gpd_options {
@@ -31,6 +32,12 @@ struct gpd_options {
 	bool sim_stepped;               /* sims run by gpd_sim_source_advance */
 	uint64_t linger_ms;             /* stream stays open after the last
 					 * subscriber leaves */
+	/* --flight-recorder, --keep-streaming: in order (config_flight.h) */
+	const char **flight_recorders;
+	size_t n_flight_recorders;
+	uint64_t flight_recorder_memory;        /* 0: the default */
+	const char **keep_streaming;
+	size_t n_keep_streaming;
 	const char *dev_root;           /* device nodes; NULL = /dev */
 	const char *sysfs_root;         /* sysfs; NULL = /sys */
 	const char *proc_root;          /* procfs; NULL = /proc */
@@ -47,6 +54,9 @@ struct gpd_daemon {
 	 * handed of the daemon. */
 	struct gpd_device_registry registry;
 	struct gpd_server *server;      /* NULL when not serving */
+	/* Devices kept streaming (--keep-streaming). */
+	struct gpd_keeper **keepers;
+	size_t n_keepers;
 	/* Definitions a reload replaced that a busy device still uses. */
 	struct gpm_metrics_db **retired;
 	size_t n_retired;

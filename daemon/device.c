@@ -60,19 +60,49 @@ static void reset_decoding(struct gpd_device *dev)
 	dev->read_has_sample = false;
 	dev->partial_len = 0;
 	gpm_oa_ts_extender_init(&dev->ts, dev->decoder.ts_mask);
+	/* The next records are of another stream, or another configuration. */
+	if (dev->ring)
+		gpd_flight_recorder_end_segment(dev->ring);
 }
 
-static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
-			  size_t size)
+/*
+ * Keeps a record in the flight recorder. ts: a SAMPLE's extended
+ * timestamp. A segment begins with the first record of each stream
+ * configuration; correlation points place the reports in time.
+ */
+static void ring_record(struct gpd_device *dev, const struct gpm_oa_record *rec,
+			uint64_t ts)
+{
+	struct gpd_flight_recorder *fr = dev->ring;
+	if (gpd_flight_recorder_needs_segment(fr))
+		gpd_flight_recorder_begin_segment(fr, dev->set->symbol_name,
+			dev->set->hw_config_guid, dev->exponent,
+			gpd_exponent_to_ns(&dev->source->info, dev->exponent));
+	if (rec->type == GPM_OA_RECORD_SAMPLE &&
+	    gpd_flight_recorder_needs_correlation(fr, ts)) {
+		uint64_t cpu_ns;
+		if (!gpd_clock_map_cpu_time(&dev->clock, ts, &cpu_ns))
+			cpu_ns = dev->read_ns;
+		gpd_flight_recorder_correlate(fr, ts, cpu_ns,
+					      ts << dev->decoder.ts_shift);
+	}
+	gpd_flight_recorder_append(fr, rec->payload - GPM_OA_RECORD_HEADER_SIZE,
+				   rec->size);
+}
+
+static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *rec)
 {
 	unsigned cur = dev->prev ^ 1;
 	struct gpm_oa_report *report = &dev->report[cur];
-	if (gpm_oa_report_decode(&dev->decoder, bytes, size, report)) {
+	if (gpm_oa_report_decode(&dev->decoder, rec->payload, rec->payload_size,
+				 report)) {
 		dev->stats.bad_records++;
 		return;
 	}
 	dev->stats.reports++;
 	uint64_t ts = gpm_oa_ts_extend(&dev->ts, report->timestamp);
+	if (dev->ring)
+		ring_record(dev, rec, ts);
 	dev->read_has_sample = true;
 	dev->read_newest_ts = ts;
 	uint32_t ctx = gpm_oa_report_context(&dev->decoder, report,
@@ -99,8 +129,11 @@ static void handle_sample(struct gpd_device *dev, const unsigned char *bytes,
 	dev->running_ctx = ctx;
 }
 
-static void handle_loss(struct gpd_device *dev, bool buffer_lost)
+static void handle_loss(struct gpd_device *dev, const struct gpm_oa_record *rec,
+			bool buffer_lost)
 {
+	if (dev->ring)
+		ring_record(dev, rec, 0);
 	if (buffer_lost) {
 		/* What the buffer held is gone: no delta may span the gap. */
 		dev->stats.buffers_lost++;
@@ -141,6 +174,16 @@ static bool newest_report(const struct gpd_device *dev, const unsigned char *dat
 	return any;
 }
 
+/* A BUFFER_LOST record, as the kernel frames one. */
+static const unsigned char buffer_lost_bytes[GPM_OA_RECORD_HEADER_SIZE] = {
+	GPM_OA_RECORD_BUFFER_LOST, 0, 0, 0, 0, 0, GPM_OA_RECORD_HEADER_SIZE, 0,
+};
+static const struct gpm_oa_record buffer_lost_record = {
+	.type = GPM_OA_RECORD_BUFFER_LOST,
+	.size = GPM_OA_RECORD_HEADER_SIZE,
+	.payload = buffer_lost_bytes + GPM_OA_RECORD_HEADER_SIZE,
+};
+
 static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 			      size_t len)
 {
@@ -166,17 +209,21 @@ static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 				 "dropping the rest of the read",
 				 dev->source->name, rd.offset, strerror(-ret));
 			dev->have_prev = false;
+			/* The flight recorder says so too: no delta may span
+			 * what was dropped. */
+			if (dev->ring)
+				ring_record(dev, &buffer_lost_record, 0);
 			return len;
 		}
 		switch (rec.type) {
 		case GPM_OA_RECORD_SAMPLE:
-			handle_sample(dev, rec.payload, rec.payload_size);
+			handle_sample(dev, &rec);
 			break;
 		case GPM_OA_RECORD_REPORT_LOST:
-			handle_loss(dev, false);
+			handle_loss(dev, &rec, false);
 			break;
 		case GPM_OA_RECORD_BUFFER_LOST:
-			handle_loss(dev, true);
+			handle_loss(dev, &rec, true);
 			break;
 		default:
 			break;
@@ -557,6 +604,50 @@ void gpd_device_dispatch_end(struct gpd_device *dev)
 	adopt_metrics(dev);
 }
 
+/* Correlation points lie this far apart in GPU time: a snapshot's span
+ * is cut at reports, placed from the point before them. */
+#define RING_CORRELATION_NS 10000000ull
+
+int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
+				    struct gpd_error *err)
+{
+	if (dev->ring)
+		return gpd_fail(err, -EEXIST, "device %s already keeps a flight "
+			    "recorder", dev->source->name);
+	if (!dev->source->platform->i915_oa_format)
+		return gpd_fail(err, -EOPNOTSUPP, "device %s's reports have no "
+			    "i915 OA format, which the flight recorder's "
+			    "snapshots (IGT recordings) need",
+			    dev->source->name);
+	if (bytes < GPD_FLIGHT_RECORDER_MIN_BYTES)
+		return gpd_fail(err, -EINVAL, "a flight recorder of %llu bytes "
+			    "is too small; give at least %u",
+			    (unsigned long long)bytes, GPD_FLIGHT_RECORDER_MIN_BYTES);
+	struct gpd_flight_recorder *fr = malloc(sizeof(*fr));
+	int ret = fr ? gpd_flight_recorder_init(fr, bytes,
+				gpd_device_ns_to_ticks(dev, RING_CORRELATION_NS))
+		     : -ENOMEM;
+	if (ret) {
+		free(fr);
+		return gpd_fail(err, ret, "cannot keep a flight recorder of %llu "
+			    "bytes for device %s: %s", (unsigned long long)bytes,
+			    dev->source->name, strerror(-ret));
+	}
+	dev->ring = fr;
+	return 0;
+}
+
+void gpd_device_recording_info(const struct gpd_device *dev,
+			       const char *metric_set, const char *guid,
+			       struct gpm_recording_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->device = dev->source->info;
+	info->oa_format = dev->source->platform->i915_oa_format;
+	snprintf(info->metric_set, sizeof(info->metric_set), "%s", metric_set);
+	snprintf(info->uuid, sizeof(info->uuid), "%s", guid);
+}
+
 void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap)
 {
 	tap->next = dev->taps;
@@ -612,6 +703,15 @@ void gpd_device_drop_subscriber(struct gpd_device *dev,
 	sub->ops->release(sub);
 }
 
+static bool only_passive_left(const struct gpd_device *dev)
+{
+	for (const struct gpd_device_subscriber *s = dev->subscribers; s;
+	     s = s->next)
+		if (!s->dead && !s->passive)
+			return false;
+	return true;
+}
+
 void gpd_device_release_if_idle(struct gpd_device *dev)
 {
 	if (!dev->subscribers && dev->open && !dev->closing) {
@@ -620,6 +720,13 @@ void gpd_device_release_if_idle(struct gpd_device *dev)
 				       dev->linger_ms, 0);
 		else
 			stop_stream(dev);
+	} else if (dev->subscribers && !dev->closing && only_passive_left(dev)) {
+		for (struct gpd_device_subscriber *s = dev->subscribers, *n; s;
+		     s = n) {
+			n = s->next;
+			if (!s->dead && s->ops->others_left)
+				s->ops->others_left(s);
+		}
 	}
 	adopt_metrics(dev);
 }
@@ -627,6 +734,10 @@ void gpd_device_release_if_idle(struct gpd_device *dev)
 static void on_linger_closed(uv_handle_t *handle)
 {
 	struct gpd_device *dev = handle->data;
+	if (dev->ring) {
+		gpd_flight_recorder_fini(dev->ring);
+		free(dev->ring);
+	}
 	free_bindings(dev);
 	free(dev->partial);
 	free(dev);

@@ -19,12 +19,14 @@
 #include "daemon/clock_map.h"
 #include "daemon/error.h"
 #include "daemon/event.h"
+#include "daemon/flight_recorder.h"
 #include "daemon/source.h"
 #include "daemon/usage_monitor.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metric_set.h"
 #include "metrics/oa_report.h"
 #include "metrics/oa_timestamp.h"
+#include "metrics/recording.h"
 
 /* The sampling period used when nobody asked for one. */
 #define GPD_DEFAULT_PERIOD_NS 1000000ull
@@ -70,12 +72,18 @@ struct gpd_device_subscriber_ops {
 		      const char *message);
 	/* Frees a subscriber the device has let go of. */
 	void (*release)(struct gpd_device_subscriber *s);
+	/* Optional, for passive subscribers: every subscriber left is
+	 * passive, this one among them. */
+	void (*others_left)(struct gpd_device_subscriber *s);
 };
 
 struct gpd_device_subscriber {
 	const struct gpd_device_subscriber_ops *ops;
 	struct gpd_device_subscriber *next;
 	bool dead;                      /* left during a dispatch */
+	/* Kept by the daemon for itself (/metrics, triggers, a device kept
+	 * streaming): it follows what runs and asks for nothing. */
+	bool passive;
 };
 
 /* What a device tells its owner (the daemon context, above it). */
@@ -144,6 +152,8 @@ struct gpd_device {
 	size_t partial_len;
 
 	struct gpd_device_stats stats;
+	/* The newest records, kept for snapshots; NULL without one. */
+	struct gpd_flight_recorder *ring;
 	bool closing;
 };
 
@@ -198,6 +208,19 @@ bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
 			 uint64_t *cpu_ns);
 bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts);
 
+/* Keeps the newest bytes of the device's records from now on in a
+ * flight recorder (at least GPD_FLIGHT_RECORDER_MIN_BYTES). -EOPNOTSUPP
+ * for a device whose reports IGT's recording format cannot hold, -EEXIST,
+ * -EINVAL, -ENOMEM; err says so. */
+int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
+				    struct gpd_error *err);
+
+/* The header of an IGT recording of this device streaming the set of
+ * symbol metric_set and hardware config guid. */
+void gpd_device_recording_info(const struct gpd_device *dev,
+			       const char *metric_set, const char *guid,
+			       struct gpm_recording_info *info);
+
 /* A tap may remove itself from inside its callback. */
 void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap);
 void gpd_device_remove_tap(struct gpd_device *dev, struct gpd_record_tap *tap);
@@ -212,7 +235,8 @@ void gpd_device_add_subscriber(struct gpd_device *dev,
  * does so when the dispatch ends. */
 void gpd_device_drop_subscriber(struct gpd_device *dev,
 				struct gpd_device_subscriber *sub);
-/* With no subscriber left, closes the stream (after the linger time). */
+/* With no subscriber left, closes the stream (after the linger time);
+ * with passive ones only, tells them (others_left). */
 void gpd_device_release_if_idle(struct gpd_device *dev);
 /* Brackets code that calls subscribers back. */
 void gpd_device_dispatch_begin(struct gpd_device *dev);

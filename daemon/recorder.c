@@ -132,14 +132,9 @@ static int write_header(struct gpd_recorder *r)
 	if (r->header_written)
 		return 0;
 	r->header_written = true;
-	const struct gpd_source *src = r->dev->source;
 	struct gpm_recording_info info;
-	memset(&info, 0, sizeof(info));
-	info.device = src->info;
-	info.oa_format = src->platform->i915_oa_format;
-	snprintf(info.metric_set, sizeof(info.metric_set), "%s",
-		 r->set->symbol_name);
-	snprintf(info.uuid, sizeof(info.uuid), "%s", r->set->hw_config_guid);
+	gpd_device_recording_info(r->dev, r->set->symbol_name,
+				  r->set->hw_config_guid, &info);
 	int ret = gpm_recording_write_header(r->writer, &info, NULL);
 	check_writer(r, ret);
 	return ret;

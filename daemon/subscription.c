@@ -446,12 +446,20 @@ static void on_release(struct gpd_device_subscriber *s)
 	free_subscription(subscription_of(s));
 }
 
+static void on_others_left(struct gpd_device_subscriber *s)
+{
+	struct gpd_subscription *sub = subscription_of(s);
+	if (sub->ops->others_left)
+		sub->ops->others_left(sub->user);
+}
+
 static const struct gpd_device_subscriber_ops subscriber_ops = {
 	.pair = on_pair,
 	.loss = on_loss,
 	.flush = on_flush,
 	.event = on_event,
 	.release = on_release,
+	.others_left = on_others_left,
 };
 
 static void describe_config(const struct gpd_device *dev, char *buf, size_t size)
@@ -593,6 +601,7 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	if (!sub)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	sub->base.ops = &subscriber_ops;
+	sub->base.passive = req->passive;
 	sub->device = dev;
 	sub->ops = ops;
 	sub->user = user;

@@ -44,6 +44,9 @@ struct gpd_subscribe_request {
 	 * and sent with `last`; 0: until unsubscribed. */
 	uint64_t duration_ns;
 	enum gpd_role role;
+	/* Kept by the daemon for itself: it follows what runs, and the
+	 * others_left callback says when only such subscribers are left. */
+	bool passive;
 };
 
 /* One context's share of a window. */
@@ -82,6 +85,10 @@ struct gpd_frame {
 struct gpd_subscriber_ops {
 	void (*frame)(void *user, const struct gpd_frame *frame);
 	void (*event)(void *user, const struct gpd_event *event);
+	/* Optional, for passive subscriptions: every subscriber of the
+	 * device but passive ones has left. It may come from inside a
+	 * device callback: defer anything that reconfigures. */
+	void (*others_left)(void *user);
 };
 
 /* Subscribes to one of devices; frames and events arrive on the loop. */

@@ -209,6 +209,51 @@ static void render_device_counter(struct gpd_metrics_exporter *ex,
 	}
 }
 
+/* One line a device with a flight recorder, of the ring's stats. */
+static void render_ring(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t,
+			const char *name, const char *type, const char *help,
+			size_t offset)
+{
+	gpd_metrics_text_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		const struct exported_device *ed = &ex->devices[i];
+		if (!ed->dev->ring)
+			continue;
+		const uint64_t *value = (const uint64_t *)
+			((const char *)&ed->dev->ring->stats + offset);
+		gpd_metrics_text_printf(t, "%s{", name);
+		device_labels(t, ed);
+		gpd_metrics_text_printf(t, "} %llu\n", (unsigned long long)*value);
+	}
+}
+
+static void render_rings(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
+{
+	bool any = false;
+	for (size_t i = 0; i < ex->n_devices; i++)
+		any |= ex->devices[i].dev->ring != NULL;
+	if (!any)
+		return;
+	render_ring(ex, t, "gpuperf_flight_recorder_capacity_bytes", "gauge",
+		    "The flight recorder's ring size (--flight-recorder).",
+		    offsetof(struct gpd_flight_recorder_stats, capacity));
+	render_ring(ex, t, "gpuperf_flight_recorder_used_bytes", "gauge",
+		    "Bytes of records the flight recorder holds now.",
+		    offsetof(struct gpd_flight_recorder_stats, used));
+	render_ring(ex, t, "gpuperf_flight_recorder_overwritten_records_total",
+		    "counter", "Records (reports and loss records) the flight "
+		    "recorder let go of to make room for newer ones.",
+		    offsetof(struct gpd_flight_recorder_stats, records_overwritten));
+	render_ring(ex, t, "gpuperf_flight_recorder_overwritten_bytes_total",
+		    "counter", "Bytes the flight recorder let go of to make room "
+		    "for newer ones.",
+		    offsetof(struct gpd_flight_recorder_stats, bytes_overwritten));
+	render_ring(ex, t, "gpuperf_flight_recorder_segments_total", "counter",
+		    "Segments the flight recorder began: one per stream "
+		    "configuration.",
+		    offsetof(struct gpd_flight_recorder_stats, segments));
+}
+
 static void render(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
 {
 	for (size_t i = 0; i < ex->n_devices; i++)
@@ -228,6 +273,7 @@ static void render(struct gpd_metrics_exporter *ex, struct gpd_metrics_text *t)
 			      "OA_BUFFER_LOST records: the OA buffer "
 			      "overflowed before the daemon read it.",
 			      offsetof(struct gpd_device_stats, buffers_lost));
+	render_rings(ex, t);
 	gpd_metrics_text_printf(t, "# HELP gpuperf_info The devices gpuperfd serves.\n"
 		       "# TYPE gpuperf_info gauge\n");
 	for (size_t i = 0; i < ex->n_devices; i++) {
@@ -394,6 +440,7 @@ static void subscribe(struct gpd_metrics_exporter *ex, struct exported_device *e
 		.device = ed->dev->source->name,
 		.window_ns = ex->server->options.metrics_window_ms * 1000000ull,
 		.role = GPD_ROLE_VIEWER,
+		.passive = true,
 	};
 	struct gpd_error err = { 0 };
 	ed->error[0] = '\0';

@@ -82,6 +82,10 @@ struct gpd_server_options {
 	uint64_t max_recording_bytes;   /* 1 GiB */
 	enum gpd_process_details process_details;
 	bool metrics_processes;         /* /metrics has per-process series */
+	bool snapshots_need_controller; /* --snapshot-role controller */
+	/* Snapshots being sent, all connections together, at most (the
+	 * flight recorders' --flight-recorder-memory). */
+	uint64_t snapshot_memory;
 };
 
 /* One TCP or Unix listener. */

@@ -94,9 +94,9 @@ refused client/lib/table.c 2 client/output.h \
 	"breaks DEPS:$line: client/lib/: -client/ +client/lib/ +client/include/"
 
 # A new file of the daemon must be given a layer.
-checking daemon/flight_recorder.c '#include "daemon/log.h"'
+checking daemon/unplaced.c '#include "daemon/log.h"'
 check "a daemon file in no layer passed" [ "$status" = 1 ]
-expect out "daemon/flight_recorder.c: in no layer of DEPS"
+expect out "daemon/unplaced.c: in no layer of DEPS"
 
 # A rule DEPS cannot read stops the check.
 cp "$tree/DEPS" "$tmp/DEPS.good"

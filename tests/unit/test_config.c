@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/config.h"
+#include "daemon/config_flight.h"
 #include "tests/unit/test_util.h"
 
 static char path[64];
@@ -253,6 +254,65 @@ START_TEST(test_file_errors)
 }
 END_TEST
 
+/* The flight recorder's options: repeatable, from the file too, their
+ * words checked when read (what they name is checked against the
+ * devices when the daemon starts). */
+START_TEST(test_flight_recorder_options)
+{
+	struct gpd_config c;
+	struct gpd_error err = { 0 };
+	write_file("flight-recorder = sim0=64Mi\nkeep-streaming = RenderBasic@100us\n"
+		   "snapshot-role = controller\n");
+	ck_assert_msg(LOAD(&c, &err, "--config", path, "--flight-recorder", "30s",
+			   "--flight-recorder-memory", "1G") == 0, "%s",
+		      err.message);
+	/* The command line's --flight-recorder replaces the file's. */
+	ck_assert_uint_eq(c.daemon.n_flight_recorders, 1);
+	ck_assert_str_eq(c.daemon.flight_recorders[0], "30s");
+	ck_assert_uint_eq(c.daemon.n_keep_streaming, 1);
+	ck_assert_str_eq(c.daemon.keep_streaming[0], "RenderBasic@100us");
+	ck_assert_uint_eq(c.daemon.flight_recorder_memory, 1000000000);
+	ck_assert_uint_eq(c.server.snapshot_memory, 1000000000);
+	ck_assert(c.server.snapshots_need_controller);
+	gpd_config_fini(&c);
+	unlink(path);
+
+	ck_assert_int_eq(LOAD(&c, &err, "--flight-recorder", "sim0=1M"), 0);
+	ck_assert(!c.server.snapshots_need_controller);
+	ck_assert_uint_eq(c.server.snapshot_memory, 256u << 20);
+	gpd_config_fini(&c);
+
+	struct gpd_flight_recorder_spec fr;
+	ck_assert_int_eq(gpd_flight_recorder_spec_parse("card1=2Gi", &fr, &err), 0);
+	ck_assert_str_eq(fr.device, "card1");
+	ck_assert_uint_eq(fr.bytes, 2ull << 30);
+	ck_assert_int_eq(gpd_flight_recorder_spec_parse("90s", &fr, &err), 0);
+	ck_assert_str_eq(fr.device, "");
+	ck_assert_uint_eq(fr.duration_ns, 90000000000ull);
+	struct gpd_keep_streaming_spec ks;
+	ck_assert_int_eq(gpd_keep_streaming_spec_parse("sim1=ComputeBasic", &ks,
+						       &err), 0);
+	ck_assert_str_eq(ks.device, "sim1");
+	ck_assert_str_eq(ks.metric_set, "ComputeBasic");
+	ck_assert_uint_eq(ks.period_ns, 0);
+
+	CHECK_ERROR("--flight-recorder takes [DEVICE=]SIZE or [DEVICE=]DURATION, "
+		    "such as 64Mi, sim0=256M or 30s, not 'lots'",
+		    "--flight-recorder", "lots");
+	CHECK_ERROR("--flight-recorder 4k: a ring holds at least 262144 bytes "
+		    "(256Ki)", "--flight-recorder", "4k");
+	CHECK_ERROR("--flight-recorder =1M: '' is no device name",
+		    "--flight-recorder", "=1M");
+	CHECK_ERROR("--keep-streaming takes [DEVICE=]SET[@PERIOD], such as "
+		    "RenderBasic@1ms or sim0=ComputeBasic@100us, not "
+		    "'RenderBasic@soon'", "--keep-streaming", "RenderBasic@soon");
+	CHECK_ERROR("--flight-recorder-memory takes a size such as 256Mi or 1G, "
+		    "not '0'", "--flight-recorder-memory", "0");
+	CHECK_ERROR("--snapshot-role takes viewer or controller, not 'anyone'",
+		    "--snapshot-role", "anyone");
+}
+END_TEST
+
 /* --help and --version answer without reading a file that may be
  * broken. */
 START_TEST(test_help_skips_file)
@@ -306,6 +366,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_command_line_errors);
 	tcase_add_test(tc, test_file_errors);
 	tcase_add_test(tc, test_help_skips_file);
+	tcase_add_test(tc, test_flight_recorder_options);
 	tcase_add_test(tc, test_changes);
 	suite_add_tcase(s, tc);
 	return s;

@@ -200,7 +200,7 @@ static void on_event(void *user, const struct gpd_event *ev)
 		fr->restarts++;
 }
 
-static const struct gpd_subscriber_ops ops = { on_frame, on_event };
+static const struct gpd_subscriber_ops ops = { .frame = on_frame, .event = on_event };
 
 static void on_deadline(uv_timer_t *t)
 {

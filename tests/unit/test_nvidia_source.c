@@ -118,7 +118,7 @@ static void on_timeout(uv_timer_t *t)
 	stop(r);
 }
 
-static const struct gpd_subscriber_ops ops = { on_frame, on_event };
+static const struct gpd_subscriber_ops ops = { .frame = on_frame, .event = on_event };
 
 /* Starts the daemon on the fake GPU (or libs) with spec. */
 static void start(struct run *r, const char *spec, const struct gpd_nv_libs *libs)
