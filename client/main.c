@@ -24,6 +24,8 @@ static const struct gpuperf_command commands[] = {
 	  gpuperf_cmd_record },
 	{ "top", "engines, clocks, power and processes of the GPUs, live",
 	  gpuperf_cmd_top },
+	{ "snapshot", "fetch the recent past a device's flight recorder keeps",
+	  gpuperf_cmd_snapshot },
 	{ "run", "measure a command from its start to its exit",
 	  gpuperf_cmd_run },
 	{ "compare", "compare two results counter by counter (offline)",

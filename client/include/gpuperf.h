@@ -5,8 +5,9 @@
  * the daemon's Unix socket, with an optional bearer token. Once connected
  * it knows what the daemon offers (devices, their metric sets and
  * counters, the caller's role and limits). It subscribes to counters and
- * gets frames through a callback, marks query windows, and records the raw
- * stream in IGT's i915-perf format. The performance-query layer at the end
+ * gets frames through a callback, marks query windows, records the raw
+ * stream in IGT's i915-perf format, and fetches snapshots of a device's
+ * flight recorder. The performance-query layer at the end
  * offers the view of GL_INTEL_performance_query on top of that.
  *
  * Event loops. A client runs on a libuv loop: its own (leave
@@ -262,6 +263,9 @@ struct gpc_device {
 	uint64_t timestamp_frequency;   /* Hz */
 	uint64_t min_frequency, max_frequency;  /* Hz */
 	bool usage;                     /* has a usage stream (gpc_usage_subscribe) */
+	/* The flight recorder's ring, whose past gpc_snapshot() fetches;
+	 * 0 when the device keeps none. */
+	uint64_t flight_recorder_bytes;
 	struct gpc_topology topology;
 	struct gpc_configuration configuration; /* when Hello was sent */
 	size_t n_sampling_periods;
@@ -287,6 +291,8 @@ struct gpc_limits {
 	uint64_t min_window_ns;
 	uint64_t min_usage_interval_ns;
 	enum gpc_process_visibility process_visibility;
+	uint32_t max_snapshots;         /* in flight; 0: this connection may
+					 * take none */
 };
 
 struct gpc_server_info {
@@ -648,6 +654,74 @@ gpc_usage_info(const struct gpc_usage_subscription *u);
 
 /* Ends the stream and frees the handle; no callback follows. */
 void gpc_usage_unsubscribe(struct gpc_usage_subscription *u);
+
+/* ------------------------------------------------------------------ */
+/* Snapshots of a device's flight recorder                              */
+
+/*
+ * A device started with a flight recorder (gpuperfd --flight-recorder)
+ * keeps its newest raw records; a snapshot fetches those of a span as IGT
+ * i915-perf recordings, one per segment (a stream configuration: metric
+ * set and period) the span covers, oldest first.
+ */
+struct gpc_snapshot;
+
+struct gpc_snapshot_options {
+	const char *device;             /* NULL: the first */
+	/* The span, on the daemon's CLOCK_MONOTONIC (as gpc_frame's
+	 * cpu_*_ns): last_ns before its end, or from from_cpu_ns; to
+	 * to_cpu_ns (0: the newest report). Neither last_ns nor
+	 * from_cpu_ns: all the ring holds. */
+	uint64_t last_ns;
+	uint64_t from_cpu_ns;
+	uint64_t to_cpu_ns;
+};
+
+struct gpc_snapshot_segment {
+	const char *metric_set;
+	uint64_t sampling_period_ns;
+	uint64_t bytes;                 /* of its recording */
+	uint64_t reports;
+	uint64_t reports_lost, buffers_lost;    /* loss records in it */
+	uint64_t cpu_start_ns, cpu_end_ns;      /* its first and last report */
+	/* The ring had let go of its earlier reports: the recording's first
+	 * report follows a BUFFER_LOST. */
+	bool truncated;
+};
+
+struct gpc_snapshot_info {
+	uint32_t id;
+	const char *device;
+	size_t n_segments;
+	const struct gpc_snapshot_segment *segments;
+	uint64_t bytes;                 /* of every recording */
+	uint64_t ring_records_overwritten;      /* by the ring so far */
+	uint64_t ring_bytes;            /* its size */
+};
+
+struct gpc_snapshot_cbs {
+	/* The daemon's answer: info, or err (the handle is then freed when
+	 * this returns). */
+	void (*started)(struct gpc_snapshot *snap,
+			const struct gpc_snapshot_info *info,
+			const struct gpc_error *err, void *user);
+	/* The next bytes of segment's recording, in order, from offset. */
+	void (*data)(struct gpc_snapshot *snap, size_t segment, uint64_t offset,
+		     const void *data, size_t len, void *user);
+	/* The end: err NULL when every byte arrived, else why not (the
+	 * connection ended first). The handle is freed when this returns. */
+	void (*done)(struct gpc_snapshot *snap, const struct gpc_error *err,
+		     void *user);
+};
+
+/* Asks for a snapshot. cbs is copied. */
+int gpc_snapshot(struct gpc_client *client,
+		 const struct gpc_snapshot_options *options,
+		 const struct gpc_snapshot_cbs *cbs, void *user,
+		 struct gpc_snapshot **out);
+
+/* NULL until started. */
+const struct gpc_snapshot_info *gpc_snapshot_info(const struct gpc_snapshot *snap);
 
 /* ------------------------------------------------------------------ */
 /* Performance queries                                                  */

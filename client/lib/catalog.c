@@ -119,6 +119,7 @@ static void load_device(struct gpc_device *out, const Gpuperf__Device *d,
 	out->min_frequency = d->min_frequency;
 	out->max_frequency = d->max_frequency;
 	out->usage = d->usage;
+	out->flight_recorder_bytes = d->flight_recorder_bytes;
 	load_topology(&out->topology, d->topology);
 	gpc__configuration_from_proto(&out->configuration, d->configuration);
 
@@ -190,6 +191,7 @@ int gpc__catalog_load(struct gpc__catalog *cat, Gpuperf__Envelope *hello)
 			h->limits->min_usage_interval_ns;
 		s->limits.process_visibility =
 			(enum gpc_process_visibility)h->limits->process_visibility;
+		s->limits.max_snapshots = h->limits->max_snapshots;
 	}
 	return 0;
 }

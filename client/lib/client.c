@@ -100,6 +100,8 @@ static void fail_requests(struct gpc_client *c, const struct gpc_error *err)
 			gpc__usage_refused(req->target, err);
 		else if (req->kind == GPC__REQUEST_RECORD && req->target)
 			gpc__recording_refused(req->target, err);
+		else if (req->kind == GPC__REQUEST_SNAPSHOT && req->target)
+			gpc__snapshot_refused(req->target, err);
 		else if (req->cb)
 			req->cb(c, err, req->user);
 		free(req);
@@ -141,6 +143,7 @@ static void disconnect(struct gpc_client *c, const struct gpc_error *err)
 		gpc__transport_abandon(c);
 	fail_requests(c, &c->ended);
 	gpc__recordings_lost(c, &c->ended);
+	gpc__snapshots_lost(c, &c->ended);
 	if (was == GPC__CONNECTED) {
 		if (c->disconnect_cb)
 			c->disconnect_cb(c, &c->ended, c->disconnect_user);
@@ -290,6 +293,8 @@ static void receive_error(struct gpc_client *c, const Gpuperf__Envelope *env)
 		gpc__usage_refused(req->target, &err);
 	else if (req->kind == GPC__REQUEST_RECORD && req->target)
 		gpc__recording_refused(req->target, &err);
+	else if (req->kind == GPC__REQUEST_SNAPSHOT && req->target)
+		gpc__snapshot_refused(req->target, &err);
 	else if (req->cb)
 		req->cb(c, &err, req->user);
 	free(req);
@@ -402,6 +407,23 @@ static void route(struct gpc_client *c, Gpuperf__Envelope *env)
 		else if (req)
 			send_stop_recording(c, env->recording_started->recording_id);
 		free(req);
+		break;
+	case GPUPERF__ENVELOPE__KIND_SNAPSHOT_STARTED:
+		req = take_request(c, env->request_id);
+		if (req && req->target) {
+			struct gpc_snapshot *snap = req->target;
+			free(req);
+			gpc__snapshot_started(snap, env);
+			return;
+		}
+		/* Its handle went first: its bytes are dropped as they come. */
+		free(req);
+		break;
+	case GPUPERF__ENVELOPE__KIND_SNAPSHOT_DATA:
+		gpc__snapshot_data(c, env->snapshot_data);
+		break;
+	case GPUPERF__ENVELOPE__KIND_SNAPSHOT_DONE:
+		gpc__snapshot_done(c, env->snapshot_done);
 		break;
 	case GPUPERF__ENVELOPE__KIND_UNSUBSCRIBED:
 	case GPUPERF__ENVELOPE__KIND_MARK_ACCEPTED:
@@ -641,6 +663,7 @@ static void begin_close(struct gpc_client *c, gpc_close_cb cb, void *user)
 	gpc__subscriptions_free(c);
 	gpc__usage_free_all(c);
 	gpc__recordings_free(c);
+	gpc__snapshots_free(c);
 	gpc__transport_shutdown(c);
 }
 

@@ -9,6 +9,7 @@
  *   subscription.c  subscriptions, frames, events, marks
  *   usage.c         usage subscriptions and their frames
  *   recording.c     recordings and their bytes
+ *   snapshot.c      snapshots of a flight recorder and their bytes
  *   query.c         the performance-query layer
  */
 #ifndef GPC_CLIENT_INTERNAL_H
@@ -30,13 +31,15 @@ enum gpc__request_kind {
 	GPC__REQUEST_RECORD,
 	GPC__REQUEST_STOP_RECORDING,
 	GPC__REQUEST_SUBSCRIBE_USAGE,
+	GPC__REQUEST_SNAPSHOT,
 };
 
 struct gpc__request {
 	struct gpc__request *next;
 	uint64_t id;
 	enum gpc__request_kind kind;
-	void *target;                   /* subscription or recording; NULL
+	void *target;                   /* subscription, recording or
+					 * snapshot; NULL
 					 * once its handle is gone */
 	gpc_done_cb cb;
 	void *user;
@@ -112,6 +115,7 @@ struct gpc_client {
 	struct gpc_subscription *subscriptions;
 	struct gpc_usage_subscription *usage_subscriptions;
 	struct gpc_recording *recordings;
+	struct gpc_snapshot *snapshots;
 	struct gpc_query *queries;
 
 	struct gpc__catalog catalog;
@@ -216,6 +220,18 @@ void gpc__recording_stopped(struct gpc_client *c,
 /* The connection ended: every recording stops with err. */
 void gpc__recordings_lost(struct gpc_client *c, const struct gpc_error *err);
 void gpc__recordings_free(struct gpc_client *c);
+
+/* ---- snapshot.c */
+
+/* SnapshotStarted answering snap's request (takes env). */
+void gpc__snapshot_started(struct gpc_snapshot *snap, Gpuperf__Envelope *env);
+void gpc__snapshot_refused(struct gpc_snapshot *snap,
+			   const struct gpc_error *err);
+void gpc__snapshot_data(struct gpc_client *c, const Gpuperf__SnapshotData *d);
+void gpc__snapshot_done(struct gpc_client *c, const Gpuperf__SnapshotDone *d);
+/* The connection ended: every snapshot under way ends with err. */
+void gpc__snapshots_lost(struct gpc_client *c, const struct gpc_error *err);
+void gpc__snapshots_free(struct gpc_client *c);
 
 /* ---- query.c */
 

@@ -252,6 +252,7 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	m->max_frequency = info->gpu_max_freq;
 	m->fixed_metric_set = str(src->fixed_metric_set);
 	m->usage = dev->usage != NULL;
+	m->flight_recorder_bytes = dev->ring ? dev->ring->capacity : 0;
 	m->topology = describe_topology(h, info);
 	if (!m->topology)
 		return NULL;

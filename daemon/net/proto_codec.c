@@ -99,6 +99,7 @@ static bool is_request(Gpuperf__Envelope__KindCase kind)
 	case GPUPERF__ENVELOPE__KIND_STOP_RECORDING:
 	case GPUPERF__ENVELOPE__KIND_PING:
 	case GPUPERF__ENVELOPE__KIND_SUBSCRIBE_USAGE:
+	case GPUPERF__ENVELOPE__KIND_SNAPSHOT:
 		return true;
 	default:
 		return false;
@@ -171,6 +172,7 @@ Gpuperf__ErrorCode gpd_proto_error_code(int code)
 		return GPUPERF__ERROR_CODE__PERMISSION_DENIED;
 	case -ENOENT:
 	case -ENODEV:
+	case -ENODATA:
 		return GPUPERF__ERROR_CODE__NOT_FOUND;
 	case -EBUSY:
 		return GPUPERF__ERROR_CODE__BUSY;
@@ -187,6 +189,7 @@ Gpuperf__ErrorCode gpd_proto_error_code(int code)
 	case -ENOBUFS:
 	case -ENOSPC:
 	case -EMFILE:
+	case -E2BIG:
 		return GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED;
 	case -EBADMSG:
 	case -EPROTO:

@@ -114,6 +114,7 @@ struct gpd_server {
 	unsigned long long slow_readers_dropped;
 	struct gpd_log_throttle slow_reader_log;
 	uint64_t frames_dropped;                /* over every connection */
+	uint64_t snapshot_bytes;                /* snapshots being sent */
 	struct gpd_listener *listeners;
 	size_t n_listeners;
 	struct lws_context *lws;

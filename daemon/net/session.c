@@ -187,6 +187,9 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 	limits.max_connections = o->max_connections;
 	limits.min_window_ns = GPD_SESSION_MIN_WINDOW_NS;
 	limits.min_usage_interval_ns = GPD_USAGE_MIN_INTERVAL_NS;
+	limits.max_snapshots = o->snapshots_need_controller &&
+			       s->role != GPD_ROLE_CONTROLLER ?
+			       0 : GPD_SESSION_MAX_SNAPSHOTS;
 	if (s->closing)
 		return;
 	limits.process_visibility = gpd_session_process_visibility(s);
@@ -250,6 +253,7 @@ int gpd_session_create(struct gpd_server *server,
 	s->role = GPD_ROLE_VIEWER;
 	s->next_sub_id = 1;
 	s->next_recording_id = 1;
+	s->next_snapshot_id = 1;
 	gpd_send_queue_init(&s->queue, transport->headroom,
 			    server->options.queue_frames, SIZE_MAX);
 	gpd_rate_limit_init(&s->rate, server->options.max_requests_per_second,
@@ -297,6 +301,8 @@ void gpd_session_destroy(struct gpd_session *s)
 	gpd_session_usage_free_all(s);
 	while (s->recordings)
 		gpd_session_recording_free(s->recordings);
+	while (s->snapshots)
+		gpd_session_snapshot_free(s->snapshots);
 	clear_queue(s);
 	*s->prev_next = s->next;
 	if (s->next)
@@ -315,6 +321,9 @@ struct gpd_message *gpd_session_pop(struct gpd_session *s)
 	struct gpd_message *m = gpd_send_queue_pop(&s->queue);
 	if (m)
 		s->server->queued_bytes -= m->len;
+	/* The client takes messages: room for more of its snapshots. */
+	if (m && s->snapshots)
+		gpd_session_pump_snapshots(s);
 	return m;
 }
 

@@ -35,6 +35,8 @@ enum gpd_close_code {
 #define GPD_SESSION_MIN_WINDOW_NS 1000000ull
 /* Recording bytes a client may leave unread before its recording stops. */
 #define GPD_SESSION_RECORDING_BACKLOG (8u << 20)
+/* Snapshots a connection may have in flight. */
+#define GPD_SESSION_MAX_SNAPSHOTS 2
 
 struct gpd_session_transport {
 	/* Messages wait in the queue. */
@@ -55,6 +57,7 @@ struct gpd_session_peer {
 struct gpd_session_sub;
 struct gpd_session_recording;
 struct gpd_session_usage;
+struct gpd_session_snapshot;
 
 struct gpd_session {
 	struct gpd_server *server;
@@ -79,6 +82,9 @@ struct gpd_session {
 	struct gpd_session_recording *recordings;
 	unsigned n_recordings;
 	uint32_t next_recording_id;
+	struct gpd_session_snapshot *snapshots;        /* newest first */
+	unsigned n_snapshots;
+	uint32_t next_snapshot_id;
 
 	uint32_t frames_dropped;        /* since the last frame queued */
 	uint64_t frames_dropped_total;

@@ -9,6 +9,7 @@
 #include "daemon/device.h"
 #include "daemon/net/session.h"
 #include "daemon/recorder.h"
+#include "daemon/snapshot.h"
 
 struct gpd_session_sub {
 	struct gpd_session *session;
@@ -72,6 +73,13 @@ bool gpd_session_unsubscribe_usage(struct gpd_session *s, uint32_t id);
 void gpd_session_usage_free_all(struct gpd_session *s);
 /* What this session sees of the processes using a GPU. */
 Gpuperf__ProcessVisibility gpd_session_process_visibility(const struct gpd_session *s);
+/* session_snapshots.c: a Snapshot request; queuing what the client can
+ * take of the snapshots in flight (after each message it took); freeing
+ * one. */
+void gpd_session_handle_snapshot(struct gpd_session *s,
+				 const Gpuperf__Envelope *env);
+void gpd_session_pump_snapshots(struct gpd_session *s);
+void gpd_session_snapshot_free(struct gpd_session_snapshot *ss);
 
 /* The session's scratch for n doubles; NULL on ENOMEM. */
 double *gpd_session_scratch_values(struct gpd_session *s, size_t n);

@@ -389,6 +389,9 @@ void gpd_session_dispatch(struct gpd_session *s, const Gpuperf__Envelope *env)
 	case GPUPERF__ENVELOPE__KIND_SUBSCRIBE_USAGE:
 		gpd_session_subscribe_usage(s, env);
 		break;
+	case GPUPERF__ENVELOPE__KIND_SNAPSHOT:
+		gpd_session_handle_snapshot(s, env);
+		break;
 	default:
 		/* The decoder lets only requests through. */
 		gpd_session_error(s, env->request_id, -EPROTO,

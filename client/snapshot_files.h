@@ -1,0 +1,33 @@
+/*
+ * A snapshot of a device's flight recorder, fetched and written to files:
+ * one IGT recording per segment (stream configuration) of the span. The
+ * newest goes to the path given; an older one, the k-th of n from the
+ * oldest, to the path with "-k" before its extension (slow.i915perf,
+ * slow-1.i915perf, ...). `gpuperf snapshot` and `gpuperf trigger` share
+ * it.
+ */
+#ifndef GPUPERF_SNAPSHOT_FILES_H
+#define GPUPERF_SNAPSHOT_FILES_H
+
+#include <stddef.h>
+
+#include "client/include/gpuperf.h"
+
+struct gpuperf_snapshot_files;
+
+/* The snapshot is written (exit_code 0) or failed, said on stderr
+ * (exit_code the command's). The fetch is freed after this returns. */
+typedef void (*gpuperf_snapshot_done_cb)(void *user, int exit_code);
+
+/* Asks for the snapshot; progress and the files written go to stderr,
+ * each line starting "gpuperf CMD: ". 0, or the exit status after saying
+ * why not. */
+int gpuperf_snapshot_fetch(const char *cmd, struct gpc_client *client,
+			   const struct gpc_snapshot_options *options,
+			   const char *path, gpuperf_snapshot_done_cb done,
+			   void *user);
+
+/* The file of segment k (0 = the oldest) of n, for path; free() it. */
+char *gpuperf_snapshot_path(const char *path, size_t k, size_t n);
+
+#endif

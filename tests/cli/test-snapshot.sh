@@ -1,0 +1,142 @@
+#!/bin/sh
+# gpuperf snapshot against gpuperfd's flight recorder on a simulated Tiger
+# Lake GT2 kept streaming: a snapshot holds, report for report, what a
+# recording of the same span holds; IGT's i915-perf-reader and gpuperf
+# replay read it; a set change mid-ring gives one recording per set, each
+# readable; a ring that overwrote the past says so; /metrics shows the
+# ring; bad arguments and devices without a ring are refused with words.
+#
+# Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
+# ../shared). Prints "checks: N passed, F failed".
+. "$(dirname "$0")/../checks.sh"
+reader=/usr/bin/i915-perf-reader
+M="--metrics-dir $shared/intel-metrics/i915"
+
+# reports FILE OUT: every report pair of recording FILE as gpuperf replay
+# computes it, less the CPU time column (the recorder's correlation points
+# and the ring's place reports a few microseconds apart).
+reports() {
+	"$gpuperf" replay "$1" $M --per-report --raw --format csv 2>/dev/null |
+		tail -n +2 | cut -d, -f1,2,4- >"$2"
+}
+
+# contains BIG SMALL: the lines of SMALL are lines of BIG, one after the
+# other.
+contains() {
+	awk 'NR == FNR { small[n++] = $0; next }
+	     { big[m++] = $0 }
+	     END {
+		for (i = 0; i < m; i++) if (big[i] == small[0]) break
+		if (!n || i == m) exit 1
+		for (j = 0; j < n; j++) if (big[i + j] != small[j]) exit 1
+	     }' "$2" "$1"
+}
+
+start daemon -d sim:tglgt2 $M -l none --unix "$tmp/sock" --linger 0 \
+	--flight-recorder 32Mi --keep-streaming RenderBasic@1ms
+S="--unix $tmp/sock"
+
+# ---- a snapshot of the span of a recording holds its reports
+run 0 record $S -m RenderBasic -o "$tmp/rec.i915perf" --duration 1s
+run 0 snapshot $S --last 60s -o "$tmp/snap.i915perf"
+expect err "gpuperf snapshot: $tmp/snap.i915perf: RenderBasic of sim0 every"
+reports "$tmp/rec.i915perf" "$tmp/rec.csv"
+reports "$tmp/snap.i915perf" "$tmp/snap.csv"
+rec_rows=$(wc -l <"$tmp/rec.csv")
+snap_rows=$(wc -l <"$tmp/snap.csv")
+check "the recording has $rec_rows report pairs" [ "$rec_rows" -gt 800 ]
+check "the snapshot ($snap_rows pairs) has more than the recording" \
+	[ "$snap_rows" -gt "$rec_rows" ]
+check "the recording's reports are not, one after the other, in the snapshot" \
+	contains "$tmp/snap.csv" "$tmp/rec.csv"
+"$reader" -c GpuTime "$tmp/snap.i915perf" >"$tmp/reader" 2>&1
+reader_status=$?
+check "i915-perf-reader refused the snapshot: $(head -3 "$tmp/reader")" \
+	[ "$reader_status" = 0 ]
+expect reader "Metric used : RenderBasic"
+run 0 replay "$tmp/snap.i915perf" $M --interval 100ms -c GpuBusy --format csv
+check "gpuperf replay read too little of the snapshot" [ "$(wc -l <"$tmp/out")" -ge 10 ]
+
+# ---- --last: that long, less what the daemon has yet to read (a poll)
+run 0 snapshot $S --last 500ms -o "$tmp/last.i915perf"
+run 0 replay "$tmp/last.i915perf" $M --interval 100ms -c GpuTime --format csv
+span=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "duration_ns") c = i; next }
+	{ s += $c } END { print s + 0 }' "$tmp/out")
+check "the last 500 ms span $span ns" \
+	eval '[ "$span" -ge 475000000 ] && [ "$span" -le 500000000 ]'
+
+# ---- a set change mid-ring: one recording per set, each readable
+run 0 stream $S -m ComputeBasic -p 500us -c GpuTime -i 100ms --duration 500ms \
+	--format csv
+# The kept set comes back once the controller left.
+i=0
+while :; do
+	"$gpuperf" snapshot $S --last 60s -o "$tmp/change.i915perf" 2>"$tmp/change.err"
+	[ -e "$tmp/change-2.i915perf" ] || [ $i -ge 50 ] && break
+	i=$((i + 1))
+	sleep 0.1
+done
+expect change.err "change-1.i915perf: RenderBasic of sim0"
+expect change.err "change-2.i915perf: ComputeBasic of sim0"
+expect change.err "change.i915perf: RenderBasic of sim0"
+for f in change-1 change-2 change; do
+	"$reader" "$tmp/$f.i915perf" >"$tmp/reader" 2>&1
+	reader_status=$?
+	check "i915-perf-reader refused $f.i915perf: $(head -3 "$tmp/reader")" \
+		[ "$reader_status" = 0 ]
+done
+expect reader "Metric used : RenderBasic"
+"$reader" "$tmp/change-2.i915perf" >"$tmp/reader2" 2>&1
+expect reader2 "Metric used : ComputeBasic"
+run 0 replay "$tmp/change-2.i915perf" $M -c GpuTime --format csv
+expect out "ComputeBasic"
+
+# ---- /metrics: the ring's size, fill and overwrites
+curl -s --max-time 10 --unix-socket "$tmp/sock" http://localhost/metrics \
+	>"$tmp/metrics" 2>&1
+expect metrics 'gpuperf_flight_recorder_capacity_bytes{device="sim0",pci_id="0x9a49"} 33554432'
+expect metrics 'gpuperf_flight_recorder_used_bytes{device="sim0"'
+expect metrics 'gpuperf_flight_recorder_overwritten_records_total{device="sim0",pci_id="0x9a49"} 0'
+expect metrics 'gpuperf_flight_recorder_segments_total{device="sim0",pci_id="0x9a49"} 3'
+
+# ---- refusals
+run 2 snapshot $S --last soon -o "$tmp/x.i915perf"
+expect err "--last takes a duration such as 10s or 500ms, not 'soon'"
+run 2 snapshot $S --last 1s
+expect err "name the file to write with -o"
+run 5 snapshot $S -d card7 -o "$tmp/x.i915perf"
+expect err "no device 'card7'"
+run 3 snapshot $S -o "$tmp/no/such/dir/x.i915perf"
+expect err "cannot write $tmp/no/such/dir/x"
+check "a refused snapshot left a file" [ ! -e "$tmp/x.i915perf" ]
+
+# ---- a small ring at 100 us: it overwrites, and the snapshot says so;
+# a daemon without a ring, or whose snapshots are for controllers
+start small -d sim:tglgt2 $M -l none --unix "$tmp/small.sock" --linger 0 \
+	--flight-recorder 256Ki --keep-streaming RenderBasic@100us \
+	--snapshot-role controller
+i=0
+until curl -s --max-time 10 --unix-socket "$tmp/small.sock" http://localhost/metrics |
+	grep -q 'overwritten_records_total{device="sim0",pci_id="0x9a49"} [1-9]' ||
+	[ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+run 0 snapshot --unix "$tmp/small.sock" -o "$tmp/small.i915perf"
+expect err "the flight recorder had overwritten the reports before its first"
+expect err "begins after an OA_BUFFER_LOST"
+"$reader" "$tmp/small.i915perf" >"$tmp/reader" 2>&1
+reader_status=$?
+check "i915-perf-reader refused the overwritten snapshot: $(head -3 "$tmp/reader")" \
+	[ "$reader_status" = 0 ]
+run 5 snapshot --unix "$tmp/small.sock" --viewer -o "$tmp/x.i915perf"
+expect err "only controllers take snapshots"
+
+start bare -d sim:tglgt2 $M -l none --unix "$tmp/bare.sock" --linger 0
+run 5 snapshot --unix "$tmp/bare.sock" -o "$tmp/x.i915perf"
+expect err "device sim0 keeps no flight recorder; start gpuperfd with --flight-recorder"
+stop bare
+stop small
+stop daemon
+
+finish
