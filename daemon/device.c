@@ -84,7 +84,7 @@ static void ring_record(struct gpd_device *dev, const struct gpm_oa_record *rec,
 		if (!gpd_clock_map_cpu_time(&dev->clock, ts, &cpu_ns))
 			cpu_ns = dev->read_ns;
 		gpd_flight_recorder_correlate(fr, ts, cpu_ns,
-					      ts << dev->decoder.ts_shift);
+					      gpm_device_cs_ticks(&dev->source->info, ts));
 	}
 	gpd_flight_recorder_append(fr, rec->payload - GPM_OA_RECORD_HEADER_SIZE,
 				   rec->size);

@@ -156,16 +156,6 @@ static void read_clocks(struct gpm_recording_clocks *c)
 	c->boottime_ns = clock_ns(CLOCK_BOOTTIME);
 }
 
-/* The command streamer's ticks at OA ticks ts: where the OA unit ignores
- * CTC_SHIFT (DG2, MTL) its clock runs 2^(3 - CTC_SHIFT) times faster. */
-static uint64_t cs_ticks(const struct gpm_device_info *info, uint64_t ts)
-{
-	uint64_t cs = info->cs_timestamp_frequency, oa = info->timestamp_frequency;
-	if (!cs || !oa || cs == oa)
-		return ts;
-	return (uint64_t)((unsigned __int128)ts * cs / oa);
-}
-
 /* A correlation point at extended GPU time ts, or just after it (IGT's
  * reader wants every report strictly before a later point). The
  * recording's GPU clock is the RCS TIMESTAMP register IGT's recorder
@@ -176,7 +166,7 @@ static int correlate(struct gpd_recorder *r, uint64_t ts, bool after)
 	struct gpm_recording_correlation c;
 	if (!gpd_device_cpu_time(r->dev, ts, &c.cpu_ns))
 		c.cpu_ns = gpd_monotonic_ns();
-	c.gpu_timestamp = cs_ticks(&r->dev->source->info, ts) + after;
+	c.gpu_timestamp = gpm_device_cs_ticks(&r->dev->source->info, ts) + after;
 	int ret = gpm_recording_write_correlation_bridged(r->writer, &c, NULL);
 	if (!ret)
 		r->last_correlation_cpu_ns = gpd_monotonic_ns();

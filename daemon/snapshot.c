@@ -95,7 +95,7 @@ static void write_correlation(struct walk *w, uint64_t ts, uint64_t cpu_ns)
 {
 	struct gpm_recording_correlation c = {
 		.cpu_ns = cpu_ns,
-		.gpu_timestamp = ts << w->dev->decoder.ts_shift,
+		.gpu_timestamp = gpm_device_cs_ticks(&w->dev->source->info, ts),
 	};
 	check(w, gpm_recording_write_correlation_bridged(w->writer, &c, NULL));
 }
@@ -177,7 +177,8 @@ static void on_correlation(struct walk *w, const struct gpm_oa_record *rec)
 		return;
 	w->correlation.cpu_ns = gpm__le64_load(rec->payload);
 	w->correlation.gpu_timestamp = gpm__le64_load(rec->payload + 8);
-	w->correlation_ts = w->correlation.gpu_timestamp >> w->dev->decoder.ts_shift;
+	w->correlation_ts = gpm_device_oa_ticks(&w->dev->source->info,
+						 w->correlation.gpu_timestamp);
 	w->correlated = true;
 	w->correlation_written = false;
 	gpm_oa_ts_extender_init(&w->ts, w->dev->decoder.ts_mask);

@@ -265,3 +265,19 @@ void gpm_device_vars_init(struct gpm_device_vars *vars,
 	v[GPM_VAR_DEPTH_PIPE_TOTAL_COUNT] = dev->depth_pipe_count;
 	v[GPM_VAR_COLOR_PIPE_TOTAL_COUNT] = dev->color_pipe_count;
 }
+
+uint64_t gpm_device_cs_ticks(const struct gpm_device_info *dev, uint64_t ts)
+{
+	uint64_t cs = dev->cs_timestamp_frequency, oa = dev->timestamp_frequency;
+	if (!cs || !oa || cs == oa)
+		return ts;
+	return (uint64_t)((unsigned __int128)ts * cs / oa);
+}
+
+uint64_t gpm_device_oa_ticks(const struct gpm_device_info *dev, uint64_t cs)
+{
+	uint64_t cs_hz = dev->cs_timestamp_frequency, oa = dev->timestamp_frequency;
+	if (!cs_hz || !oa || cs_hz == oa)
+		return cs;
+	return (uint64_t)((unsigned __int128)cs * oa / cs_hz);
+}

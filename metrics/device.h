@@ -108,4 +108,11 @@ bool gpm_topology_has_subslice(const struct gpm_topology *t, unsigned s,
 			       unsigned ss);
 unsigned gpm_topology_eu_count(const struct gpm_topology *t);
 
+/* The command streamer's ticks at OA timestamp ts: where the OA unit
+ * ignores CTC_SHIFT (DG2, MTL) its clock runs 2^(3 - CTC_SHIFT) times
+ * faster. Recordings correlate in the command streamer's ticks. */
+uint64_t gpm_device_cs_ticks(const struct gpm_device_info *dev, uint64_t ts);
+/* The inverse: OA ticks at the command streamer's ticks cs. */
+uint64_t gpm_device_oa_ticks(const struct gpm_device_info *dev, uint64_t cs);
+
 #endif

@@ -211,12 +211,12 @@ static void on_usage_frame(void *user, const struct gpd_usage_frame *f)
 	env.usage_frame = m;
 	struct gpd_message *msg = gpd_proto_pack(&s->queue, GPD_MESSAGE_FRAME, &env);
 	free(p);
-	if (!msg || gpd_send_queue_push(&s->queue, msg)) {
+	/* Through the session, so that the server's --send-budget counts it. */
+	if (!msg || gpd_session_queue(s, msg)) {
 		drop_frame(s);
 		return;
 	}
 	s->frames_dropped = 0;
-	s->transport.wake(s->transport.user);
 }
 
 static const struct gpd_usage_subscriber_ops session_usage_ops = {
