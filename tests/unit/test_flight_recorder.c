@@ -175,6 +175,8 @@ static void parse(const void *data, size_t size, uint64_t ts_mask,
 			ext.extended = corr.gpu_timestamp;
 			continue;
 		}
+		if (rec.kind == GPM_RECORDING_CLOCKS)
+			continue;
 		p->kind[p->n] = rec.kind;
 		if (rec.kind == GPM_RECORDING_SAMPLE) {
 			uint64_t ts = gpm_oa_ts_extend(&ext, gpm__le32_load(rec.data + 4));
