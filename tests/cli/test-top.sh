@@ -113,6 +113,12 @@ expect m2 'gpuperf_frequency_hertz{device="sim0",kind="requested"} '
 expect m2 '# TYPE gpuperf_rc6_seconds_total counter'
 expect m2 '# TYPE gpuperf_energy_joules_total counter'
 expect m2 'gpuperf_power_watts{device="sim0"} '
+# Usage frames count in the server's send budget like every message: what
+# it says is queued is what the clients have not read yet.
+queued=$(awk '/^gpuperf_send_queue_bytes / { print $2 }' "$tmp/m2")
+check "the server says $queued bytes are queued after the usage streams" \
+	awk -v q="$queued" 'BEGIN { exit !(q != "" && q + 0 < 1048576) }'
+expect m2 'gpuperf_slow_readers_dropped_total 0'
 check "per-process series without --metrics-processes" eval \
 	"! grep -q gpuperf_process_ \"$tmp/m2\""
 busy() { awk '/^gpuperf_engine_busy_seconds_total.*rcs0/ { print $2 }' "$tmp/$1"; }
