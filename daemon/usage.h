@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define GPD_USAGE_MAX_ENGINES 32
-#define GPD_USAGE_MAX_CLASSES 8
+#define GPD_USAGE_MAX_CLASSES 10
 #define GPD_USAGE_MAX_GAUGES 8
 #define GPD_USAGE_NAME_MAX 24
 /* The kernel's TASK_COMM_LEN: what /proc/PID/stat shows of a command. */

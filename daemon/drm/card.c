@@ -3,7 +3,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -43,6 +45,17 @@ int gpd_drm_card_sysfs_dir(int fd, const char *sysfs_root, char *dir,
 	int n = snprintf(dir, size, "%s/dev/char/%u:%u", sysfs_root,
 			 major(st.st_rdev), minor(st.st_rdev));
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+void gpd_drm_card_pdev(const char *card_dir, char *pdev, size_t size)
+{
+	char device[PATH_MAX], target[PATH_MAX];
+	pdev[0] = '\0';
+	snprintf(device, sizeof(device), "%s/device", card_dir);
+	if (!realpath(device, target))
+		return;
+	const char *slash = strrchr(target, '/');
+	snprintf(pdev, size, "%s", slash ? slash + 1 : target);
 }
 
 const char *gpd_drm_card_name(const char *node)

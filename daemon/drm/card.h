@@ -31,6 +31,10 @@ int gpd_drm_card_driver(int fd, char *name, size_t size);
 int gpd_drm_card_sysfs_dir(int fd, const char *sysfs_root, char *dir,
 			   size_t size);
 
+/* The PCI slot ("0000:03:00.0") of the card whose sysfs directory is
+ * card_dir: where its device link leads. "" when it has none. */
+void gpd_drm_card_pdev(const char *card_dir, char *pdev, size_t size);
+
 /* "card0" for "/dev/dri/card0": the last component of a path. */
 const char *gpd_drm_card_name(const char *node);
 

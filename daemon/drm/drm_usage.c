@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "daemon/clock.h"
+#include "daemon/drm/drm_clients.h"
 #include "daemon/drm/drm_usage.h"
 #include "daemon/host/hwmon.h"
-#include "daemon/host/proc_scan.h"
 #include "daemon/host/sysfs_file.h"
 #include "daemon/log.h"
 
@@ -64,13 +64,6 @@ struct event_state {
 	double sum_mhz_s;               /* frequencies */
 };
 
-/* A client's largest counts so far: fdinfo may read lower for a while. */
-struct client_max {
-	uint64_t id;
-	uint64_t busy[GPD_USAGE_MAX_CLASSES];
-	uint64_t total[GPD_USAGE_MAX_CLASSES];
-};
-
 struct drm_usage {
 	struct gpd_usage_source base;
 	const struct gpd_drm_usage_driver *driver;
@@ -103,8 +96,7 @@ struct drm_usage {
 	double energy_j;
 	char energy_note[GPD_USAGE_NOTE_MAX];
 
-	struct client_max *maxes;
-	size_t n_maxes;
+	struct gpd_drm_clients clients;
 };
 
 /* ------------------------------------------------------------------ */
@@ -330,175 +322,6 @@ static void read_device(struct drm_usage *u, struct gpd_usage_reading *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* Processes                                                            */
-
-struct scan {
-	struct drm_usage *u;
-	struct gpd_usage_reading *r;
-	bool full;                      /* the reading's budget ran out */
-};
-
-static void on_drm_file(void *user, int32_t pid, const struct gpd_fdinfo *info)
-{
-	struct scan *s = user;
-	if (!info->has_client_id)
-		return;
-	struct gpd_usage_client *c = gpd_usage_reading_add_client(s->r);
-	if (!c) {
-		s->full = true;
-		return;
-	}
-	c->id = info->client_id;
-	c->pid = pid;
-	c->memory_bytes = info->memory_total;
-	c->resident_bytes = info->memory_resident;
-	const struct gpd_usage_layout *layout = &s->u->base.layout;
-	for (unsigned i = 0; i < info->n_engines; i++) {
-		const struct gpd_fdinfo_engine *e = &info->engines[i];
-		const char *class_name = s->u->driver->fdinfo_class(e->key);
-		int k = -1;
-		for (unsigned j = 0; class_name && j < layout->n_classes; j++)
-			if (!strcmp(layout->classes[j], class_name))
-				k = (int)j;
-		if (k < 0)
-			continue;
-		if (e->has_ns) {
-			c->busy[k] = e->ns;
-		} else if (e->has_cycles && e->has_total) {
-			c->busy[k] = e->cycles;
-			c->total[k] = e->total_cycles;
-		}
-		c->capacity[k] = (uint16_t)(e->capacity < UINT16_MAX ?
-					    e->capacity : UINT16_MAX);
-	}
-}
-
-static int compare_client_pid(const void *a, const void *b)
-{
-	const struct gpd_usage_client *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-static int compare_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static const struct client_max *find_max(const struct drm_usage *u, uint64_t id)
-{
-	size_t lo = 0, hi = u->n_maxes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->maxes[mid].id < id)
-			lo = mid + 1;
-		else if (u->maxes[mid].id > id)
-			hi = mid;
-		else
-			return &u->maxes[mid];
-	}
-	return NULL;
-}
-
-/* Counts never go back past what was seen (drm-usage-stats: "stay with
- * that larger previous value until a monotonic update is seen"). */
-static void hold_maxima(struct drm_usage *u, struct gpd_usage_reading *r)
-{
-	unsigned n_classes = u->base.layout.n_classes;
-	struct client_max *next = r->n_clients ?
-				  malloc(r->n_clients * sizeof(*next)) : NULL;
-	for (size_t i = 0; i < r->n_clients; i++) {
-		struct gpd_usage_client *c = &r->clients[i];
-		const struct client_max *m = find_max(u, c->id);
-		for (unsigned k = 0; m && k < n_classes; k++) {
-			if (m->busy[k] > c->busy[k])
-				c->busy[k] = m->busy[k];
-			if (m->total[k] > c->total[k])
-				c->total[k] = m->total[k];
-		}
-		for (unsigned k = 0; k < n_classes; k++)
-			if (c->total[k] > r->class_total[k])
-				r->class_total[k] = c->total[k];
-		if (next) {
-			next[i].id = c->id;
-			memcpy(next[i].busy, c->busy, sizeof(next[i].busy));
-			memcpy(next[i].total, c->total, sizeof(next[i].total));
-		}
-	}
-	free(u->maxes);
-	u->maxes = next;
-	u->n_maxes = next ? r->n_clients : 0;
-}
-
-static int read_processes(struct drm_usage *u, struct gpd_usage_reading *r)
-{
-	struct scan s = { .u = u, .r = r };
-	struct gpd_proc_scan_stats stats;
-	r->processes_read = true;
-	int ret = gpd_proc_scan_drm(u->proc_root, u->driver->name, u->pdev,
-				    on_drm_file, &s, &stats);
-	if (ret) {
-		gpd_usage_note(r->processes_note, "%s cannot be read (%s): no "
-			       "processes", u->proc_root, strerror(-ret));
-		return 0;
-	}
-	if (s.full)
-		gpd_usage_note(r->processes_note, "more than %u DRM clients: "
-			       "the rest are left out", GPD_USAGE_MAX_CLIENTS);
-	r->processes_unreadable = stats.unreadable;
-	/* hidepid=invisible (systemd's ProtectProc=invisible) leaves other
-	 * users' processes out of /proc altogether: pid 1 is the tell. */
-	char init[PATH_MAX + 8];
-	snprintf(init, sizeof(init), "%s/1", u->proc_root);
-	if (getpid() != 1 && access(init, F_OK))
-		gpd_usage_note(r->processes_note, "%s shows only some processes "
-			       "(hidepid, or the unit's ProtectProc=invisible): "
-			       "seeing the others' DRM files needs "
-			       "CAP_SYS_PTRACE (README, Running as a service)",
-			       u->proc_root);
-	if (stats.unreadable)
-		gpd_usage_note(r->processes_note, "%u processes of other users "
-			       "could not be looked at: reading their DRM "
-			       "files needs CAP_SYS_PTRACE (README, Running as "
-			       "a service)", stats.unreadable);
-	/* One client however many fds share it, counted under the first
-	 * process that holds it. */
-	if (r->n_clients > 1)
-		qsort(r->clients, r->n_clients, sizeof(*r->clients),
-		      compare_client_pid);
-	size_t kept = 0;
-	for (size_t i = 0; i < r->n_clients; i++)
-		if (!kept || r->clients[kept - 1].id != r->clients[i].id)
-			r->clients[kept++] = r->clients[i];
-	r->n_clients = kept;
-	hold_maxima(u, r);
-	int32_t *pids = malloc((kept ? kept : 1) * sizeof(*pids));
-	if (!pids)
-		return -ENOMEM;
-	for (size_t i = 0; i < kept; i++)
-		pids[i] = r->clients[i].pid;
-	qsort(pids, kept, sizeof(*pids), compare_i32);
-	for (size_t i = 0; i < kept; i++) {
-		if (i && pids[i] == pids[i - 1])
-			continue;
-		struct gpd_usage_process *p = gpd_usage_reading_add_process(r);
-		if (!p) {
-			free(pids);
-			return -ENOMEM;
-		}
-		p->pid = pids[i];
-		/* One that exited since keeps its row, nameless. */
-		if (gpd_proc_read_stat(u->proc_root, pids[i], p->command,
-				       sizeof(p->command), &p->ppid))
-			p->ppid = 0;
-	}
-	free(pids);
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* The source                                                           */
 
 static int drm_read(struct gpd_usage_source *src, struct gpd_usage_reading *r,
@@ -519,7 +342,10 @@ static int drm_read(struct gpd_usage_source *src, struct gpd_usage_reading *r,
 		gpd_usage_note(r->note, "%s", u->pmu_note);
 	read_energy(u, r);
 	read_device(u, r);
-	if (processes && read_processes(u, r))
+	if (processes && gpd_drm_clients_read(&u->clients, u->proc_root,
+						u->driver->name, u->pdev,
+						&u->base.layout,
+						u->driver->fdinfo_class, r))
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -543,7 +369,7 @@ static void drm_destroy(struct gpd_usage_source *src)
 {
 	struct drm_usage *u = (struct drm_usage *)src;
 	drm_close(src);
-	free(u->maxes);
+	gpd_drm_clients_fini(&u->clients);
 	free(u);
 }
 
@@ -552,18 +378,6 @@ static const struct gpd_usage_source_ops drm_usage_ops = {
 	.close = drm_close,
 	.destroy = drm_destroy,
 };
-
-/* The PCI slot of the card's device: the last component of the
- * directory its device link leads to. */
-static void read_pdev(struct drm_usage *u)
-{
-	char target[PATH_MAX];
-	u->pdev[0] = '\0';
-	if (!realpath(u->device_dir, target))
-		return;
-	const char *slash = strrchr(target, '/');
-	snprintf(u->pdev, sizeof(u->pdev), "%.31s", slash ? slash + 1 : target);
-}
 
 int gpd_drm_usage_create(const struct gpd_drm_usage_driver *driver,
 			 const char *node, const struct gpd_drm_roots *roots,
@@ -597,7 +411,7 @@ int gpd_drm_usage_create_at(const struct gpd_drm_usage_driver *driver,
 	snprintf(u->sysfs_root, sizeof(u->sysfs_root), "%s", roots->sysfs);
 	snprintf(u->proc_root, sizeof(u->proc_root), "%s",
 		 roots->proc ? roots->proc : "/proc");
-	read_pdev(u);
+	gpd_drm_card_pdev(u->card_dir, u->pdev, sizeof(u->pdev));
 	gpd_perf_group_init(&u->group);
 	gpd_perf_group_init(&u->rapl_group);
 	struct gpd_usage_layout *layout = &u->plan.layout;

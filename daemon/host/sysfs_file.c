@@ -10,14 +10,15 @@
 
 #include "daemon/host/sysfs_file.h"
 
-static int read_path(char *buf, size_t size, const char *path)
+/* Up to size bytes of the file at path; *len says how many. */
+static int read_bytes(void *buf, size_t size, size_t *out_len, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	size_t len = 0;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
+	while (len < size) {
+		ssize_t n = read(fd, (char *)buf + len, size - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -30,8 +31,16 @@ static int read_path(char *buf, size_t size, const char *path)
 		len += (size_t)n;
 	}
 	close(fd);
-	buf[len] = '\0';
+	*out_len = len;
 	return 0;
+}
+
+static int read_path(char *buf, size_t size, const char *path)
+{
+	size_t len;
+	int ret = read_bytes(buf, size - 1, &len, path);
+	buf[ret ? 0 : len] = '\0';
+	return ret;
 }
 
 static int read_formatted(char *buf, size_t size, const char *fmt, va_list ap)
@@ -53,6 +62,19 @@ int gpd_sysfs_read(char *buf, size_t size, const char *fmt, ...)
 	int ret = read_formatted(buf, size, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+int gpd_sysfs_read_binary(void *buf, size_t size, size_t *len,
+			  const char *fmt, ...)
+{
+	char path[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return read_bytes(buf, size, len, path);
 }
 
 int gpd_sysfs_read_u64(uint64_t *out, const char *fmt, ...)
