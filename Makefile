@@ -227,7 +227,13 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) -Wl,--exclude-libs,ALL $(LDLIBS) -ldl
 
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
-	$(BUILD)/tests/trace-check
+	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table
+
+# Writes amdgpu gpu_metrics tables for the fake sysfs trees.
+$(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
+		tests/unit/gpu_metrics_tables.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 # Reads the Perfetto traces the tests write (tests/perfetto/check-trace.sh).
 $(BUILD)/tests/trace-check: tests/perfetto/trace_check.c

@@ -23,6 +23,7 @@
 #include "client/commands.h"
 #include "client/output.h"
 #include "client/recording_readahead.h"
+#include "client/replay_rgp.h"
 #include "metrics/metric_binding.h"
 #include "metrics/metrics_db.h"
 #include "metrics/oa_format.h"
@@ -41,7 +42,9 @@ static const char usage_line[] =
 
 static const char help_text[] =
 	"Computes the counters of an i915-perf recording (IGT's\n"
-	"i915-perf-recorder format) offline.\n"
+	"i915-perf-recorder format) offline. Given an RGP capture (.rgp,\n"
+	"as radv writes them), prints the counters of its SPM chunks, one\n"
+	"row per sample: table, csv or ndjson.\n"
 	"\n"
 	"  --metrics-dir DIR  read the oa-*.xml files in DIR (IGT's\n"
 	"                     lib/i915/perf-configs, Mesa's src/intel/perf);\n"
@@ -903,6 +906,16 @@ static int replay_run(struct replay *r)
 {
 	struct gpm_recording_error err;
 	int ret;
+
+	if (gpuperf_is_rgp(r->file)) {
+		if (r->opt.raw || r->opt.counters || r->opt.n_dirs ||
+		    r->opt.mode != GPM_OA_WINDOW_CONTEXT)
+			return usage_error("%s is an RGP capture: its SPM "
+					   "counters replay one row per sample, "
+					   "without --raw, -c, --metrics-dir or "
+					   "windows", r->file);
+		return gpuperf_replay_rgp(r->file, r->opt.format, r->opt.output);
+	}
 
 	r->reader = malloc(sizeof(*r->reader));
 	if (!r->reader)

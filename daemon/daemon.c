@@ -9,6 +9,7 @@
 #include "daemon/config_flight.h"
 #include "daemon/error.h"
 #include "daemon/daemon.h"
+#include "daemon/amdgpu/amdgpu_source.h"
 #include "daemon/discovery.h"
 #include "daemon/keep_streaming.h"
 #include "daemon/log.h"
@@ -204,6 +205,42 @@ static int add_nvidia_gpus(struct gpd_daemon *d, bool *found,
 	return 0;
 }
 
+/* The device of an AMD card: its usage view only. */
+static int add_amdgpu_card(struct gpd_daemon *d, const char *card,
+			   struct gpd_error *err)
+{
+	struct gpd_drm_roots roots = drm_roots(d);
+	struct gpd_source *source;
+	struct gpd_usage_source *usage;
+	int ret = gpd_amdgpu_source_create(d->loop, d->metrics, card, &roots,
+					   &source, &usage, err);
+	return ret ? ret : add_device(d, source, usage, err);
+}
+
+/* auto: a device for every GPU amdgpu drives. */
+static int add_amdgpu_cards(struct gpd_daemon *d, bool *found,
+			    struct gpd_error *err)
+{
+	char **cards;
+	size_t n;
+	int ret = gpd_amdgpu_cards(drm_roots(d).sysfs, &cards, &n);
+	if (ret)
+		return gpd_fail(err, ret, "looking for GPUs: %s", strerror(-ret));
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct gpd_error skipped;
+		if (add_amdgpu_card(d, cards[i], &skipped)) {
+			if (skipped.code == -ENOMEM)
+				ret = gpd_fail(err, -ENOMEM, "out of memory");
+			else
+				gpd_warn("%s", skipped.message);
+			continue;
+		}
+		*found = true;
+	}
+	gpd_amdgpu_cards_free(cards, n);
+	return ret;
+}
+
 static int create_device(struct gpd_daemon *d, const char *text,
 			 unsigned index, struct gpd_error *err)
 {
@@ -221,11 +258,13 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		ret = add_discovered(d, &found, err);
 		if (!ret)
 			ret = add_nvidia_gpus(d, &found, err);
+		if (!ret)
+			ret = add_amdgpu_cards(d, &found, err);
 		if (ret || found) {
 			gpd_device_spec_fini(&spec);
 			return ret;
 		}
-		gpd_info("no Intel or NVIDIA GPU found; using sim");
+		gpd_info("no Intel, NVIDIA or AMD GPU found; using sim");
 	}
 		/* fallthrough */
 	case GPD_SOURCE_SIM: {
@@ -278,6 +317,10 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			gpd_warn("%s: no usage stream: out of memory", source->name);
 		break;
 	}
+	case GPD_SOURCE_AMDGPU:
+		ret = add_amdgpu_card(d, spec.path, err);
+		gpd_device_spec_fini(&spec);
+		return ret;
 	}
 	gpd_device_spec_fini(&spec);
 	if (ret)

@@ -23,6 +23,8 @@ const char *gpd_source_kind_name(enum gpd_source_kind kind)
 		return "xe";
 	case GPD_SOURCE_NVIDIA:
 		return "nvidia";
+	case GPD_SOURCE_AMDGPU:
+		return "amdgpu";
 	}
 	return "unknown";
 }
@@ -162,9 +164,21 @@ int gpd_device_spec_parse(const char *text, struct gpd_device_spec *spec,
 		spec->index = (unsigned)index;
 		return 0;
 	}
+	if (kind_len == 6 && !strncmp(text, "amdgpu", 6)) {
+		spec->kind = GPD_SOURCE_AMDGPU;
+		/* "card1", or its node "/dev/dri/card1". */
+		const char *slash = arg ? strrchr(arg, '/') : NULL;
+		const char *card = slash ? slash + 1 : arg;
+		if (!card || strncmp(card, "card", 4) || !isdigit((unsigned char)card[4])) {
+			*why = "expected amdgpu:cardN (or amdgpu:/dev/dri/cardN)";
+			return -EINVAL;
+		}
+		spec->path = strdup(card);
+		return spec->path ? 0 : -ENOMEM;
+	}
 	*why = "unknown device kind; use auto, sim[:PLATFORM][,load=X], "
-	       "replay:FILE[,loop][,speed=X|max], i915:PATH, xe:PATH or "
-	       "nvidia:N";
+	       "replay:FILE[,loop][,speed=X|max], i915:PATH, xe:PATH, "
+	       "nvidia:N or amdgpu:cardN";
 	return -EINVAL;
 }
 

@@ -7,6 +7,8 @@
  *   replay:FILE[,loop][,speed=X|max]
  *   i915:/dev/dri/cardN, xe:/dev/dri/cardN
  *   nvidia:N                  CUDA device N, through CUPTI PM sampling
+ *   amdgpu:cardN              an AMD GPU: its usage view only (no counter
+ *                             stream: README, "AMD GPUs")
  */
 #ifndef GPD_DEVICE_SPEC_H
 #define GPD_DEVICE_SPEC_H
@@ -20,6 +22,7 @@ enum gpd_source_kind {
 	GPD_SOURCE_I915,
 	GPD_SOURCE_XE,
 	GPD_SOURCE_NVIDIA,
+	GPD_SOURCE_AMDGPU,
 };
 
 /* The heaviest sim,load=X (daemon/sim/workload.h's limit). */
@@ -28,7 +31,8 @@ enum gpd_source_kind {
 struct gpd_device_spec {
 	enum gpd_source_kind kind;
 	char *platform;         /* sim: platform name, NULL = the virtual GPU */
-	char *path;             /* replay: file; i915/xe: device node */
+	char *path;             /* replay: file; i915/xe: device node;
+				 * amdgpu: the card ("card1") */
 	bool loop;              /* replay: start over at the end */
 	double speed;           /* replay: pacing factor; 0 = as fast as possible */
 	double load;            /* sim: the workload's load factor (1) */

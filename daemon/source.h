@@ -87,6 +87,9 @@ struct gpd_source {
 	/* A recording fixes the metric set and period it was made with. */
 	const char *fixed_metric_set;           /* symbol; NULL if free */
 	uint64_t fixed_period_ns;               /* 0 if free or unknown */
+	/* Why the device streams no counters at all (an AMD GPU), for
+	 * whoever asks for a stream; NULL where it can. */
+	const char *no_stream;
 	struct gpd_source_listener listener;
 	uv_loop_t *loop;
 };

@@ -545,6 +545,9 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 				    dev->source->name);
 	} else {
 		*set = dev->open && dev->set ? dev->set : gpd_device_default_set(dev);
+		if (!*set && dev->source->no_stream)
+			return gpd_fail(err, -EOPNOTSUPP, "%s",
+					dev->source->no_stream);
 		if (!*set)
 			return gpd_fail(err, -ENOENT,
 				    "device %s has no metric sets; point "

@@ -101,6 +101,12 @@ static const struct gpm_platform platforms[] = {
 	 * is found by CUPTI's chip name, so it has no PCI id entry. */
 	{ "gh100", "GH100", "NVIDIA GH100 (H100, H200)", 0, 64, FMT_NVPM,
 	  0x2335, 0, 0, 0, 1310720000u, 1310720000u, 0, 1980, 0 },
+	/* An AMD GPU that amdgpu drives: Linux gives a daemon no stream of
+	 * its counters, so it has no metric sets and no report is ever
+	 * decoded (the format is only there to be valid); it has the usage
+	 * view (daemon/amdgpu/). Found by driver, so no PCI id entry. */
+	{ "amdgpu", "AMDGPU", "AMD GPU (amdgpu)", 0, 0, FMT_NVPM,
+	  0, 0, 0, 0, 100000000u, 100000000u, 0, 0, 0 },
 };
 
 #define N_PLATFORMS (sizeof(platforms) / sizeof(platforms[0]))
@@ -109,10 +115,10 @@ static const struct gpm_platform platforms[] = {
 enum {
 	HSW, BDW, CHV, SKLGT2, SKLGT3, SKLGT4, KBLGT2, KBLGT3, CFLGT2, CFLGT3,
 	BXT, GLK, CNL, ICL, EHL, TGLGT1, TGLGT2, RKL, DG1, ADL, ACMGT1, ACMGT2,
-	ACMGT3, MTLGT2, MTLGT3, PVC, LNL, BMG, PTL, SIMGEN12, GH100,
+	ACMGT3, MTLGT2, MTLGT3, PVC, LNL, BMG, PTL, SIMGEN12, GH100, AMDGPU,
 };
 
-_Static_assert(GH100 + 1 == N_PLATFORMS, "index enum matches the table");
+_Static_assert(AMDGPU + 1 == N_PLATFORMS, "index enum matches the table");
 
 /* Meteor Lake and Arrow Lake ids cover both GT sizes; the EU count picks
  * the file (Mesa: up to 64 EUs is GT2). */

@@ -206,7 +206,7 @@ START_TEST(test_command_line_errors)
 	 * so that they are refused as bad options, as a misspelled one is. */
 	CHECK_ERROR("--device foo: unknown device kind; use auto, "
 		    "sim[:PLATFORM][,load=X], replay:FILE[,loop][,speed=X|max], "
-		    "i915:PATH, xe:PATH or nvidia:N", "--device", "foo");
+		    "i915:PATH, xe:PATH, nvidia:N or amdgpu:cardN", "--device", "foo");
 	CHECK_ERROR("--listen 7890: expected ADDR:PORT, e.g. 127.0.0.1:7890 "
 		    "or [::1]:7890", "--listen", "7890");
 	CHECK_ERROR("--listen 0.0.0.0:0 is not a loopback address: other "
