@@ -21,6 +21,7 @@
 #include "daemon/net/metrics_exporter.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
+#include "daemon/net/web_root.h"
 #include "daemon/net/ws_session.h"
 
 enum {
@@ -240,6 +241,12 @@ int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
 		ret = make_listeners(s, err);
 	if (!ret && options->token_file)
 		ret = gpd_auth_load(&s->auth, options->token_file, err);
+	if (!ret && options->web_root) {
+		s->web_root = malloc(sizeof(*s->web_root));
+		ret = s->web_root ? gpd_web_root_init(s->web_root, options->web_root,
+						      err)
+				  : gpd_fail(err, -ENOMEM, "out of memory");
+	}
 	if (!ret && gpd_hello_create(devices, &s->hello))
 		ret = gpd_fail(err, -ENOMEM, "out of memory describing the devices");
 	if (!ret)
@@ -317,11 +324,11 @@ static int setup_protocols(struct gpd_server *s, struct gpd_error *err)
 		.protocol = GPD_HTTP_PROTOCOL,
 		.origin_protocol = LWSMPRO_CALLBACK,
 	};
-	if (s->options.web_root)
+	if (s->web_root)
 		m[MOUNT_ROOT] = (struct lws_http_mount){
 			.mountpoint = "/",
 			.mountpoint_len = 1,
-			.origin = s->options.web_root,
+			.origin = s->web_root->real,
 			.def = "index.html",
 			.origin_protocol = LWSMPRO_FILE,
 		};
@@ -461,6 +468,8 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 		return gpd_fail(err, -ENOMEM,
 			    "libwebsockets could not start on the event loop; "
 			    "is the package libwebsockets-evlib-uv installed?");
+	if (s->web_root)
+		gpd_web_root_install(s->web_root, s->lws);
 	for (size_t i = 0; i < s->n_listeners; i++) {
 		ret = open_vhost(s, &s->listeners[i], err);
 		if (ret)
@@ -532,4 +541,6 @@ void gpd_server_fini(struct gpd_server *s)
 	s->protocols = NULL;
 	free(s->mounts);
 	s->mounts = NULL;
+	free(s->web_root);
+	s->web_root = NULL;
 }

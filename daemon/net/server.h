@@ -34,6 +34,7 @@
 struct gpd_hello;
 struct gpd_metrics_exporter;
 struct gpd_session;
+struct gpd_web_root;
 struct lws_context;
 struct lws_http_mount;
 struct lws_protocols;
@@ -120,6 +121,7 @@ struct gpd_server {
 	struct lws_context *lws;
 	struct lws_protocols *protocols;
 	struct lws_http_mount *mounts;
+	struct gpd_web_root *web_root;          /* NULL: the built-in page */
 	char url[128];                          /* of the first TCP listener */
 	bool stopping;
 };

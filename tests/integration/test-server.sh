@@ -176,12 +176,34 @@ if start amplify --device sim --linger 0 --listen 127.0.0.1:0 \
 fi
 unset ASAN_OPTIONS
 
-mkdir "$tmp/www"
+mkdir "$tmp/www" "$tmp/outside"
 echo '<!DOCTYPE html><title>test UI</title><p>served from the web root</p>' >"$tmp/www/index.html"
+# Links in the web root: one that stays inside is served; none that leads
+# out, to a file or through a directory.
+echo '<p>outside the web root</p>' >"$tmp/outside/secret.html"
+ln -s index.html "$tmp/www/alias.html"
+ln -s /etc/passwd "$tmp/www/passwd.txt"
+ln -s "$tmp/outside/secret.html" "$tmp/www/secret.html"
+ln -s ../outside "$tmp/www/out"
 if start web --device sim --listen 127.0.0.1:0 --web-root "$tmp/www" --max-connections 2; then
 	run_checks web "127.0.0.1:$(port web 127.0.0.1)" "served from the web root"
+	web_url=http://127.0.0.1:$(port web 127.0.0.1)
+	code=$(curl -s -o "$tmp/got" -w '%{http_code}' "$web_url/alias.html")
+	check "a link inside --web-root answered $code" \
+		eval '[ "$code" = 200 ] && grep -q "served from the web root" "$tmp/got"'
+	for path in /passwd.txt /secret.html /out/secret.html; do
+		code=$(curl -s -o "$tmp/got" -w '%{http_code}' "$web_url$path")
+		check "$path, a link out of --web-root, answered $code: $(head -c 40 "$tmp/got")" \
+			eval '[ "$code" = 404 ] && ! grep -q "^root:\|outside the web root" "$tmp/got"'
+	done
 	stop web
 fi
+"$build/gpuperfd" --device sim --listen 127.0.0.1:0 --web-root "$tmp/www/index.html" \
+	>"$tmp/notdir.log" 2>&1
+status=$?
+check "--web-root naming a file exited $status, not 1" [ "$status" = 1 ]
+check "--web-root naming a file did not say so" \
+	grep -q -- "--web-root $tmp/www/index.html is not a directory" "$tmp/notdir.log"
 
 # IPv6: a listener on [::1], reached with its address bare and in brackets.
 if grep -q "^00000000000000000000000000000001 " /proc/net/if_inet6 2>/dev/null; then
