@@ -227,13 +227,20 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) -Wl,--exclude-libs,ALL $(LDLIBS) -ldl
 
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
-	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table
+	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table \
+	$(BUILD)/tests/daemon-proxy
 
 # Writes amdgpu gpu_metrics tables for the fake sysfs trees.
 $(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
 		tests/unit/gpu_metrics_tables.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+# Stands between gpuperf and gpuperfd and changes what the daemon says
+# (tests/cli/test-client-meddled.sh).
+$(BUILD)/tests/daemon-proxy: tests/cli/daemon_proxy.c $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBPROTO) $(LDFLAGS) -lprotobuf-c
 
 # Reads the Perfetto traces the tests write (tests/perfetto/check-trace.sh).
 $(BUILD)/tests/trace-check: tests/perfetto/trace_check.c

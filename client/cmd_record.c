@@ -288,8 +288,10 @@ static void on_data(struct gpc_recording *rec, uint64_t offset,
 
 	if (r->finished)
 		return;
+	/* libgpuperf hands the bytes over in order (offset is r->bytes):
+	 * they are appended, never written where the daemon says. */
 	while (len) {
-		ssize_t n = pwrite(r->fd, p, len, (off_t)offset);
+		ssize_t n = write(r->fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -300,9 +302,7 @@ static void on_data(struct gpc_recording *rec, uint64_t offset,
 		}
 		p += n;
 		len -= (size_t)n;
-		offset += (uint64_t)n;
-		if (offset > r->bytes)
-			r->bytes = offset;
+		r->bytes += (uint64_t)n;
 	}
 }
 

@@ -525,11 +525,14 @@ struct gpc_recording_cbs {
 	 * returns. */
 	void (*started)(struct gpc_recording *rec, const struct gpc_error *err,
 			void *user);
-	/* The next bytes of the file, in order, from offset. */
+	/* The next bytes of the file, in order, from offset: each call's
+	 * offset is where the one before ended (the first's is 0). */
 	void (*data)(struct gpc_recording *rec, uint64_t offset,
 		     const void *data, size_t len, void *user);
 	/* The end: summary when every byte has arrived, else err (the
-	 * connection ended first). The handle is freed when this returns. */
+	 * connection ended first, or the daemon sent bytes that do not
+	 * follow those before: -EPROTO, the recording stopped). The handle
+	 * is freed when this returns. */
 	void (*stopped)(struct gpc_recording *rec,
 			const struct gpc_recording_summary *summary,
 			const struct gpc_error *err, void *user);

@@ -19,6 +19,7 @@ struct gpc_recording {
 	void *user;
 	bool started;
 	bool stopping;
+	uint64_t received;              /* bytes handed to the caller */
 	struct gpc_recording_info info;
 	char *device;
 	char *metric_set;
@@ -120,11 +121,38 @@ static struct gpc_recording *find_started(struct gpc_client *c, uint32_t id)
 	return NULL;
 }
 
+/* The daemon sends a file's bytes in order. Bytes anywhere else would be
+ * written where the daemon chose, over what was written or far past it:
+ * the recording ends there, the bytes unwritten. */
+static void refuse_data(struct gpc_recording *rec, const Gpuperf__RecordingData *d)
+{
+	struct gpc_error err;
+
+	gpc__error_set(&err, -EPROTO, "the daemon sent %zu bytes of recording "
+		       "%u at offset %llu, but the next bytes are at %llu; the "
+		       "recording is stopped there", d->data.len, rec->info.id,
+		       (unsigned long long)d->offset,
+		       (unsigned long long)rec->received);
+	if (!rec->stopping)
+		gpc_recording_stop(rec);
+	unlink_recording(rec);
+	if (rec->cbs.stopped)
+		rec->cbs.stopped(rec, NULL, &err, rec->user);
+	free_recording(rec);
+}
+
 void gpc__recording_data(struct gpc_client *c, const Gpuperf__RecordingData *d)
 {
 	struct gpc_recording *rec = find_started(c, d->recording_id);
 
-	if (rec && rec->cbs.data)
+	if (!rec)
+		return;
+	if (d->offset != rec->received) {
+		refuse_data(rec, d);
+		return;
+	}
+	rec->received += d->data.len;
+	if (rec->cbs.data)
 		rec->cbs.data(rec, d->offset, d->data.data, d->data.len,
 			      rec->user);
 }
