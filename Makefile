@@ -44,7 +44,7 @@ endif
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := expat libuv libwebsockets libprotobuf-c libdrm libcap zlib
+PKGS := expat libuv libwebsockets libprotobuf-c libdrm libcap libseccomp zlib
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
@@ -66,7 +66,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # Debian packages needed to build, test and fuzz.
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev jq \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
-	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev systemd strace \
+	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev libseccomp-dev systemd strace \
 	tmux zlib1g-dev protobuf-compiler gcovr groff-base curl
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
@@ -260,9 +260,12 @@ test: deps
 	GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) sh tests/run-tests.sh \
 		$(UNIT_BINS) $(SCRIPT_TESTS)
 
+# As root, the daemon serves as the service's user (nobody before `make
+# install` made it), keeping CAP_PERFMON alone: never as root.
+RUN_USER = $(if $(filter 0,$(shell id -u)),--user $(if $(shell getent passwd gpuperf),gpuperf,nobody))
 run: deps
 	$(MAKE) all
-	$(BUILD)/gpuperfd --device sim $(if $(WEB_APP),--web-root web/www)
+	$(BUILD)/gpuperfd --device sim $(if $(WEB_APP),--web-root web/www) $(RUN_USER) $(RUN_ARGS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)

@@ -108,7 +108,10 @@ void gpd_config_usage(FILE *out)
 		"                         metric directories, tokens, log level\n"
 		"      --user NAME        started as root: open the devices and\n"
 		"                         listeners, then run as NAME keeping only\n"
-		"                         CAP_PERFMON\n"
+		"                         CAP_PERFMON (started as root, gpuperfd\n"
+		"                         needs --user or --allow-root)\n"
+		"      --allow-root       started as root without --user, serve as\n"
+		"                         root with every privilege\n"
 		"      --log-level LEVEL  error, warning, info (default) or debug\n"
 		"      --foreground       stay in the foreground (the default)\n"
 		"  -h, --help             show this help\n"
@@ -135,6 +138,7 @@ enum {
 	OPT_QUEUE_FRAMES,
 	OPT_CONFIG,
 	OPT_USER,
+	OPT_ALLOW_ROOT,
 	OPT_SERVER_NAME,
 	OPT_ALLOW_ORIGIN,
 	OPT_PROC_ROOT,
@@ -175,6 +179,7 @@ static const struct option table[] = {
 	{ "queue-frames", required_argument, NULL, OPT_QUEUE_FRAMES },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "allow-root", no_argument, NULL, OPT_ALLOW_ROOT },
 	{ "server-name", required_argument, NULL, OPT_SERVER_NAME },
 	{ "allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
@@ -451,6 +456,9 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_USER:
 		cfg->user = arg;
+		break;
+	case OPT_ALLOW_ROOT:
+		cfg->allow_root = true;
 		break;
 	case OPT_FLIGHT_RECORDER: {
 		struct gpd_flight_recorder_spec spec;

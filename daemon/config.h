@@ -33,6 +33,7 @@ struct gpd_config {
 	enum gpd_log_level log_level;
 	const char *path;               /* --config; NULL: none */
 	const char *user;               /* --user; NULL: keep the user */
+	bool allow_root;                /* --allow-root: may serve as root */
 	bool help, version;
 
 	/* Every option in effect, the file's first, in order. The strings

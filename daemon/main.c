@@ -1,6 +1,7 @@
 /*
  * gpuperfd: the GPU profiling daemon's entry point: options, the loop.
  */
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,43 @@
 #include "daemon/net/server.h"
 #include "daemon/privileges.h"
 #include "daemon/sd_notify.h"
+#include "daemon/syscall_filter.h"
+
+/* Outside systemd, the unit's system-call filter, installed here. */
+static int filter_syscalls(struct gpd_error *err)
+{
+	size_t n;
+
+	if (gpd_syscall_filter_from_systemd()) {
+		gpd_info("system calls: systemd's filter applies");
+		return 0;
+	}
+	int ret = gpd_syscall_filter_install(&n, err);
+	if (!ret)
+		gpd_info("system calls: %zu allowed, as by gpuperfd.service's "
+			 "SystemCallFilter; the others fail with EPERM", n);
+	return ret;
+}
+
+/* Started as root, the daemon serves as --user; as root only when told. */
+static int check_root(const struct gpd_config *cfg)
+{
+	if (geteuid() != 0 || cfg->user)
+		return 0;
+	if (cfg->allow_root) {
+		gpd_warn("serving as root (--allow-root): a flaw in gpuperfd "
+			 "would give whoever reaches it the whole machine; "
+			 "--user gpuperf keeps CAP_PERFMON alone");
+		return 0;
+	}
+	fprintf(stderr, "gpuperfd: started as root, it would serve the network "
+		"with every privilege. Give --user %s to open the devices and "
+		"listeners as root and then run as that user with CAP_PERFMON "
+		"alone, or --allow-root to serve as root anyway\n",
+		getpwnam("gpuperf") ? "gpuperf" :
+		"nobody (or gpuperf, the service's user, once installed)");
+	return 2;
+}
 
 /* Serves, drops to --user once everything privileged is open, and tells
  * systemd it is ready. */
@@ -30,6 +68,10 @@ static int run(struct gpd_daemon *daemon, const struct gpd_config *cfg,
 	}
 	if (!ret && cfg->user)
 		ret = gpd_privileges_drop(cfg->user, &err);
+	if (!ret)
+		ret = gpd_privileges_forget_inheritable(&err);
+	if (!ret)
+		ret = filter_syscalls(&err);
 	if (ret) {
 		gpd_error("%s", err.message);
 		return 1;
@@ -65,6 +107,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	gpd_log_set_level(cfg.log_level);
+	int refused = check_root(&cfg);
+	if (refused) {
+		gpd_config_fini(&cfg);
+		return refused;
+	}
 	/* `make install` puts the web UI there. */
 	if (!cfg.server.web_root && !access(GPM_DATADIR "/web/index.html", R_OK))
 		cfg.server.web_root = GPM_DATADIR "/web";

@@ -75,9 +75,8 @@ static int limit_bounding_set(int keep)
 	return 0;
 }
 
-/* keep (-1: none) in the permitted, effective, inheritable and ambient
- * sets: inheritable and ambient too, as the service unit's
- * AmbientCapabilities= has them, so both ways of starting look alike. */
+/* keep (-1: none) in the permitted and effective sets alone: the daemon
+ * executes nothing, so nothing needs it inheritable or ambient. */
 static int set_capabilities(int keep)
 {
 	cap_t caps = cap_init();
@@ -87,8 +86,7 @@ static int set_capabilities(int keep)
 	if (keep >= 0) {
 		cap_value_t v = keep;
 		if (cap_set_flag(caps, CAP_PERMITTED, 1, &v, CAP_SET) ||
-		    cap_set_flag(caps, CAP_EFFECTIVE, 1, &v, CAP_SET) ||
-		    cap_set_flag(caps, CAP_INHERITABLE, 1, &v, CAP_SET))
+		    cap_set_flag(caps, CAP_EFFECTIVE, 1, &v, CAP_SET))
 			ret = -errno;
 	}
 	if (!ret && cap_set_proc(caps))
@@ -96,9 +94,25 @@ static int set_capabilities(int keep)
 	cap_free(caps);
 	if (!ret && cap_reset_ambient())
 		ret = -errno;
-	if (!ret && keep >= 0 && cap_set_ambient(keep, CAP_SET))
-		ret = -errno;
 	return ret;
+}
+
+int gpd_privileges_forget_inheritable(struct gpd_error *err)
+{
+	cap_t caps = cap_get_proc();
+	if (!caps)
+		return gpd_fail(err, -errno, "reading the capabilities: %s",
+			    strerror(errno));
+	int ret = 0;
+	if (cap_clear_flag(caps, CAP_INHERITABLE) || cap_set_proc(caps))
+		ret = -errno;
+	cap_free(caps);
+	if (!ret && cap_reset_ambient())
+		ret = -errno;
+	if (ret)
+		return gpd_fail(err, ret, "emptying the inheritable and ambient "
+			    "capabilities: %s", strerror(-ret));
+	return 0;
 }
 
 static int become(const char *user, uid_t uid, gid_t gid, struct gpd_error *err)
@@ -161,14 +175,20 @@ int gpd_privileges_drop(const char *user, struct gpd_error *err)
 		return gpd_fail(err, -errno, "prctl(PR_SET_NO_NEW_PRIVS): %s",
 			    strerror(errno));
 
-	uint64_t want = keep >= 0 ? GPD_CAP_PERFMON_MASK : 0;
-	static const char *const sets[] = { "CapPrm", "CapEff", "CapAmb" };
+	uint64_t perfmon = keep >= 0 ? GPD_CAP_PERFMON_MASK : 0;
+	static const struct {
+		const char *set;
+		bool perfmon;
+	} sets[] = {
+		{ "CapPrm", true }, { "CapEff", true },
+		{ "CapInh", false }, { "CapAmb", false },
+	};
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		uint64_t have;
-		if (gpd_privileges_read_caps(sets[i], &have) || have != want)
-			return gpd_fail(err, -EIO, "--user %s: %s is not CAP_PERFMON "
-				    "alone after dropping privileges", user,
-				    sets[i]);
+		uint64_t have = 0, want = sets[i].perfmon ? perfmon : 0;
+		if (gpd_privileges_read_caps(sets[i].set, &have) || have != want)
+			return gpd_fail(err, -EIO, "--user %s: %s is %#" PRIx64
+				    ", not %#" PRIx64 ", after dropping "
+				    "privileges", user, sets[i].set, have, want);
 	}
 	if (!ids_are("Uid", pw.pw_uid) || !ids_are("Gid", pw.pw_gid))
 		return gpd_fail(err, -EIO, "--user %s: the process did not become "

@@ -123,11 +123,12 @@ start_command() {
 	return 1
 }
 
-# start NAME ARGS...: start_command with the built gpuperfd.
+# start NAME ARGS...: start_command with the built gpuperfd (as root, it
+# serves as root: --allow-root).
 start() {
 	start_name=$1
 	shift
-	start_command "$start_name" "$gpuperfd" "$@"
+	start_command "$start_name" "$gpuperfd" --allow-root "$@"
 }
 
 # port NAME [HOST]: the TCP port daemon NAME listens on at HOST (127.0.0.1;

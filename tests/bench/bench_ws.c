@@ -119,7 +119,7 @@ static pid_t start_daemon(const char *build, const char *shared,
 	if (pid == 0) {
 		if (!freopen(log, "w", stderr))
 			_exit(127);
-		execl(gpuperfd, gpuperfd, "--device", "sim:sklgt2",
+		execl(gpuperfd, gpuperfd, "--allow-root", "--device", "sim:sklgt2",
 		      "--metrics-dir", metrics, "--listen", "127.0.0.1:0",
 		      "--max-connections", "1024", (char *)NULL);
 		_exit(127);

@@ -74,7 +74,8 @@ export function outputDir() {
 // stop() } where stop() resolves to the exit status after SIGTERM.
 export function startDaemon(name, args, dir, env = {}) {
 	const log = join(dir, `${name}.log`);
-	const daemon = spawn(join(buildDir(), 'gpuperfd'), args,
+	// As root it serves as root.
+	const daemon = spawn(join(buildDir(), 'gpuperfd'), ['--allow-root', ...args],
 		{ stdio: ['ignore', 'ignore', openSync(log, 'w')], env: { ...process.env, ...env } });
 	const exited = new Promise((resolve) => daemon.on('exit', (code, signal) =>
 		resolve(signal ? 128 : code)));

@@ -10,7 +10,7 @@
 
 # A port nothing listens on: one the kernel just handed out and took back.
 free_port() {
-	"$gpuperfd" -d sim -l 127.0.0.1:0 2>"$tmp/probe.log" &
+	"$gpuperfd" --allow-root -d sim -l 127.0.0.1:0 2>"$tmp/probe.log" &
 	probe=$!
 	wait_for probe.log "listening on"
 	port probe

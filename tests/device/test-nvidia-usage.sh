@@ -51,7 +51,7 @@ if [ ! -x "$BUILD/usage_load" ]; then
 		tests/device/usage_load.cu || { fail "building usage_load"; finish; }
 fi
 
-"$BUILD/gpuperfd" --device nvidia:0 --listen "127.0.0.1:$PORT" --linger 0 \
+"$BUILD/gpuperfd" --allow-root --device nvidia:0 --listen "127.0.0.1:$PORT" --linger 0 \
 	>"$OUT/daemon.log" 2>&1 &
 daemon=$!
 pids="$daemon"

@@ -88,7 +88,7 @@ fi
 # A daemon on nvidia:0 listening on port $2, its log in daemon-$1.log;
 # waits until it answers. Sets $daemon.
 start_daemon() {
-	"$BUILD/gpuperfd" --device nvidia:0 --listen "127.0.0.1:$2" \
+	"$BUILD/gpuperfd" --allow-root --device nvidia:0 --listen "127.0.0.1:$2" \
 		--linger 0 >"$OUT/daemon-$1.log" 2>&1 &
 	daemon=$!
 	daemons="$daemons $daemon"

@@ -133,7 +133,7 @@ check "a stream on card0 was not refused in words: $(cat "$tmp/err")" \
 	grep -q "Linux gives a daemon no stream of its counters" "$tmp/err"
 
 # Naming a card amdgpu does not drive is refused at start.
-"$gpuperfd" --sysfs-root "$sys" -m "$tmp/metrics" -l none \
+"$gpuperfd" --allow-root --sysfs-root "$sys" -m "$tmp/metrics" -l none \
 	--unix "$tmp/bad.sock" --device amdgpu:card4 >"$tmp/bad.log" 2>&1
 check "amdgpu:card4 started" [ $? != 0 ]
 expect bad.log "card4 is driven by radeon, not amdgpu"

@@ -52,7 +52,7 @@ start_on_machine() {
 		GPD_FAKE_KERNEL_METRICS="$metrics" GPD_FAKE_KERNEL_SETS="$boot_sets" \
 		GPD_FAKE_KERNEL_LOG="$root.requests" \
 		GPD_FAKE_KERNEL_CONTROL="$tmp/control" \
-		"$build/gpuperfd" --dev-root "$root/dev" --sysfs-root "$root/sys" \
+		"$build/gpuperfd" --allow-root --dev-root "$root/dev" --sysfs-root "$root/sys" \
 		-m "$metrics" -l none --unix "$tmp/sock" --metrics-window 50 \
 		--linger 0 --log-level debug "$@"
 }
@@ -95,7 +95,7 @@ stop daemon
 # The wrong driver named on the command line.
 machine wrong-driver xe:tglgt2 "$xe_metrics"
 env LD_PRELOAD="$preload" GPD_FAKE_KERNEL_ROOT="$root" GPD_FAKE_KERNEL_CARDS="$cards" \
-	"$build/gpuperfd" --dev-root "$root/dev" --sysfs-root "$root/sys" -l none \
+	"$build/gpuperfd" --allow-root --dev-root "$root/dev" --sysfs-root "$root/sys" -l none \
 	--device "i915:$root/dev/dri/card0" >"$tmp/wrong.log" 2>&1
 [ $? = 1 ] && ok || fail "--device i915: on an xe card did not fail with 1"
 expect "$tmp/wrong.log" "$root/dev/dri/card0 is driven by xe, not i915; use --device xe:$root/dev/dri/card0"

@@ -33,7 +33,7 @@ chmod 600 "$tmp/tokens"
 
 # A non-loopback address without tokens is refused at start; a daemon
 # that accepted it would serve on, so it is given 30 s to refuse.
-timeout 30 "$gpuperfd" --listen 0.0.0.0:0 2>"$tmp/refused.log"
+timeout 30 "$gpuperfd" --allow-root --listen 0.0.0.0:0 2>"$tmp/refused.log"
 refused_status=$?
 if [ "$refused_status" = 0 ] || [ "$refused_status" = 124 ]; then
 	fail "--listen 0.0.0.0 without --token-file was accepted (status $refused_status)"
@@ -118,7 +118,7 @@ if start named --device sim --linger 0 --listen 127.0.0.1:0 \
 	check_gets "http://127.0.0.1:$p" "/metrics gpu.test 200" "/metrics gpu.test.evil 421"
 	stop named
 fi
-if "$gpuperfd" --listen 127.0.0.1:0 --allow-origin ui.test 2>"$tmp/origin.log"; then
+if "$gpuperfd" --allow-root --listen 127.0.0.1:0 --allow-origin ui.test 2>"$tmp/origin.log"; then
 	fail "--allow-origin without a scheme was accepted"
 else
 	expect origin.log "--allow-origin ui.test: expected SCHEME://HOST[:PORT]"
@@ -198,7 +198,8 @@ if start web --device sim --listen 127.0.0.1:0 --web-root "$tmp/www" --max-conne
 	done
 	stop web
 fi
-"$build/gpuperfd" --device sim --listen 127.0.0.1:0 --web-root "$tmp/www/index.html" \
+"$build/gpuperfd" --allow-root --device sim --listen 127.0.0.1:0 \
+	--web-root "$tmp/www/index.html" \
 	>"$tmp/notdir.log" 2>&1
 status=$?
 check "--web-root naming a file exited $status, not 1" [ "$status" = 1 ]

@@ -74,6 +74,11 @@ else
 	sed 's/^/  | /' "$tmp/verify.log"
 fi
 
+# A leak or a flood ends in a restart, not in the machine's memory.
+for key in MemoryMax TasksMax; do
+	check "the unit sets no $key" grep -q "^$key=[1-9]" "$unit"
+done
+
 systemd-analyze security --offline=yes "$unit" >"$tmp/security.log" 2>&1
 score=$(sed -n 's/.*Overall exposure level for gpuperfd.service: \([0-9.]*\).*/\1/p' "$tmp/security.log")
 if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
@@ -99,7 +104,7 @@ metrics-dir = $root/share/gpuperf/metrics
 listen = 127.0.0.1:0
 $web
 CONF
-if start_command installed "$root/bin/gpuperfd" --config "$tmp/installed.conf"; then
+if start_command installed "$root/bin/gpuperfd" --allow-root --config "$tmp/installed.conf"; then
 	url=http://127.0.0.1:$(port installed)
 	check "the installed gpuperfd's /healthz" \
 		[ "$(curl -s "$url/healthz")" = ok ]
@@ -130,17 +135,41 @@ if [ "$(id -u)" = 0 ]; then
 			grep -q "^Uid:	65534	65534	65534	65534$" "$status"
 		check "Gid is not nobody's: $(grep ^Gid: "$status")" \
 			grep -q "^Gid:	$nobody_gid	$nobody_gid	$nobody_gid	$nobody_gid$" "$status"
-		for set in CapPrm CapEff CapAmb CapBnd; do
+		# CAP_PERFMON permitted and effective, nothing to pass on.
+		for set in CapPrm CapEff CapBnd; do
 			have=$(sed -n "s/^$set:\t//p" "$status")
 			check "$set is $have, not $want" [ "$have" = "$want" ]
 		done
+		for set in CapInh CapAmb; do
+			have=$(sed -n "s/^$set:\t//p" "$status")
+			check "$set is $have, not empty" [ "$have" = 0000000000000000 ]
+		done
 		check "no_new_privs is not set" grep -q "^NoNewPrivs:	1$" "$status"
-		grep -E '^(Uid|Gid|CapPrm|CapEff|CapAmb):' "$status" |
+		grep -E '^(Uid|Gid|CapPrm|CapEff|CapInh|CapAmb):' "$status" |
 			sed 's/^/--user nobody: /'
 		url=http://127.0.0.1:$(port dropped)
 		check "/healthz after dropping privileges" \
 			[ "$(curl -s "$url/healthz")" = ok ]
 		stop dropped
+	fi
+	# The service unit's credentials: a user's, CAP_PERFMON handed over
+	# as an ambient capability (AmbientCapabilities=), which the daemon
+	# keeps permitted and effective only.
+	if [ "$want" != 0000000000000000 ] && command -v setpriv >/dev/null &&
+	   start_command ambient setpriv --reuid=65534 --regid="$nobody_gid" \
+		--clear-groups --inh-caps=+perfmon --ambient-caps=+perfmon \
+		"$build/gpuperfd" --device sim --listen 127.0.0.1:0; then
+		status=/proc/$ambient_pid/status
+		for set in CapPrm CapEff CapInh CapAmb; do
+			have=$(sed -n "s/^$set:\t//p" "$status")
+			expected=$want
+			case $set in CapInh|CapAmb) expected=0000000000000000 ;; esac
+			check "started with ambient CAP_PERFMON, $set is $have, not $expected" \
+				[ "$have" = "$expected" ]
+		done
+		grep -E '^(Uid|CapPrm|CapEff|CapInh|CapAmb):' "$status" |
+			sed 's/^/ambient CAP_PERFMON: /'
+		stop ambient
 	fi
 	# Without root there is nothing to drop from.
 	if command -v setpriv >/dev/null; then
@@ -151,6 +180,43 @@ if [ "$(id -u)" = 0 ]; then
 		check "--user without root exited $status, not 1" [ "$status" = 1 ]
 		check "--user without root did not say to start as root" \
 			grep -q "must start as root" "$tmp/notroot.log"
+	fi
+	# Root without --user is refused, unless told to serve as root.
+	timeout 30 "$build/gpuperfd" --device sim --listen 127.0.0.1:0 \
+		>"$tmp/asroot.log" 2>&1
+	status=$?
+	check "root without --user or --allow-root exited $status, not 2" \
+		[ "$status" = 2 ]
+	check "root without --user did not say to give --user or --allow-root" \
+		grep -q "started as root.*Give --user .* or --allow-root" "$tmp/asroot.log"
+	check "root without --user opened a listener" \
+		eval '! grep -q "listening on" "$tmp/asroot.log"'
+	if start_command allowed "$build/gpuperfd" --allow-root --device sim \
+		--listen 127.0.0.1:0; then
+		check "--allow-root did not warn" \
+			grep -q "serving as root (--allow-root)" "$tmp/allowed.log"
+		stop allowed
+	fi
+	# make run, as root, serves as the service's user or nobody.
+	run_user=nobody
+	getent passwd gpuperf >/dev/null && run_user=gpuperf
+	run_uid=$(id -u "$run_user")
+	make -s run BUILD="$build" RUN_ARGS="--listen 127.0.0.1:0 --linger 0" \
+		>"$tmp/makerun.log" 2>&1 &
+	make_pid=$!
+	pids="$pids $make_pid"
+	if wait_for makerun.log "ready with" 300 "$make_pid"; then
+		run_pid=$(pgrep -P "$make_pid" -x gpuperfd)
+		uids=$(sed -n 's/^Uid:\t//p' "/proc/$run_pid/status" 2>/dev/null)
+		check "make run as root serves as uids '$uids', not $run_user's ($run_uid)" \
+			[ "$uids" = "$run_uid	$run_uid	$run_uid	$run_uid" ]
+		kill -TERM "$run_pid"
+		wait "$make_pid"
+		status=$?
+		check "make run ended with status $status after SIGTERM" [ "$status" = 0 ]
+	else
+		fail "make run did not start gpuperfd"
+		tail -20 "$tmp/makerun.log" | sed 's/^/  | /'
 	fi
 else
 	skip "--user nobody" "root, to start as and drop from"
@@ -239,15 +305,34 @@ expand() {
 }
 if command -v strace >/dev/null; then
 	: >"$tmp/allowed"
-	: >"$tmp/denied"
-	for item in $(sed -n 's/^SystemCallFilter=//p' "$unit"); do
-		case $item in
-		~*) expand "${item#\~}" >>"$tmp/denied" ;;
-		*) expand "$item" >>"$tmp/allowed" ;;
-		esac
+	# As systemd reads the lines, in order (the first allows): each adds
+	# its items to what is allowed, or with ~ takes them away; an item is
+	# a group or a call.
+	sed -n 's/^SystemCallFilter=//p' "$unit" | while read -r line; do
+		refuse=
+		case $line in ~*) refuse=yes; line=${line#\~} ;; esac
+		for item in $line; do
+			case $item in
+			@*) expand "$item" ;;
+			*) echo "$item" ;;
+			esac
+		done | sort -u >"$tmp/items"
+		if [ -n "$refuse" ]; then
+			comm -23 "$tmp/allowed" "$tmp/items" >"$tmp/allowed.next"
+		else
+			sort -u "$tmp/allowed" "$tmp/items" >"$tmp/allowed.next"
+		fi
+		mv "$tmp/allowed.next" "$tmp/allowed"
 	done
-	sort -u "$tmp/denied" >"$tmp/denied.sorted"
-	sort -u "$tmp/allowed" | comm -23 - "$tmp/denied.sorted" >"$tmp/allowed.sorted"
+	cp "$tmp/allowed" "$tmp/allowed.sorted"
+	# Outside systemd the daemon installs the same filter itself.
+	sed -n '/^const char \*const gpd_syscall_filter_allowed/,/^#if/p' \
+		daemon/syscall_filter.c | grep -o '"[a-z0-9_]*"' | tr -d '"' |
+		sort -u >"$tmp/own.sorted"
+	difference=$(comm -3 "$tmp/own.sorted" "$tmp/allowed.sorted" | tr -d '\t' | tr '\n' ' ')
+	check "the daemon's own filter and the unit's differ: $difference" \
+		[ -z "$difference" ]
+	echo "system-call filter: $(wc -l <"$tmp/allowed.sorted") calls allowed by the unit and by the daemon's own"
 	cat >"$tmp/traced.conf" <<CONF
 device = sim
 listen = 127.0.0.1:0
@@ -256,7 +341,7 @@ $web
 CONF
 	# LeakSanitizer cannot run under ptrace.
 	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$tmp/trace" \
-		"$build/gpuperfd" --config "$tmp/traced.conf" 2>"$tmp/traced.log" &
+		"$build/gpuperfd" --allow-root --config "$tmp/traced.conf" 2>"$tmp/traced.log" &
 	strace_pid=$!
 	pids="$pids $strace_pid"
 	check "the traced gpuperfd did not start" wait_for traced.log "ready with" 30 "$strace_pid"
@@ -268,6 +353,14 @@ CONF
 	check "the traced gpuperfd's /healthz on its Unix socket" \
 		[ "$(curl -s --unix-socket "$tmp/traced.sock" http://localhost/healthz)" = ok ]
 	daemon_pid=$(sed -n '1s/^\([0-9]*\) .*/\1/p' "$tmp/trace")
+	check "the traced gpuperfd runs without a system-call filter: $(grep '^Seccomp' "/proc/$daemon_pid/status" | tr '\n' ' ')" \
+		grep -q "^Seccomp:	2$" "/proc/$daemon_pid/status"
+	check "the traced gpuperfd did not say it filters system calls" \
+		grep -q "system calls: [1-9][0-9]* allowed" "$tmp/traced.log"
+	threads=$(sed -n 's/^Threads:\t//p' "/proc/$daemon_pid/status")
+	tasks_max=$(sed -n 's/^TasksMax=//p' "$unit")
+	check "the traced gpuperfd runs $threads threads, more than TasksMax=$tasks_max" \
+		[ "$threads" -le "$tasks_max" ]
 	echo "metrics-dir = metrics/sim" >>"$tmp/traced.conf"
 	kill -HUP "$daemon_pid"
 	check "the traced gpuperfd did not reload" wait_for traced.log "reload done" 30
@@ -277,7 +370,9 @@ CONF
 	check "the traced gpuperfd exited $traced_status" [ "$traced_status" = 0 ]
 	sed -E 's/^[0-9]+ +//; s/^<\.\.\. ([a-z0-9_]+) resumed>.*/\1/; s/^([a-z0-9_]+)\(.*/\1/' \
 		"$tmp/trace" | grep -E '^[a-z0-9_]+$' | sort -u >"$tmp/used"
-	outside=$(comm -23 "$tmp/used" "$tmp/allowed.sorted" | tr '\n' ' ')
+	# seccomp: the daemon installs its own filter, outside systemd only.
+	outside=$(grep -vx seccomp "$tmp/used" | comm -23 - "$tmp/allowed.sorted" |
+		tr '\n' ' ')
 	check "system calls the unit's SystemCallFilter refuses: $outside" \
 		[ -z "$outside" ]
 	echo "system calls on sim: $(wc -l <"$tmp/used"), all allowed by the unit"

@@ -35,7 +35,7 @@ machine() {
 		GPD_FAKE_KERNEL_METRICS="$3" GPD_FAKE_KERNEL_PMU="${4:-1}" \
 		GPD_FAKE_KERNEL_LOG="$tmp/$1.requests" \
 		GPD_FAKE_KERNEL_CONTROL="$tmp/control" \
-		"$build/gpuperfd" --dev-root "$root/dev" --sysfs-root "$root/sys" \
+		"$build/gpuperfd" --allow-root --dev-root "$root/dev" --sysfs-root "$root/sys" \
 		--proc-root "$proc" -m "$3" -l none --unix "$tmp/$1.sock" \
 		--log-level debug
 }

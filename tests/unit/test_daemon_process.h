@@ -43,6 +43,8 @@ static inline int test_daemon_start(struct test_daemon *d, const char *name,
 	snprintf(d->socket_path, sizeof(d->socket_path), "%s/sock", d->dir);
 	snprintf(d->log, sizeof(d->log), "%s/daemon.log", d->dir);
 	argv[n++] = daemon;
+	/* As root it serves as root. */
+	argv[n++] = "--allow-root";
 	while (args && *args && n < 24)
 		argv[n++] = *args++;
 	argv[n++] = "-l";

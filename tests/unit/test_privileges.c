@@ -2,15 +2,20 @@
  * `--user NAME` in-process: each test runs in a process of its own (Check
  * forks), so one may drop its root for good. The refusals in words (not
  * root, no such user, root itself), the capability sets read from
- * /proc/self/status by their exact names, and a drop to nobody leaving
- * CAP_PERFMON alone and the ids of nobody.
+ * /proc/self/status by their exact names, a drop to nobody leaving
+ * CAP_PERFMON alone, permitted and effective, and the ids of nobody, and
+ * an ambient CAP_PERFMON (the service unit's) made neither ambient nor
+ * inheritable.
  */
 #include <errno.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+#include <sys/capability.h>
 
 #include "daemon/log.h"
 #include "daemon/privileges.h"
@@ -78,15 +83,58 @@ START_TEST(drops_to_nobody)
 	ck_assert_uint_eq(getuid(), nobody->pw_uid);
 	ck_assert_uint_eq(geteuid(), nobody->pw_uid);
 	ck_assert_uint_eq(getegid(), nobody->pw_gid);
-	static const char *const sets[] = { "CapPrm", "CapEff", "CapAmb", "CapBnd" };
+	/* Permitted and effective, nothing inheritable or ambient. */
+	static const struct {
+		const char *name;
+		bool perfmon;
+	} sets[] = {
+		{ "CapPrm", true }, { "CapEff", true }, { "CapBnd", true },
+		{ "CapInh", false }, { "CapAmb", false },
+	};
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		ck_assert_int_eq(gpd_privileges_read_caps(sets[i], &set), 0);
-		ck_assert_msg(set == want, "%s is %#llx, not %#llx", sets[i],
-			      (unsigned long long)set, (unsigned long long)want);
+		uint64_t expected = sets[i].perfmon ? want : 0;
+		ck_assert_int_eq(gpd_privileges_read_caps(sets[i].name, &set), 0);
+		ck_assert_msg(set == expected, "%s is %#llx, not %#llx",
+			      sets[i].name, (unsigned long long)set,
+			      (unsigned long long)expected);
 	}
 	ck_assert_int_eq(prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L), 1);
 	/* And there is no way back. */
 	ck_assert_int_ne(setuid(0), 0);
+}
+END_TEST
+
+/* The service unit's way: CAP_PERFMON ambient (and so inheritable); the
+ * daemon keeps it permitted and effective only. */
+START_TEST(forgets_ambient_capabilities)
+{
+	struct gpd_error err = { 0 };
+	uint64_t bound, set, effective;
+
+	if (geteuid() != 0)
+		TEST_SKIP("ambient capabilities to forget", "root");
+	ck_assert_int_eq(gpd_privileges_read_caps("CapBnd", &bound), 0);
+	if (!(bound & GPD_CAP_PERFMON_MASK))
+		TEST_SKIP("ambient CAP_PERFMON to forget", "CAP_PERFMON");
+	cap_t caps = cap_get_proc();
+	cap_value_t perfmon = 38;
+	ck_assert_int_eq(cap_set_flag(caps, CAP_INHERITABLE, 1, &perfmon,
+				      CAP_SET), 0);
+	ck_assert_int_eq(cap_set_proc(caps), 0);
+	cap_free(caps);
+	ck_assert_int_eq(cap_set_ambient(perfmon, CAP_SET), 0);
+	ck_assert_int_eq(gpd_privileges_read_caps("CapAmb", &set), 0);
+	ck_assert_uint_eq(set, GPD_CAP_PERFMON_MASK);
+	ck_assert_int_eq(gpd_privileges_read_caps("CapEff", &effective), 0);
+
+	ck_assert_msg(gpd_privileges_forget_inheritable(&err) == 0, "%s",
+		      err.message);
+	ck_assert_int_eq(gpd_privileges_read_caps("CapAmb", &set), 0);
+	ck_assert_uint_eq(set, 0);
+	ck_assert_int_eq(gpd_privileges_read_caps("CapInh", &set), 0);
+	ck_assert_uint_eq(set, 0);
+	ck_assert_int_eq(gpd_privileges_read_caps("CapEff", &set), 0);
+	ck_assert_uint_eq(set, effective);
 }
 END_TEST
 
@@ -100,6 +148,7 @@ static Suite *privileges_suite(void)
 	tcase_add_test(tc, refused_without_root);
 	tcase_add_test(tc, refused_users);
 	tcase_add_test(tc, drops_to_nobody);
+	tcase_add_test(tc, forgets_ambient_capabilities);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -118,8 +118,9 @@ START_TEST(test_daemon_lifecycle)
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		execl(daemon_path, daemon_path, "--device", "sim", "--listen",
-		      "127.0.0.1:0", "--log-level", "warning", (char *)NULL);
+		execl(daemon_path, daemon_path, "--allow-root", "--device",
+		      "sim", "--listen", "127.0.0.1:0", "--log-level", "warning",
+		      (char *)NULL);
 		_exit(127);
 	}
 	const char *m = next_message(fd);
