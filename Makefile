@@ -228,7 +228,7 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
 	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table \
-	$(BUILD)/tests/daemon-proxy
+	$(BUILD)/tests/daemon-proxy $(BUILD)/tests/episodes-recording
 
 # Writes amdgpu gpu_metrics tables for the fake sysfs trees.
 $(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
@@ -241,6 +241,11 @@ $(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
 $(BUILD)/tests/daemon-proxy: tests/cli/daemon_proxy.c $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBPROTO) $(LDFLAGS) -lprotobuf-c
+
+# Writes recordings with known episodes of loss (tests/cli/test-trigger.sh).
+$(BUILD)/tests/episodes-recording: tests/cli/episodes_recording.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
 # Reads the Perfetto traces the tests write (tests/perfetto/check-trace.sh).
 $(BUILD)/tests/trace-check: tests/perfetto/trace_check.c

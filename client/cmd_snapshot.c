@@ -8,7 +8,6 @@
 
 #include <uv.h>
 
-#include "client/catalog_names.h"
 #include "client/cli_args.h"
 #include "client/cli_connect.h"
 #include "client/commands.h"
@@ -95,20 +94,10 @@ static void on_done(void *user, int exit_code)
 /* A device without a flight recorder is said before asking. */
 static int check_device(struct snapshot *s)
 {
-	const struct gpc_device *d = gpuperf_need_device(cmd, s->client,
-							 s->device);
+	const struct gpc_device *d = gpuperf_snapshot_device(cmd, s->client,
+							     s->device);
 	if (!d)
 		return GPUPERF_EXIT_REFUSED;
-	if (!d->flight_recorder_bytes)
-		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s keeps "
-				    "no flight recorder; start gpuperfd with "
-				    "--flight-recorder (see 'gpuperfd --help')",
-				    d->name);
-	if (!gpc_server_info(s->client)->limits.max_snapshots)
-		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "this daemon lets "
-				    "only controllers take snapshots "
-				    "(--snapshot-role controller); connect "
-				    "with a controller token");
 	s->device = d->name;
 	return 0;
 }

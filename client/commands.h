@@ -27,6 +27,7 @@ int gpuperf_cmd_counters(int argc, char **argv);
 int gpuperf_cmd_stream(int argc, char **argv);
 int gpuperf_cmd_record(int argc, char **argv);
 int gpuperf_cmd_snapshot(int argc, char **argv);
+int gpuperf_cmd_trigger(int argc, char **argv);
 int gpuperf_cmd_run(int argc, char **argv);
 int gpuperf_cmd_compare(int argc, char **argv);
 int gpuperf_cmd_top(int argc, char **argv);

@@ -26,6 +26,8 @@ static const struct gpuperf_command commands[] = {
 	  gpuperf_cmd_top },
 	{ "snapshot", "fetch the recent past a device's flight recorder keeps",
 	  gpuperf_cmd_snapshot },
+	{ "trigger", "save snapshots when a condition over counters holds",
+	  gpuperf_cmd_trigger },
 	{ "run", "measure a command from its start to its exit",
 	  gpuperf_cmd_run },
 	{ "compare", "compare two results counter by counter (offline)",

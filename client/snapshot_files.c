@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client/catalog_names.h"
 #include "client/cli_args.h"
 #include "client/cli_connect.h"
 #include "client/commands.h"
@@ -40,6 +41,28 @@ char *gpuperf_snapshot_path(const char *path, size_t k, size_t n)
 		     path + stem) < 0)
 		return NULL;
 	return out;
+}
+
+const struct gpc_device *gpuperf_snapshot_device(const char *cmd,
+						 struct gpc_client *client,
+						 const char *name)
+{
+	const struct gpc_device *d = gpuperf_need_device(cmd, client, name);
+	if (!d)
+		return NULL;
+	if (!d->flight_recorder_bytes) {
+		gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s keeps no "
+			     "flight recorder; start gpuperfd with "
+			     "--flight-recorder (see 'gpuperfd --help')", d->name);
+		return NULL;
+	}
+	if (!gpc_server_info(client)->limits.max_snapshots) {
+		gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "this daemon lets only "
+			     "controllers take snapshots (--snapshot-role "
+			     "controller); connect with a controller token");
+		return NULL;
+	}
+	return d;
 }
 
 static void release(struct gpuperf_snapshot_files *f)

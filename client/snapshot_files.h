@@ -27,6 +27,13 @@ int gpuperf_snapshot_fetch(const char *cmd, struct gpc_client *client,
 			   const char *path, gpuperf_snapshot_done_cb done,
 			   void *user);
 
+/* The device named (NULL: the first) when it keeps a flight recorder and
+ * this connection may take snapshots of it; else NULL after saying why
+ * and what to do (exit with GPUPERF_EXIT_REFUSED). */
+const struct gpc_device *gpuperf_snapshot_device(const char *cmd,
+						 struct gpc_client *client,
+						 const char *name);
+
 /* The file of segment k (0 = the oldest) of n, for path; free() it. */
 char *gpuperf_snapshot_path(const char *path, size_t k, size_t n);
 

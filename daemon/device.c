@@ -86,8 +86,9 @@ static void ring_record(struct gpd_device *dev, const struct gpm_oa_record *rec,
 		gpd_flight_recorder_correlate(fr, ts, cpu_ns,
 					      gpm_device_cs_ticks(&dev->source->info, ts));
 	}
-	gpd_flight_recorder_append(fr, rec->payload - GPM_OA_RECORD_HEADER_SIZE,
-				   rec->size);
+	/* A loss record is its header alone: it has no payload to step
+	 * back from. */
+	gpd_flight_recorder_append(fr, rec->data, rec->size);
 }
 
 static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *rec)
@@ -181,7 +182,7 @@ static const unsigned char buffer_lost_bytes[GPM_OA_RECORD_HEADER_SIZE] = {
 static const struct gpm_oa_record buffer_lost_record = {
 	.type = GPM_OA_RECORD_BUFFER_LOST,
 	.size = GPM_OA_RECORD_HEADER_SIZE,
-	.payload = buffer_lost_bytes + GPM_OA_RECORD_HEADER_SIZE,
+	.data = buffer_lost_bytes,
 };
 
 static size_t consume_records(struct gpd_device *dev, const unsigned char *data,

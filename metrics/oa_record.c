@@ -28,6 +28,7 @@ static int next_xe(struct gpm_oa_record_reader *rd, struct gpm_oa_record *rec)
 		return -EAGAIN;
 	rec->type = GPM_OA_RECORD_SAMPLE;
 	rec->size = rd->report_size;
+	rec->data = rd->buf + rd->offset;
 	rec->payload = rd->buf + rd->offset;
 	rec->payload_size = rd->report_size;
 	rd->offset += rd->report_size;
@@ -66,6 +67,7 @@ static int next_i915(struct gpm_oa_record_reader *rd, struct gpm_oa_record *rec)
 
 	rec->type = type;
 	rec->size = size;
+	rec->data = p;
 	rec->payload_size = size - GPM_OA_RECORD_HEADER_SIZE;
 	rec->payload = rec->payload_size ? p + GPM_OA_RECORD_HEADER_SIZE : NULL;
 	rd->offset += size;

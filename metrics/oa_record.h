@@ -44,6 +44,7 @@ enum gpm_oa_loss {
 struct gpm_oa_record {
 	uint32_t type;                  /* enum gpm_oa_record_type, or a type of IGT's */
 	size_t size;                    /* the whole record (xe: the report) */
+	const unsigned char *data;      /* the whole record (xe: the report) */
 	const unsigned char *payload;   /* after the header; the report of a SAMPLE */
 	size_t payload_size;
 };

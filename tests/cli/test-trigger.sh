@@ -1,0 +1,100 @@
+#!/bin/sh
+# gpuperf trigger: on a replayed recording with known episodes of loss it
+# fires exactly once per episode, rearming as the expression says, and
+# saves a readable snapshot around each; on the simulated GPU kept
+# streaming, a snapshot spans --before and --after its firing; bad
+# expressions are refused with the column, bad arguments and devices
+# without a flight recorder with words.
+#
+# Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
+# ../shared). Prints "checks: N passed, F failed".
+. "$(dirname "$0")/../checks.sh"
+M="--metrics-dir $shared/intel-metrics/i915"
+
+# OA_BUFFER_LOST at 1.0 s, 1.1 s, 2.0 s and 3.0 s of a 4 s recording: with
+# `rearm 500ms` the first two are one episode.
+"$build/tests/episodes-recording" "$shared/intel-metrics/i915" \
+	"$tmp/episodes.i915perf" 4 1000 1100 2000 3000
+
+# episodes NAME EXPR COUNT: a daemon replaying the recording from the
+# trigger's subscription on; the trigger ends with the replay, having
+# written COUNT snapshots, each holding an OA_BUFFER_LOST.
+episodes() {
+	start "$1" -d "replay:$tmp/episodes.i915perf" $M -l none \
+		--unix "$tmp/$1.sock" --linger 0 --flight-recorder 8Mi
+	mkdir "$tmp/$1"
+	run 0 trigger --unix "$tmp/$1.sock" --when "$2" --before 200ms \
+		--after 100ms -o "$tmp/$1"
+	expect err "device replay0's stream ended"
+	files=$(ls "$tmp/$1" | wc -l)
+	check "'$2' wrote $files snapshots for $3 episodes: $(cat "$tmp/err")" \
+		[ "$files" = "$3" ]
+	check "the files written are not on standard output" \
+		[ "$(wc -l <"$tmp/out")" = "$3" ]
+	for f in $(cat "$tmp/out"); do
+		"$gpuperf" replay "$f" $M -c GpuTime --format csv >"$tmp/replay" \
+			2>&1
+		lost=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+				if ($i == "buffers_lost") c = i; next }
+			{ s += $c } END { print s + 0 }' "$tmp/replay")
+		check "$(basename "$f") holds no OA_BUFFER_LOST ($lost)" \
+			[ "$lost" -ge 1 ]
+	done
+	stop "$1"
+}
+episodes rearmed 'lost > 0 rearm 500ms' 3
+episodes each 'lost > 0' 4
+
+# ---- the sim kept streaming: the snapshot spans before and after
+start daemon -d sim:tglgt2 $M -l none --unix "$tmp/sock" --linger 0 \
+	--flight-recorder 32Mi --keep-streaming RenderBasic@1ms
+S="--unix $tmp/sock"
+mkdir "$tmp/sim"
+run 0 trigger $S --when 'GpuTime > 0 for 50ms' --before 300ms --after 200ms \
+	--count 1 -o "$tmp/sim"
+expect err "watching 'GpuTime > 0 for 50ms' on sim0 (RenderBasic)"
+expect err "'GpuTime > 0 for 50ms' fired (1); saving 300 ms before and 200 ms after"
+check "one snapshot: $(ls "$tmp/sim")" [ "$(ls "$tmp/sim" | wc -l)" = 1 ]
+"$gpuperf" replay "$(cat "$tmp/out")" $M -c GpuTime --format csv >"$tmp/replay"
+span=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+		if ($i == "duration_ns") c = i; next }
+	{ s += $c } END { print s + 0 }' "$tmp/replay")
+# The reports at either end may stand a period (1 ms) outside.
+check "the snapshot spans $span ns, not 200 to 500 ms" \
+	eval '[ "$span" -ge 200000000 ] && [ "$span" -le 502000000 ]'
+
+# ---- refusals
+mkdir "$tmp/x"
+run 2 trigger $S --when 'GpuBusy > 95 fr 200ms' -o "$tmp/x"
+expect err "--when: column 14: expected 'for', 'hysteresis', 'rearm' or the end, found 'fr'"
+expect err "  GpuBusy > 95 fr 200ms"
+expect err "               ^"
+run 2 trigger $S --when 'GpuBusy 95' -o "$tmp/x"
+expect err "column 9: expected a comparison (>, >=, <, <=, ==, !=) after GpuBusy, found '95'"
+run 2 trigger $S --when 'GpuBusy > 95 for soon' -o "$tmp/x"
+expect err "column 18: 'for' takes a duration such as 200ms or 1s, found 'soon'"
+run 2 trigger $S --when 'GpuBusy > 600MHz' -o "$tmp/x"
+expect err "column 14: 'MHz' is no unit of GpuBusy, which is percent (%)"
+run 2 trigger $S -o "$tmp/x"
+expect err "say when to take a snapshot with --when"
+run 2 trigger $S --when 'lost > 0'
+expect err "name the directory for the snapshots with -o"
+run 2 trigger $S --when 'lost > 0' --before soon -o "$tmp/x"
+expect err "--before takes a duration such as 2s or 500ms, not 'soon'"
+run 2 trigger $S --when 'lost > 0' --count 0 -o "$tmp/x"
+expect err "--count takes a number of snapshots from 1, not '0'"
+run 3 trigger $S --when 'lost > 0' -o "$tmp/no/such/dir"
+expect err "cannot write snapshots into $tmp/no/such/dir: No such file or directory"
+run 5 trigger $S --when 'NoSuchCounter > 1' -o "$tmp/x"
+expect err "metric set RenderBasic has no counter 'NoSuchCounter'"
+run 5 trigger $S -d card7 --when 'lost > 0' -o "$tmp/x"
+expect err "no device 'card7'"
+check "a refused trigger wrote a file" [ -z "$(ls "$tmp/x")" ]
+stop daemon
+
+start bare -d sim:tglgt2 $M -l none --unix "$tmp/bare.sock" --linger 0
+run 5 trigger --unix "$tmp/bare.sock" --when 'lost > 0' -o "$tmp/x"
+expect err "device sim0 keeps no flight recorder; start gpuperfd with --flight-recorder"
+stop bare
+
+finish
