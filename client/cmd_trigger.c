@@ -419,6 +419,10 @@ static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
 		if (!t->fetching)
 			finish(t, GPUPERF_EXIT_OK);
 		break;
+	case GPC_EVENT_TRIGGER_FIRED:
+		fprintf(stderr, "gpuperf %s: device %s: %s\n", cmd, e->device,
+			message ? message : "a trigger of the daemon fired");
+		break;
 	case GPC_EVENT_BUSY_ELSEWHERE:
 	case GPC_EVENT_DEVICE_LOST:
 	case GPC_EVENT_RECOVERED:

@@ -251,11 +251,13 @@ static void on_event(struct gpc_subscription *sub, const struct gpc_event *e,
 	case GPC_EVENT_DEVICE_LOST:
 	case GPC_EVENT_RECOVERED:
 	case GPC_EVENT_RESTARTED:
+	case GPC_EVENT_TRIGGER_FIRED:
 		fprintf(stderr, "gpuperf %s: device %s: %s\n", s->cmd, e->device,
 			message ? message :
 			e->kind == GPC_EVENT_BUSY_ELSEWHERE ? "busy elsewhere" :
 			e->kind == GPC_EVENT_DEVICE_LOST ? "lost" :
 			e->kind == GPC_EVENT_RECOVERED ? "recovered" :
+			e->kind == GPC_EVENT_TRIGGER_FIRED ? "a trigger fired" :
 			"started over");
 		break;
 	}

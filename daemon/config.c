@@ -9,6 +9,7 @@
 
 #include "daemon/config.h"
 #include "daemon/config_flight.h"
+#include "daemon/config_trigger.h"
 #include "daemon/device_spec.h"
 #include "daemon/error.h"
 #include "metrics/quantity.h"
@@ -100,6 +101,19 @@ void gpd_config_usage(FILE *out)
 		"                         (repeatable)\n"
 		"      --snapshot-role ROLE  who may take snapshots: viewer (anyone,\n"
 		"                         the default) or controller\n"
+		"      --trigger [DEVICE=]EXPR  when EXPR holds over the device's\n"
+		"                         10 ms windows (e.g. 'GpuBusy > 95 for\n"
+		"                         200ms'; the grammar is gpuperf trigger's),\n"
+		"                         save a snapshot into --trigger-dir and tell\n"
+		"                         the device's clients; without DEVICE=,\n"
+		"                         every device with a flight recorder\n"
+		"                         (repeatable)\n"
+		"      --trigger-dir DIR  where triggers save snapshots, as\n"
+		"                         trigger-DEVICE-YYYYMMDD-HHMMSS-N.i915perf\n"
+		"      --trigger-dir-max SIZE  those files take at most SIZE there\n"
+		"                         (default 1Gi): the oldest go first\n"
+		"      --trigger-before D, --trigger-after D  the span a snapshot\n"
+		"                         covers around its firing (default 5s, 2s)\n"
 		"\n"
 		"Running as a service:\n"
 		"      --config FILE      read options from FILE, `name = value` a\n"
@@ -153,6 +167,11 @@ enum {
 	OPT_FLIGHT_RECORDER_MEMORY,
 	OPT_KEEP_STREAMING,
 	OPT_SNAPSHOT_ROLE,
+	OPT_TRIGGER,
+	OPT_TRIGGER_DIR,
+	OPT_TRIGGER_DIR_MAX,
+	OPT_TRIGGER_BEFORE,
+	OPT_TRIGGER_AFTER,
 };
 
 static const struct option table[] = {
@@ -196,6 +215,11 @@ static const struct option table[] = {
 	  OPT_FLIGHT_RECORDER_MEMORY },
 	{ "keep-streaming", required_argument, NULL, OPT_KEEP_STREAMING },
 	{ "snapshot-role", required_argument, NULL, OPT_SNAPSHOT_ROLE },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "trigger-dir", required_argument, NULL, OPT_TRIGGER_DIR },
+	{ "trigger-dir-max", required_argument, NULL, OPT_TRIGGER_DIR_MAX },
+	{ "trigger-before", required_argument, NULL, OPT_TRIGGER_BEFORE },
+	{ "trigger-after", required_argument, NULL, OPT_TRIGGER_AFTER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -483,6 +507,34 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		d->keep_streaming[d->n_keep_streaming++] = arg;
 		break;
 	}
+	case OPT_TRIGGER: {
+		struct gpd_trigger_spec spec;
+		int ret = gpd_trigger_spec_parse(arg, &spec, err);
+		if (ret)
+			return ret;
+		d->triggers[d->n_triggers++] = arg;
+		break;
+	}
+	case OPT_TRIGGER_DIR:
+		d->trigger_dir = arg;
+		break;
+	case OPT_TRIGGER_DIR_MAX:
+		if (gpm_parse_bytes(arg, &d->trigger_dir_max) ||
+		    !d->trigger_dir_max)
+			return gpd_fail(err, -EINVAL, "--trigger-dir-max takes a "
+				    "size such as 1Gi or 500M, not '%s'", arg);
+		break;
+	case OPT_TRIGGER_BEFORE:
+	case OPT_TRIGGER_AFTER: {
+		uint64_t *ns = c == OPT_TRIGGER_BEFORE ? &d->trigger_before_ns :
+			       &d->trigger_after_ns;
+		if (gpm_parse_duration(arg, ns))
+			return gpd_fail(err, -EINVAL, "--trigger-%s takes a "
+				    "duration such as 5s or 500ms, not '%s'",
+				    c == OPT_TRIGGER_BEFORE ? "before" : "after",
+				    arg);
+		break;
+	}
 	case OPT_SNAPSHOT_ROLE:
 		if (!strcmp(arg, "viewer"))
 			s->snapshots_need_controller = false;
@@ -526,7 +578,7 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 {
 	int n = (int)cfg->n_args;
 	cfg->values = calloc(cfg->n_args, sizeof(*cfg->values));
-	cfg->lists = calloc(7 * cfg->n_args, sizeof(*cfg->lists));
+	cfg->lists = calloc(8 * cfg->n_args, sizeof(*cfg->lists));
 	if (!cfg->values || !cfg->lists)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	cfg->daemon.device_specs = cfg->lists;
@@ -536,6 +588,7 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 	cfg->server.allowed_origins = cfg->lists + 4 * cfg->n_args;
 	cfg->daemon.flight_recorders = cfg->lists + 5 * cfg->n_args;
 	cfg->daemon.keep_streaming = cfg->lists + 6 * cfg->n_args;
+	cfg->daemon.triggers = cfg->lists + 7 * cfg->n_args;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -565,6 +618,9 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 			    "'gpuperfd --help'", cfg->args[optind]);
 	if (cfg->server.no_tcp && cfg->server.n_listen)
 		return gpd_fail(err, -EINVAL, "--listen none goes alone");
+	if (cfg->daemon.n_triggers && !cfg->daemon.trigger_dir)
+		return gpd_fail(err, -EINVAL, "--trigger needs --trigger-dir DIR, "
+			    "the directory its snapshots go to");
 	cfg->server.snapshot_memory = cfg->daemon.flight_recorder_memory ?
 				      cfg->daemon.flight_recorder_memory :
 				      GPD_DEFAULT_FLIGHT_RECORDER_MEMORY;

@@ -48,7 +48,8 @@ struct gpd_config {
 	size_t n_args;
 	const char **lists;             /* --device, --metrics-dir, --listen,
 					 * --server-name, --allow-origin,
-					 * --flight-recorder, --keep-streaming */
+					 * --flight-recorder, --keep-streaming,
+					 * --trigger */
 };
 
 /* Reads the command line (argv must outlive cfg) and the file its

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "daemon/config_flight.h"
+#include "daemon/config_trigger.h"
 #include "daemon/error.h"
 #include "daemon/daemon.h"
 #include "daemon/amdgpu/amdgpu_source.h"
@@ -343,6 +344,8 @@ int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,
 		ret = create_device(d, options->device_specs[i], (unsigned)i, err);
 	if (!ret)
 		ret = gpd_daemon_start_flight_recorders(d, err);
+	if (!ret)
+		ret = gpd_daemon_start_triggers(d, err);
 	return ret;
 }
 
@@ -464,6 +467,7 @@ void gpd_daemon_stop(struct gpd_daemon *d)
 	/* Clients go first: their subscriptions live on the devices. */
 	if (d->server)
 		gpd_server_stop(d->server);
+	gpd_daemon_stop_triggers(d);
 	for (size_t i = 0; i < d->n_keepers; i++)
 		gpd_keeper_stop(d->keepers[i]);
 	d->n_keepers = 0;

@@ -15,6 +15,7 @@
 #include "daemon/device_registry.h"
 #include "daemon/device_spec.h"
 #include "daemon/subscription.h"
+#include "daemon/trigger_watch.h"
 
 struct gpm_metrics_db;
 struct gpd_config;
@@ -38,6 +39,13 @@ struct gpd_options {
 	uint64_t flight_recorder_memory;        /* 0: the default */
 	const char **keep_streaming;
 	size_t n_keep_streaming;
+	/* --trigger, in order, and where their snapshots go
+	 * (config_trigger.h); 0: the defaults. */
+	const char **triggers;
+	size_t n_triggers;
+	const char *trigger_dir;
+	uint64_t trigger_dir_max;
+	uint64_t trigger_before_ns, trigger_after_ns;
 	const char *dev_root;           /* device nodes; NULL = /dev */
 	const char *sysfs_root;         /* sysfs; NULL = /sys */
 	const char *proc_root;          /* procfs; NULL = /proc */
@@ -57,6 +65,10 @@ struct gpd_daemon {
 	/* Devices kept streaming (--keep-streaming). */
 	struct gpd_keeper **keepers;
 	size_t n_keepers;
+	/* The triggers of the configuration, one a device they watch. */
+	struct gpd_trigger_dir trigger_dir;
+	struct gpd_trigger_watch **watches;
+	size_t n_watches;
 	/* Definitions a reload replaced that a busy device still uses. */
 	struct gpm_metrics_db **retired;
 	size_t n_retired;

@@ -302,6 +302,14 @@ static void tell_subscribers(struct gpd_device *dev, enum gpd_event_kind kind,
 			s->ops->event(s, kind, message);
 }
 
+void gpd_device_announce(struct gpd_device *dev, enum gpd_event_kind kind,
+			 const char *message)
+{
+	gpd_device_dispatch_begin(dev);
+	tell_subscribers(dev, kind, message);
+	gpd_device_dispatch_end(dev);
+}
+
 static void on_source_event(void *user, enum gpd_event_kind kind,
 			    const char *message)
 {

@@ -238,6 +238,10 @@ void gpd_device_drop_subscriber(struct gpd_device *dev,
 /* With no subscriber left, closes the stream (after the linger time);
  * with passive ones only, tells them (others_left). */
 void gpd_device_release_if_idle(struct gpd_device *dev);
+/* Tells every subscriber of dev an event that comes from above the device
+ * (a trigger of the daemon's fired). */
+void gpd_device_announce(struct gpd_device *dev, enum gpd_event_kind kind,
+			 const char *message);
 /* Brackets code that calls subscribers back. */
 void gpd_device_dispatch_begin(struct gpd_device *dev);
 void gpd_device_dispatch_end(struct gpd_device *dev);

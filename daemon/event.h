@@ -13,6 +13,8 @@ enum gpd_event_kind {
 	GPD_EVENT_RECOVERED,
 	GPD_EVENT_ENDED,                /* the source ended (replay finished) */
 	GPD_EVENT_RESTARTED,            /* the source started over (replay loop) */
+	GPD_EVENT_TRIGGER_FIRED,        /* a trigger of the daemon's fired;
+					 * the message says what was saved */
 };
 
 struct gpd_event {

@@ -281,6 +281,7 @@ static void on_event(void *user, const struct gpd_event *ev)
 		stop_with(r, "the stream changed: %s", ev->message);
 		break;
 	case GPD_EVENT_RECOVERED:
+	case GPD_EVENT_TRIGGER_FIRED:
 		break;
 	}
 }

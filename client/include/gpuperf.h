@@ -401,6 +401,9 @@ enum gpc_event_kind {
 	GPC_EVENT_RECOVERED = 4,
 	GPC_EVENT_ENDED = 5,            /* a replay reached its end */
 	GPC_EVENT_RESTARTED = 6,        /* a looping replay started over */
+	/* A trigger of the daemon's configuration fired: the message says
+	 * where its snapshot went. */
+	GPC_EVENT_TRIGGER_FIRED = 7,
 };
 
 struct gpc_event {

@@ -129,6 +129,8 @@ static Gpuperf__StreamEvent__Kind event_kind(enum gpd_event_kind kind)
 		return GPUPERF__STREAM_EVENT__KIND__ENDED;
 	case GPD_EVENT_RESTARTED:
 		return GPUPERF__STREAM_EVENT__KIND__RESTARTED;
+	case GPD_EVENT_TRIGGER_FIRED:
+		return GPUPERF__STREAM_EVENT__KIND__TRIGGER_FIRED;
 	}
 	return GPUPERF__STREAM_EVENT__KIND__KIND_UNSPECIFIED;
 }
