@@ -510,6 +510,13 @@ async function replay(context, recording) {
 	await connected(page);
 	checks.check(await page.isVisible('#banner[data-kind="replay"]'), 'a banner says the device replays a recording');
 	checks.check(await page.isDisabled('#period-picker'), 'a replay\'s period cannot be changed');
+	const saySo = await page.waitForFunction(() => {
+		const button = document.querySelector('#snapshot-save');
+		return button?.disabled && /replay0 keeps no flight recorder: start gpuperfd with --flight-recorder/
+			.test(button.title);
+	}, null, { timeout: 5000 }).then(() => true, () => false);
+	checks.check(saySo, 'Save last says why a device without a flight recorder cannot save',
+		await page.getAttribute('#snapshot-save', 'title'));
 	const ended = await page.waitForSelector('#notices .notice[data-key="unit-replay0"]',
 		{ timeout: 10000 }).then(() => true, () => false);
 	checks.check(ended, 'the end of the replay is shown as it happens');
@@ -725,6 +732,37 @@ async function recordOnTigerLake(page) {
 		'i915-perf-reader accepts the downloaded recording',
 		`${reader.status} ${(reader.stdout + reader.stderr).slice(0, 300)}`);
 	await recordPerfettoTrace(page);
+	await page.selectOption('#device-picker', 'sim0');
+	await page.waitForFunction(() => window.gpuperfUi.stream.device?.name === 'sim0', null,
+		{ timeout: 5000 });
+}
+
+// Save last N s fetches what the flight recorder holds of the last seconds
+// as i915-perf recordings; a device without a recorder says why the
+// button cannot be used.
+async function saveLastSeconds(page) {
+	const missing = [READER, I915_METRICS].filter((f) => !existsSync(f));
+	if (missing.length) {
+		checks.skip('a snapshot i915-perf-reader accepts', `${missing.join(', ')} (make deps)`);
+		return;
+	}
+	await page.selectOption('#device-picker', 'sim1');
+	await page.waitForFunction(() => window.gpuperfUi.stream.device?.name === 'sim1' &&
+		window.gpuperfUi.store.length > 2, null, { timeout: 8000 });
+	await page.fill('#snapshot-seconds', '2');
+	const [download] = await Promise.all([page.waitForEvent('download'),
+		page.click('#snapshot-save')]);
+	const path = join(out, 'snapshot.i915perf');
+	await download.saveAs(path);
+	checks.check(/^gpuperf-sim1-last2s-.*\.i915perf$/.test(download.suggestedFilename()),
+		'the snapshot downloads as an .i915perf file', download.suggestedFilename());
+	const reader = spawnSync(READER, [path], { encoding: 'utf8' });
+	checks.check(reader.status === 0 && /^Reports: [1-9]/m.test(reader.stdout),
+		'i915-perf-reader accepts the downloaded snapshot',
+		`${reader.status} ${(reader.stdout + reader.stderr).slice(0, 300)}`);
+	checks.check(/^saved gpuperf-sim1-last2s-/.test(
+		await page.textContent('#snapshot-status')), 'the page says what it saved',
+		await page.textContent('#snapshot-status'));
 	await page.selectOption('#device-picker', 'sim0');
 	await page.waitForFunction(() => window.gpuperfUi.stream.device?.name === 'sim0', null,
 		{ timeout: 5000 });
@@ -1021,7 +1059,7 @@ async function main() {
 		['--device', 'sim:tglgt2', '--metrics-dir', I915_METRICS] : [];
 	const daemon = await startDaemon('ui', ['--device', 'sim', ...tigerLake, '--linger', '0',
 		'--listen', '127.0.0.1:0', '--listen', '0.0.0.0:0', '--token-file', tokens,
-		'--web-root', WEB_ROOT], out);
+		'--flight-recorder', '16Mi', '--web-root', WEB_ROOT], out);
 	daemons.push(daemon);
 	const local = daemon.urls['127.0.0.1'];
 	const remotePort = new URL(daemon.urls['0.0.0.0']).port;
@@ -1053,6 +1091,7 @@ async function main() {
 	await checks.step('a second client', () => secondClient(light, local, page));
 	await checks.step('loss', () => lossShown(page, daemon));
 	await checks.step('recording', () => recordOnTigerLake(page));
+	await checks.step('save the last seconds', () => saveLastSeconds(page));
 	await checks.step('replay', () => replay(light, join(out, 'recording.i915perf')));
 	await checks.step('device notices through the fake kernel', () => deviceNotices(light));
 	await checks.step('100 frames/s with 20 plots', () => smoothAt100Fps(page));

@@ -15,7 +15,7 @@ const RETRY_MAX_MS = 8000;
 // Replies are the kinds that answer one request; everything else is pushed.
 const REPLY_KINDS = new Set([
 	'subscribed', 'unsubscribed', 'reconfigured', 'markAccepted',
-	'recordingStarted', 'pong', 'error', 'usageSubscribed',
+	'recordingStarted', 'pong', 'error', 'usageSubscribed', 'snapshotStarted',
 ]);
 
 class RequestError extends Error {

@@ -19,6 +19,7 @@ import { StreamEvent } from './protocol.js';
 import { RecordingControl } from './recording_control.js';
 import { SamplingControls } from './sampling_controls.js';
 import { SeriesStore } from './series_store.js';
+import { SnapshotControl } from './snapshot_control.js';
 import { Stream } from './stream.js';
 import { ThemeToggle } from './theme_toggle.js';
 import { TimelineView } from './timeline_view.js';
@@ -50,9 +51,11 @@ const marks = new MarkControl(byId('plots-panel'), connection, stream, notices,
 	() => [...plots.selected.keys()]);
 const contexts = new ContextUsage(byId('plots-panel'), (ctxId) => stream.selectContext(ctxId));
 const recording = new RecordingControl(connection, stream, notices);
+const snapshots = new SnapshotControl(connection, stream, notices);
 const meter = new FrameMeter(byId('frame-meter'));
 const streamRate = byId('stream-rate');
-plots.toolbar.append(csvButton(exportCsv), recording.element, marks.element);
+plots.toolbar.append(csvButton(exportCsv), recording.element, snapshots.element,
+	marks.element);
 plots.onSelection = (selected) => counterList.showPlotted(selected);
 const usage = new UsagePanel(byId('engines-panel'), byId('processes-panel'), connection);
 new ThemeToggle(byId('theme-toggle'), () => {
@@ -123,7 +126,11 @@ const EVENT_TEXT = {
 	[StreamEvent.Kind.RECOVERED]: ['info', 'the device streams again'],
 	[StreamEvent.Kind.ENDED]: ['info', 'the replay reached its end'],
 	[StreamEvent.Kind.RESTARTED]: ['info', 'the replay started over'],
+	[StreamEvent.Kind.TRIGGER_FIRED]: ['info', 'a trigger of the daemon fired'],
 };
+
+// News that leaves the device's state as it was.
+const PASSING = new Set([StreamEvent.Kind.TRIGGER_FIRED]);
 
 // Conditions that last (busy, lost, ended) stay shown until the device
 // streams again.
@@ -133,7 +140,7 @@ const LASTING = new Set([StreamEvent.Kind.BUSY_ELSEWHERE, StreamEvent.Kind.DEVIC
 function streamEvent(event) {
 	const [level, fallback] = EVENT_TEXT[event.kind] ?? ['info', 'the stream changed'];
 	const key = `unit-${event.device}`;
-	if (!LASTING.has(event.kind))
+	if (!LASTING.has(event.kind) && !PASSING.has(event.kind))
 		notices.end(key);
 	// Some of the daemon's messages name the device first already
 	// ("card0: the kernel stopped the OA stream ..."): it is said once.
