@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/device.h"
 #include "daemon/log.h"
@@ -404,6 +405,7 @@ int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 	dev->source = source;
 	dev->metrics = metrics;
 	dev->linger_ms = linger_ms;
+	dev->ctx_fd = -1;
 	gpm_device_vars_init(&dev->vars, &source->info);
 	dev->shape = (struct gpd_stream_shape){
 		.format = source->format,
@@ -478,17 +480,37 @@ static void stop_stream(struct gpd_device *dev)
 	adopt_metrics(dev);
 }
 
+/* The passed DRM file is held for its stream only. */
+static void drop_context(struct gpd_device *dev)
+{
+	if (!dev->ctx_filter)
+		return;
+	close(dev->ctx_fd);
+	dev->ctx_filter = false;
+	dev->ctx_fd = -1;
+}
+
+static void stream_config(const struct gpd_device *dev,
+			  struct gpd_stream_config *cfg)
+{
+	*cfg = (struct gpd_stream_config){
+		.set = dev->set,
+		.binding = dev->binding,
+		.exponent = dev->exponent,
+		.ctx_filter = dev->ctx_filter,
+		.ctx_fd = dev->ctx_fd,
+		.ctx_handle = dev->ctx_handle,
+	};
+}
+
 /* The source refused a new configuration after the old one's stream had
  * closed: its subscribers get the old one back, or are told it is gone. */
 static void reopen_previous(struct gpd_device *dev)
 {
 	if (dev->open || !dev->subscribers)
 		return;
-	struct gpd_stream_config cfg = {
-		.set = dev->set,
-		.binding = dev->binding,
-		.exponent = dev->exponent,
-	};
+	struct gpd_stream_config cfg;
+	stream_config(dev, &cfg);
 	struct gpd_error err = { 0 };
 	if (!dev->source->ops->open(dev->source, &cfg, &err)) {
 		reset_decoding(dev);
@@ -500,8 +522,16 @@ static void reopen_previous(struct gpd_device *dev)
 	tell_subscribers(dev, GPD_EVENT_DEVICE_LOST, err.message);
 }
 
+static bool same_context(const struct gpd_device *dev,
+			 const struct gpd_device_context *ctx)
+{
+	return ctx ? dev->ctx_filter && dev->ctx_fd == ctx->fd &&
+		     dev->ctx_handle == ctx->handle : !dev->ctx_filter;
+}
+
 static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
-		     unsigned exponent, struct gpd_error *err)
+		     unsigned exponent, const struct gpd_device_context *ctx,
+		     struct gpd_error *err)
 {
 	const struct gpm_binding *binding = gpd_device_binding(dev, set);
 	if (!binding) {
@@ -514,10 +544,14 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 		.set = set,
 		.binding = binding,
 		.exponent = exponent,
+		.ctx_filter = ctx != NULL,
+		.ctx_fd = ctx ? ctx->fd : -1,
+		.ctx_handle = ctx ? ctx->handle : 0,
 	};
 	uv_timer_stop(&dev->linger_timer);
-	bool same = dev->open && dev->set == set && dev->exponent == exponent;
-	if (same)
+	bool same_filter = same_context(dev, ctx);
+	if (dev->open && dev->set == set && dev->exponent == exponent &&
+	    same_filter)
 		return 0;
 	struct gpd_stream_shape shape;
 	int ret = gpd_source_shape(dev->source, set, &shape, err);
@@ -527,7 +561,8 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 	ret = -EOPNOTSUPP;
 	if (dev->open) {
 		flush_subscribers(dev);
-		if (dev->source->ops->reconfigure)
+		/* Another context, or none, is another stream. */
+		if (dev->source->ops->reconfigure && same_filter)
 			ret = dev->source->ops->reconfigure(dev->source, &cfg, err);
 		if (ret == -EOPNOTSUPP)
 			stop_stream(dev);
@@ -555,18 +590,31 @@ static int configure(struct gpd_device *dev, const struct gpm_metric_set *set,
 	dev->set = set;
 	dev->binding = binding;
 	dev->exponent = exponent;
-	gpd_info("%s: streaming %s every %llu ns", dev->source->name,
-		 set->symbol_name,
-		 (unsigned long long)gpd_device_period_ns(dev, exponent));
+	if (!same_filter) {
+		drop_context(dev);
+		dev->ctx_filter = ctx != NULL;
+		dev->ctx_fd = ctx ? ctx->fd : -1;
+		dev->ctx_handle = ctx ? ctx->handle : 0;
+	}
+	if (dev->ctx_filter)
+		gpd_info("%s: streaming %s every %llu ns, of context %u only",
+			 dev->source->name, set->symbol_name,
+			 (unsigned long long)gpd_device_period_ns(dev, exponent),
+			 dev->ctx_handle);
+	else
+		gpd_info("%s: streaming %s every %llu ns", dev->source->name,
+			 set->symbol_name,
+			 (unsigned long long)gpd_device_period_ns(dev, exponent));
 	return 0;
 }
 
 int gpd_device_configure(struct gpd_device *dev,
 			 const struct gpm_metric_set *set, unsigned exponent,
+			 const struct gpd_device_context *ctx,
 			 struct gpd_error *err)
 {
 	gpd_device_dispatch_begin(dev);
-	int ret = configure(dev, set, exponent, err);
+	int ret = configure(dev, set, exponent, ctx, err);
 	gpd_device_dispatch_end(dev);
 	return ret;
 }
@@ -686,8 +734,10 @@ void gpd_device_add_subscriber(struct gpd_device *dev,
 static void on_linger_expired(uv_timer_t *timer)
 {
 	struct gpd_device *dev = timer->data;
-	if (!dev->subscribers)
+	if (!dev->subscribers) {
 		stop_stream(dev);
+		drop_context(dev);
+	}
 }
 
 void gpd_device_drop_subscriber(struct gpd_device *dev,
@@ -723,6 +773,13 @@ static bool only_passive_left(const struct gpd_device *dev)
 
 void gpd_device_release_if_idle(struct gpd_device *dev)
 {
+	/* One application's context is streamed for the client that passed
+	 * it, and for nobody after it: no lingering, and passive
+	 * subscribers (which follow what runs) do not keep it. */
+	if (dev->ctx_filter && only_passive_left(dev) && !dev->dispatching) {
+		stop_stream(dev);
+		drop_context(dev);
+	}
 	if (!dev->subscribers && dev->open && !dev->closing) {
 		if (dev->linger_ms)
 			uv_timer_start(&dev->linger_timer, on_linger_expired,
@@ -769,6 +826,7 @@ void gpd_device_close(struct gpd_device *dev)
 		gpd_device_drop_subscriber(dev, s);
 	gpd_device_dispatch_end(dev);
 	stop_stream(dev);
+	drop_context(dev);
 	gpd_usage_monitor_close(dev->usage);
 	dev->usage = NULL;
 	dev->source->ops->destroy(dev->source);

@@ -120,6 +120,12 @@ struct gpd_device {
 	const struct gpm_metric_set *set;
 	const struct gpm_binding *binding;
 	unsigned exponent;
+	/* The kernel's context filter of the configuration: context
+	 * ctx_handle of the DRM file ctx_fd, which a client passed and the
+	 * device holds (and closes when the stream ends). */
+	bool ctx_filter;
+	int ctx_fd;
+	uint32_t ctx_handle;
 	bool open;
 	uint64_t linger_ms;
 	uv_timer_t linger_timer;
@@ -225,9 +231,20 @@ void gpd_device_recording_info(const struct gpd_device *dev,
 void gpd_device_add_tap(struct gpd_device *dev, struct gpd_record_tap *tap);
 void gpd_device_remove_tap(struct gpd_device *dev, struct gpd_record_tap *tap);
 
-/* Used by the subscription code. */
+/* One application's context, for the kernel's filter: the handle (i915
+ * GEM context, xe exec queue) and the DRM file that owns it. */
+struct gpd_device_context {
+	int fd;
+	uint32_t handle;
+};
+
+/* Used by the subscription code. ctx: a single-context stream of it, NULL
+ * for a system-wide one; on success the device holds ctx->fd (closing
+ * the one it held, unless the same) until the stream ends, on failure
+ * the caller keeps it. */
 int gpd_device_configure(struct gpd_device *dev,
 			 const struct gpm_metric_set *set, unsigned exponent,
+			 const struct gpd_device_context *ctx,
 			 struct gpd_error *err);
 void gpd_device_add_subscriber(struct gpd_device *dev,
 			       struct gpd_device_subscriber *sub);

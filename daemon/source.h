@@ -32,8 +32,13 @@ struct gpd_stream_config {
 	const struct gpm_metric_set *set;
 	const struct gpm_binding *binding;      /* set bound to this device */
 	unsigned exponent;              /* period = 2^(exponent+1) ticks */
+	/* The kernel's context filter: a single-context stream of context
+	 * ctx_handle (an i915 GEM context handle, an xe exec queue id) of
+	 * the DRM file ctx_fd, opened through that file, since the kernel
+	 * looks the handle up in the file the ioctl arrives on. */
 	bool ctx_filter;
-	uint32_t ctx_id;
+	int ctx_fd;
+	uint32_t ctx_handle;
 };
 
 /* Where a source delivers, set by the device before open. */
@@ -75,6 +80,11 @@ struct gpd_source_ops {
 	 * set streams as the source's format and info say. */
 	int (*shape)(struct gpd_source *src, const struct gpm_metric_set *set,
 		     struct gpd_stream_shape *out, struct gpd_error *err);
+	/* Whether fd is a DRM node of this device, through which a stream
+	 * with the kernel's context filter may open; 0, or a negative code
+	 * with err saying why not. NULL: the source has no DRM node. */
+	int (*check_drm_fd)(struct gpd_source *src, int fd,
+			    struct gpd_error *err);
 };
 
 struct gpd_source {

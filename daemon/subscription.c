@@ -220,7 +220,13 @@ static void on_pair(struct gpd_device_subscriber *s,
 		    uint64_t start_ts, uint64_t end_ts)
 {
 	struct gpd_subscription *sub = subscription_of(s);
-	bool wanted = !sub->ctx_filter || ctx == sub->ctx_id;
+	/* A single-context stream forwards, besides its context's reports,
+	 * the report ending each of its runs and every switch, their IDs
+	 * hidden (gen8_append_oa_reports(), Linux 6.12): from those, other
+	 * contexts ran. Haswell's unit counts only while it runs. */
+	bool wanted = sub->kernel_ctx_filter ?
+		      ctx != GPD_CTX_IDLE || !dec->has_context :
+		      !sub->ctx_filter || ctx == sub->ctx_id;
 
 	if (sub->ended)
 		return;
@@ -464,8 +470,56 @@ static const struct gpd_device_subscriber_ops subscriber_ops = {
 
 static void describe_config(const struct gpd_device *dev, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s sampled every %llu ns", dev->set->symbol_name,
-		 (unsigned long long)gpd_device_period_ns(dev, dev->exponent));
+	snprintf(buf, size, "%s sampled every %llu ns%s", dev->set->symbol_name,
+		 (unsigned long long)gpd_device_period_ns(dev, dev->exponent),
+		 dev->ctx_filter ? ", of one application's context only" : "");
+}
+
+static bool others_subscribed(const struct gpd_device *dev)
+{
+	for (const struct gpd_device_subscriber *s = dev->subscribers; s;
+	     s = s->next)
+		if (!s->dead && !s->passive)
+			return true;
+	return false;
+}
+
+/* The context filter's part of arbitration (see subscription.h). */
+static int arbitrate_context(const struct gpd_device *dev,
+			     const struct gpd_subscribe_request *req,
+			     struct gpd_error *err)
+{
+	const char *name = dev->source->name;
+	bool others = others_subscribed(dev);
+	if (req->kernel_ctx_filter && dev->ctx_filter && others)
+		return gpd_fail(err, -EBUSY,
+			    "device %s already streams one application's "
+			    "context for the client that passed it; the OA "
+			    "unit has one configuration: subscribe again when "
+			    "that stream ends", name);
+	if (req->kernel_ctx_filter && others)
+		return gpd_fail(err, -EBUSY,
+			    "device %s streams system-wide for other "
+			    "subscribers, and a single-context stream would "
+			    "be the OA unit's one configuration: subscribe "
+			    "again when they have left, or subscribe "
+			    "system-wide with the context's hardware ID as "
+			    "filter", name);
+	if (!req->kernel_ctx_filter && dev->ctx_filter && others)
+		return gpd_fail(err, -EBUSY,
+			    "device %s streams one application's context for "
+			    "the client that passed its DRM file, and shows it "
+			    "to nobody else; the OA unit has one configuration: "
+			    "subscribe again when that stream ends", name);
+	if (req->ctx_filter && !dev->decoder.has_context)
+		return gpd_fail(err, -EINVAL,
+			    "device %s's reports carry no context ID (%s), so "
+			    "no software filter can pick a context out: pass "
+			    "the application's DRM fd and context handle "
+			    "instead, for the kernel's filter", name,
+			    dev->source->platform ?
+			    dev->source->platform->description : "Haswell");
+	return 0;
 }
 
 /* Moves every subscriber onto the new configuration and tells them. */
@@ -611,6 +665,7 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	sub->role = req->role;
 	sub->ctx_filter = req->ctx_filter;
 	sub->ctx_id = req->ctx_id;
+	sub->kernel_ctx_filter = req->kernel_ctx_filter;
 	sub->raw = req->raw;
 	sub->per_context = req->per_context;
 	sub->window_ns = req->window_ns;
@@ -637,8 +692,21 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	/* Everything is checked before the device changes: a refused
 	 * request leaves every other subscriber as it was. */
 	bool configure;
-	ret = arbitrate(dev, req->role, set, &exponent,
-			req->sampling_period_ns != 0, &configure, err);
+	ret = arbitrate_context(dev, req, err);
+	if (!ret && req->kernel_ctx_filter)
+		ret = dev->source->ops->check_drm_fd ?
+		      dev->source->ops->check_drm_fd(dev->source, req->ctx_fd, err) :
+		      gpd_fail(err, -EOPNOTSUPP, "device %s is not a DRM device "
+			       "(%s): it has no contexts of an application to "
+			       "filter on", dev->source->name,
+			       gpd_source_kind_name(dev->source->kind));
+	/* A single-context stream opens for this request alone, on a device
+	 * nobody else streams from but passive subscribers, which follow. */
+	if (!ret && req->kernel_ctx_filter)
+		configure = true;
+	else if (!ret)
+		ret = arbitrate(dev, req->role, set, &exponent,
+				req->sampling_period_ns != 0, &configure, err);
 	const struct gpm_binding *binding = NULL;
 	if (!ret && !(binding = gpd_device_binding(dev, set)))
 		ret = gpd_fail(err, -ENOMEM, "out of memory binding %s",
@@ -650,9 +718,15 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 		return ret;
 	}
 	if (configure) {
+		struct gpd_device_context ctx = {
+			.fd = req->ctx_fd, .handle = req->ctx_handle,
+		};
 		bool changed = dev->subscribers &&
-			       (dev->set != set || dev->exponent != exponent);
-		ret = gpd_device_configure(dev, set, exponent, err);
+			       (dev->set != set || dev->exponent != exponent ||
+				dev->ctx_filter != req->kernel_ctx_filter);
+		ret = gpd_device_configure(dev, set, exponent,
+					   req->kernel_ctx_filter ? &ctx : NULL,
+					   err);
 		if (ret) {
 			free_subscription(sub);
 			return ret;
@@ -694,7 +768,11 @@ int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
 			    dev->source->fixed_metric_set, set->symbol_name);
 	if (dev->open && dev->set == set && dev->exponent == exponent)
 		return 0;
-	ret = gpd_device_configure(dev, set, exponent, err);
+	struct gpd_device_context ctx = {
+		.fd = dev->ctx_fd, .handle = dev->ctx_handle,
+	};
+	ret = gpd_device_configure(dev, set, exponent,
+				   dev->ctx_filter ? &ctx : NULL, err);
 	if (ret)
 		return ret;
 	announce_config(dev);

@@ -7,6 +7,15 @@
  * own windows, counter subset and options. A controller may change the
  * configuration, which every subscriber is told about; a viewer may only
  * subscribe to what is configured (or configure an idle device).
+ *
+ * Context filters. A subscription naming a hardware context ID gets a
+ * software filter on the system-wide stream, on reports that carry one
+ * (not Haswell's). A subscription presenting a DRM file and a context of
+ * it gets the kernel's filter: a single-context stream, the one
+ * configuration of the unit, so it opens only on a device no other client
+ * streams from, and while it runs every other subscription is refused;
+ * nobody but the client that passed the context sees it. Passive
+ * subscribers follow it and get the unit back when it ends, at once.
  */
 #ifndef GPD_SUBSCRIPTION_H
 #define GPD_SUBSCRIPTION_H
@@ -36,8 +45,16 @@ struct gpd_subscribe_request {
 	uint64_t window_ns;             /* 0 = frames only at end marks */
 	const char *const *counters;    /* symbols; NULL = every counter */
 	size_t n_counters;
-	bool ctx_filter;                /* only reports of ctx_id */
+	bool ctx_filter;                /* only reports of ctx_id, a
+					 * hardware context ID (software) */
 	uint32_t ctx_id;
+	/* The kernel's filter: a single-context stream of context ctx_handle
+	 * (i915 GEM context handle, xe exec queue id) of the DRM file ctx_fd,
+	 * which the device holds from a successful subscribe on, and closes
+	 * when the stream ends; on failure the caller keeps it. */
+	bool kernel_ctx_filter;
+	int ctx_fd;
+	uint32_t ctx_handle;
 	bool raw;                       /* frames carry the summed raw deltas */
 	bool per_context;               /* frames carry per-context rows */
 	/* GPU time covered from the first report, the last window cut there

@@ -57,6 +57,7 @@ struct gpd_subscription {
 
 	bool ctx_filter;
 	uint32_t ctx_id;
+	bool kernel_ctx_filter;
 	bool raw;
 	bool per_context;
 

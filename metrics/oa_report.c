@@ -60,6 +60,7 @@ int gpm_oa_decoder_init(struct gpm_oa_decoder *dec, const struct gpm_oa_format *
 		dec->reason_width = platforms[i].reason_width;
 		dec->ctx_valid_mask = platforms[i].ctx_valid_mask;
 		dec->ctx_invalid_means_idle = platforms[i].ctx_invalid_means_idle;
+		dec->has_context = graphics_version >= 800;
 		return 0;
 	}
 	return -EINVAL;

@@ -52,6 +52,10 @@ struct gpm_oa_decoder {
 	 * idle; from Xe_HP on it sets it only in the report of a context
 	 * switching in, so a clear bit says nothing about the ctx field. */
 	bool ctx_invalid_means_idle;
+	/* The reports carry a context ID; Haswell's carry none, and i915
+	 * isolates one context there by the OA unit's per-context mode
+	 * (GEN7_OACONTROL_PER_CTX_ENABLE, gen7_oa_enable(), Linux 6.12). */
+	bool has_context;
 };
 
 /*

@@ -15,6 +15,9 @@
 
 #include "daemon/drm/card.h"
 
+/* The major of every DRM character device (Linux's DRM_MAJOR). */
+#define DRM_CHAR_MAJOR 226
+
 int gpd_drm_card_open(const char *node, int *fd)
 {
 	int ret = open(node, O_RDWR | O_CLOEXEC);
@@ -56,6 +59,43 @@ void gpd_drm_card_pdev(const char *card_dir, char *pdev, size_t size)
 		return;
 	const char *slash = strrchr(target, '/');
 	snprintf(pdev, size, "%s", slash ? slash + 1 : target);
+}
+
+/* The sysfs directory of the device behind a DRM node's: two levels up
+ * from its drm/cardN or drm/renderDN. */
+static int device_dir(int fd, const char *sysfs_root, char *out)
+{
+	char dir[PATH_MAX];
+	int ret = gpd_drm_card_sysfs_dir(fd, sysfs_root, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (!realpath(dir, out))
+		return -errno;
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(out, '/');
+		if (!slash || slash == out)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	return 0;
+}
+
+int gpd_drm_card_same_device(int card_fd, int fd, const char *sysfs_root)
+{
+	struct stat card, node;
+	if (fstat(fd, &node))
+		return -errno;
+	if (!S_ISCHR(node.st_mode) || major(node.st_rdev) != DRM_CHAR_MAJOR)
+		return -ENOTTY;
+	if (fstat(card_fd, &card))
+		return -errno;
+	if (node.st_rdev == card.st_rdev)
+		return 0;
+	char card_device[PATH_MAX], node_device[PATH_MAX];
+	if (device_dir(card_fd, sysfs_root, card_device) ||
+	    device_dir(fd, sysfs_root, node_device))
+		return -EXDEV;
+	return strcmp(card_device, node_device) ? -EXDEV : 0;
 }
 
 const char *gpd_drm_card_name(const char *node)

@@ -35,6 +35,15 @@ int gpd_drm_card_sysfs_dir(int fd, const char *sysfs_root, char *dir,
  * card_dir: where its device link leads. "" when it has none. */
 void gpd_drm_card_pdev(const char *card_dir, char *pdev, size_t size);
 
+/*
+ * Whether fd is a DRM node (card or render) of the device card_fd is a
+ * node of: 0; -ENOTTY when fd is no DRM character device, -EXDEV when it
+ * is another device's. Two nodes are one device's when their sysfs
+ * directories (.../<device>/drm/cardN, .../<device>/drm/renderDN) hang
+ * below the same device.
+ */
+int gpd_drm_card_same_device(int card_fd, int fd, const char *sysfs_root);
+
 /* "card0" for "/dev/dri/card0": the last component of a path. */
 const char *gpd_drm_card_name(const char *node);
 

@@ -99,6 +99,15 @@ static int refuse_parameters(const struct gpd_oa_request *req, int code,
 				    "takes 0 to 31; ask for a period of at most "
 				    "%llu ns", req->card, req->exponent,
 				    (unsigned long long)gpd_exponent_to_ns(req->info, 31));
+	if (req->ctx_filter)
+		return gpd_fail(err, code,
+				    "%s rejected the stream of %s %u (EINVAL): "
+				    "older kernels answer so for a context the "
+				    "DRM file passed does not own (newer ones say "
+				    "ENOENT); pass the fd on which the application "
+				    "created it, with the handle create returned",
+				    req->card, is_i915(req) ? "GEM context"
+				    : "exec queue", req->ctx_handle);
 	return gpd_fail(err, code,
 			    "%s rejected the stream parameters (EINVAL): OA format "
 			    "%s (0x%x), metric set %s (id %llu), exponent %u; its "
@@ -127,13 +136,16 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 	case EINVAL:
 		return refuse_parameters(req, code, err);
 	case ENOENT:
+		/* i915_gem_context_lookup(), xe_exec_queue_lookup(): the
+		 * handle is looked up in the DRM file the ioctl came on. */
 		return gpd_fail(err, code,
-				    "%s has no %s %u in gpuperfd's DRM file "
-				    "(ENOENT): a context filter must name a "
-				    "context of the daemon's own file description",
-				    req->card, is_i915(req) ? "GEM context handle"
-				    : "exec queue",
-				    req->ctx_handle);
+				    "%s: the DRM file passed owns no %s %u (ENOENT): "
+				    "%s belong to the file that created them; pass "
+				    "the fd on which the application created it, "
+				    "with the handle that create returned",
+				    req->card, is_i915(req) ? "GEM context"
+				    : "exec queue", req->ctx_handle,
+				    is_i915(req) ? "contexts" : "exec queues");
 	case ENODEV:
 		/* oa_pin_context(): the context has no engine of the OA
 		 * unit's (a context made with an engine map without it). */

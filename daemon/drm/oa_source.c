@@ -36,7 +36,29 @@ int gpd_drm_oa_source_open_card(struct gpd_drm_oa_source *s, const char *node,
 			 node, roots->sysfs, strerror(-ret));
 	if (ret)
 		close(s->card_fd);
+	snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", roots->sysfs);
 	return ret;
+}
+
+int gpd_drm_oa_source_check_fd(struct gpd_source *src, int fd,
+			       struct gpd_error *err)
+{
+	struct gpd_drm_oa_source *s = (struct gpd_drm_oa_source *)src;
+	int ret = gpd_drm_card_same_device(s->card_fd, fd, s->sysfs_root);
+	if (ret == -ENOTTY)
+		return gpd_fail(err, ret, "the file passed for %s is not a DRM "
+				"device node: pass the fd of the %s node (or its "
+				"render node) on which the context was created",
+				s->base.name, s->node);
+	if (ret == -EXDEV)
+		return gpd_fail(err, ret, "the DRM file passed for %s is a node "
+				"of another GPU: pass the fd of %s (or its render "
+				"node), the device the context runs on",
+				s->base.name, s->node);
+	if (ret)
+		return gpd_fail(err, ret, "cannot check the file passed for %s: "
+				"%s", s->base.name, strerror(-ret));
+	return 0;
 }
 
 static int reopen(struct gpd_source *src, struct gpd_error *err)

@@ -23,6 +23,7 @@ struct gpd_drm_oa_source {
 	int card_fd;
 	char node[PATH_MAX];
 	char card_dir[PATH_MAX];
+	char sysfs_root[PATH_MAX];
 	struct gpd_oa_configs configs;
 	struct gpd_oa_pump *pump;
 	struct gpd_stream_config cfg;   /* what runs, or ran before a loss */
@@ -100,6 +101,10 @@ int gpd_drm_oa_source_open(struct gpd_source *src,
 			   const struct gpd_stream_config *cfg,
 			   struct gpd_error *err);
 void gpd_drm_oa_source_close(struct gpd_source *src);
+
+/* The source op check_drm_fd: fd is a node of this card's device. */
+int gpd_drm_oa_source_check_fd(struct gpd_source *src, int fd,
+			       struct gpd_error *err);
 
 /* Closes, then lets go of the card; free_source frees the source's memory
  * once nothing (a reopen timer) refers to it any more. */

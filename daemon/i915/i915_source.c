@@ -3,7 +3,9 @@
  *
  * open: the metric set's id from sysfs (registered with ADD_CONFIG when
  * the kernel lacks it), then DRM_IOCTL_I915_PERF_OPEN with the set, the
- * platform's report format, the exponent, an optional context handle and,
+ * platform's report format, the exponent, an optional context handle
+ * (the ioctl then goes through the DRM file a client passed, which owns
+ * the context) and,
  * where the perf revision has it, a poll period fitted to the sampling
  * period. Reads are non-blocking on uv_poll and hand the kernel's records
  * up as they are.
@@ -115,7 +117,7 @@ static void describe_request(const struct i915_source *s,
 		req->media = c->need.kind == GPM_OA_UNIT_OAM;
 	}
 	req->ctx_filter = cfg->ctx_filter;
-	req->ctx_handle = cfg->ctx_id;
+	req->ctx_handle = cfg->ctx_handle;
 }
 
 static int add_config(void *user, const struct gpm_binding *b, uint64_t *id)
@@ -216,7 +218,7 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		PROP(GPD_I915_PERF_PROP_OA_ENGINE_INSTANCE, 0);
 	}
 	if (cfg->ctx_filter)
-		PROP(DRM_I915_PERF_PROP_CTX_HANDLE, cfg->ctx_id);
+		PROP(DRM_I915_PERF_PROP_CTX_HANDLE, cfg->ctx_handle);
 	uint64_t poll = POLL_PERIOD_MIN_NS;
 	if (s->perf_revision >= GPD_I915_PERF_REVISION_POLL_PERIOD) {
 		poll = poll_period_ns(s, cfg->exponent);
@@ -228,7 +230,10 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		.num_properties = n,
 		.properties_ptr = (uintptr_t)props,
 	};
-	int fd = drmIoctl(s->oa.card_fd, DRM_IOCTL_I915_PERF_OPEN, &param);
+	/* i915_perf_open_ioctl_locked() looks the handle up in the DRM file
+	 * the ioctl arrives on: the one the context's owner passed. */
+	int fd = drmIoctl(cfg->ctx_filter ? cfg->ctx_fd : s->oa.card_fd,
+			  DRM_IOCTL_I915_PERF_OPEN, &param);
 	if (fd < 0) {
 		struct gpd_oa_request req;
 		describe_request(s, cfg, set_id, &c, &req);
@@ -263,6 +268,7 @@ static const struct gpd_source_ops i915_ops = {
 	.close = gpd_drm_oa_source_close,
 	.destroy = i915_destroy,
 	.shape = i915_shape,
+	.check_drm_fd = gpd_drm_oa_source_check_fd,
 };
 
 int gpd_i915_source_create(uv_loop_t *loop, const char *node,

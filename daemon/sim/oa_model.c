@@ -254,7 +254,13 @@ static void account(struct gpd_oa_model *m, uint64_t t)
 	if (t <= m->accounted)
 		return;
 	uint64_t dt = t - m->accounted;
-	if (!gpd_workload_idle(wl)) {
+	/* Haswell's unit in per-context mode counts while that context runs
+	 * only (GEN7_OACONTROL_PER_CTX_ENABLE, gen7_oa_enable(), Linux 6.12). */
+	bool counting = !m->filter_context || m->decoder.has_context ||
+			(!gpd_workload_idle(wl) &&
+			 gpd_workload_context_id(wl, gpd_workload_context(wl)) ==
+			 m->filter_context_id);
+	if (!gpd_workload_idle(wl) && counting) {
 		double middle = (double)(m->accounted - m->origin) + (double)dt / 2;
 		double util = gpd_workload_utilization(wl, middle);
 		uint64_t freq = gpd_workload_frequency(wl, util);

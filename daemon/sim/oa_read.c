@@ -40,7 +40,9 @@ static bool forward_report(struct gpd_oa_model *m, unsigned char *report)
 		ctx_id = GPM_OA_CTX_NONE;
 		gpm__le32_store(report + ctx_offset, ctx_id);
 	}
-	if (!m->filter_context)
+	/* gen7_append_oa_reports() forwards every report: Haswell's unit
+	 * isolates the context itself, and its reports have no ID. */
+	if (!m->filter_context || !dec->has_context)
 		return true;
 	if (ctx_id != m->filter_context_id &&
 	    m->last_context_id != m->filter_context_id &&

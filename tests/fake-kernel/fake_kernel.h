@@ -73,9 +73,11 @@
  * write (others are accepted, as the kernel accepts them, and stay empty);
  * of the stream ioctls i915's ENABLE, DISABLE and CONFIG and xe's ENABLE,
  * DISABLE, STATUS and INFO are answered; xe knows no exec queues. A DRM
- * file is an fd from open(); a descriptor shared by dup() or passed in
- * SCM_RIGHTS is not told apart from a new one. An LD_PRELOAD shim has
- * process-wide state by nature: it lives in one struct, fk.
+ * file is what open() of a card node made: the fd becomes a file of the
+ * fake's whose inode holds the DRM file's contexts, so a descriptor shared
+ * by dup(), fork() or SCM_RIGHTS is the same DRM file in every process
+ * (files.c). An LD_PRELOAD shim has process-wide state by nature: it lives
+ * in one struct, fk.
  */
 #ifndef GPD_FAKE_KERNEL_H
 #define GPD_FAKE_KERNEL_H
@@ -179,11 +181,19 @@ struct fk_context {
 	int workload_index;
 };
 
-/* A DRM file: what open() of a card node gives (struct drm_file). */
+/* What a DRM file holds, in the shared memory of the inode that stands
+ * for it, so that every process holding a descriptor of it sees one. */
+struct fk_file_state {
+	uint64_t magic;                 /* FK_FILE_MAGIC */
+	uint32_t card_index;
+	struct fk_context contexts[FK_MAX_CONTEXTS];
+};
+
+/* A DRM file as one process sees it: what open() of a card node gives
+ * (struct drm_file, one per open file description). */
 struct fk_file {
 	struct fk_card *card;
-	struct fk_context contexts[FK_MAX_CONTEXTS];
-	uint32_t next_handle;
+	struct fk_file_state *state;    /* shared */
 };
 
 /* What a stream was opened with, checked and resolved by the ioctl. */
@@ -369,8 +379,13 @@ int fk_config_add(const struct fk_card *card, const char *guid, uint64_t *id);
 int fk_config_remove(const struct fk_card *card, uint64_t id);
 bool fk_uuid_valid(const char *uuid);
 
-/* files.c: DRM files and their GEM contexts. */
-struct fk_file *fk_file_open(struct fk_card *card);
+/* files.c: DRM files and their GEM contexts. fk_file_open(): fd, just
+ * opened on card's node, becomes a new DRM file (NULL, fd untouched, when
+ * that fails); fk_file_adopt(): the DRM file fd shares with a descriptor
+ * of another process or an earlier one (dup, SCM_RIGHTS), NULL when fd is
+ * none. */
+struct fk_file *fk_file_open(struct fk_card *card, int fd);
+struct fk_file *fk_file_adopt(int fd);
 void fk_file_close(struct fk_file *file);
 /* i915_gem_context_lookup(): the context of handle in file; NULL if the
  * file has none such. */

@@ -8,10 +8,22 @@
  * outside its file: i915_gem_context_lookup() looks in the caller's file
  * only. A context created here submits as one of the OA model's workload
  * contexts, each new one the next; a default context never submits.
+ *
+ * The DRM file is the open file description, not the descriptor
+ * (drm_open_helper() hangs struct drm_file on filp->private_data, Linux
+ * 6.12): dup(), fork() and SCM_RIGHTS share it, and ioctls on any of its
+ * descriptors find the same contexts. So the fd open() returns becomes an
+ * unnamed file of the machine's (O_TMPFILE) whose shared memory holds the
+ * contexts; a process that receives a descriptor of it finds the DRM file
+ * by that memory's header (fk_file_adopt()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <i915_drm.h>
 
@@ -19,30 +31,79 @@
 
 /* Every engine class: a context without an engine map has them all. */
 #define ALL_ENGINE_CLASSES 0x1fu
+#define FK_FILE_MAGIC 0x656c69666d7264ull       /* "drmfile" */
 
-struct fk_file *fk_file_open(struct fk_card *card)
+static struct fk_file *map_file(int fd, struct fk_card *card)
 {
 	struct fk_file *f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	f->state = mmap(NULL, sizeof(*f->state), PROT_READ | PROT_WRITE,
+			MAP_SHARED, fd, 0);
+	if (f->state == MAP_FAILED) {
+		free(f);
+		return NULL;
+	}
 	f->card = card;
-	f->contexts[0] = (struct fk_context){
+	return f;
+}
+
+struct fk_file *fk_file_open(struct fk_card *card, int fd)
+{
+	/* The raw syscall: the fake's own open() must not see this file. */
+	int tmp = (int)syscall(SYS_openat, AT_FDCWD, fk.root,
+			       O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (tmp < 0)
+		return NULL;
+	int flags = fcntl(fd, F_GETFD);
+	struct fk_file *f = NULL;
+	if (flags >= 0 && !ftruncate(tmp, sizeof(struct fk_file_state)))
+		f = map_file(tmp, card);
+	if (f && dup3(tmp, fd, flags & FD_CLOEXEC ? O_CLOEXEC : 0) < 0) {
+		fk_file_close(f);
+		f = NULL;
+	}
+	syscall(SYS_close, tmp);
+	if (!f)
+		return NULL;
+	f->state->magic = FK_FILE_MAGIC;
+	f->state->card_index = card->index;
+	f->state->contexts[0] = (struct fk_context){
 		.used = true, .handle = 0, .engine_classes = ALL_ENGINE_CLASSES,
 		.workload_index = -1,
 	};
 	return f;
 }
 
+struct fk_file *fk_file_adopt(int fd)
+{
+	struct stat st;
+	uint64_t magic;
+	uint32_t index;
+	if (syscall(SYS_fstat, fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)sizeof(struct fk_file_state) ||
+	    pread(fd, &magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    magic != FK_FILE_MAGIC ||
+	    pread(fd, &index, sizeof(index),
+		  offsetof(struct fk_file_state, card_index)) != sizeof(index))
+		return NULL;
+	for (unsigned i = 0; i < fk.n_cards; i++)
+		if (fk.cards[i].index == index)
+			return map_file(fd, &fk.cards[i]);
+	return NULL;
+}
+
 void fk_file_close(struct fk_file *file)
 {
+	munmap(file->state, sizeof(*file->state));
 	free(file);
 }
 
 struct fk_context *fk_context_lookup(struct fk_file *file, uint32_t handle)
 {
 	for (unsigned i = 0; i < FK_MAX_CONTEXTS; i++)
-		if (file->contexts[i].used && file->contexts[i].handle == handle)
-			return &file->contexts[i];
+		if (file->state->contexts[i].used && file->state->contexts[i].handle == handle)
+			return &file->state->contexts[i];
 	return NULL;
 }
 
@@ -104,7 +165,7 @@ int fk_context_create(struct fk_file *file, void *arg, bool ext)
 	while (fk_context_lookup(file, handle))
 		handle++;
 	for (unsigned i = 0; i < FK_MAX_CONTEXTS; i++) {
-		struct fk_context *c = &file->contexts[i];
+		struct fk_context *c = &file->state->contexts[i];
 		if (c->used)
 			continue;
 		*c = (struct fk_context){

@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,7 +54,7 @@ static int opened(int fd)
 	if (fd < 0 || fd >= FK_MAX_FDS || !fk_active() || next_fstat(fd, &st))
 		return fd;
 	struct fk_card *card = fk_card_of_node(&st);
-	struct fk_file *file = card ? fk_file_open(card) : NULL;
+	struct fk_file *file = card ? fk_file_open(card, fd) : NULL;
 	if (file) {
 		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_CARD, .card = card,
 					     .file = file };
@@ -63,6 +65,32 @@ static int opened(int fd)
 		fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_NONE };
 	}
 	return fd;
+}
+
+/* fd is no fd of ours that we know of: one received from another process,
+ * or a dup() of a DRM file, may be a DRM file all the same. */
+static struct fk_fd *adopted(int fd)
+{
+	struct fk_fd *f = fk_fd(fd);
+	if (f || fd < 0 || fd >= FK_MAX_FDS || !fk_active())
+		return f;
+	struct fk_file *file = fk_file_adopt(fd);
+	if (!file)
+		return NULL;
+	fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_CARD, .card = file->card,
+				     .file = file };
+	fk_log("card%u file received", file->card->index);
+	return &fk.fds[fd];
+}
+
+/* Forgets what an fd number was before the descriptor now there. */
+static void forget(int fd)
+{
+	struct fk_fd *f = fk_fd(fd);
+	if (f && f->kind == FK_FD_CARD) {
+		fk_file_close(f->file);
+		*f = (struct fk_fd){ .kind = FK_FD_NONE };
+	}
 }
 
 static mode_t mode_of(int flags, va_list ap)
@@ -143,7 +171,7 @@ int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	struct fk_fd *f = fk_fd(fd);
+	struct fk_fd *f = adopted(fd);
 	int ret;
 	if (f && f->kind == FK_FD_CARD) {
 		ret = f->card->driver == FK_I915 ?
@@ -184,7 +212,7 @@ int fstat(int fd, struct stat *st)
 {
 	NEXT(fstat);
 	int ret = next_fstat(fd, st);
-	struct fk_fd *f = fk_fd(fd);
+	struct fk_fd *f = ret ? NULL : adopted(fd);
 	if (!ret && f && f->kind == FK_FD_CARD)
 		fk_card_stat(f->card, st);
 	return ret;
@@ -194,10 +222,32 @@ int fstat64(int fd, struct stat64 *st)
 {
 	NEXT(fstat64);
 	int ret = next_fstat64(fd, st);
-	struct fk_fd *f = fk_fd(fd);
+	struct fk_fd *f = ret ? NULL : adopted(fd);
 	/* struct stat64 is struct stat on 64-bit Linux. */
 	if (!ret && f && f->kind == FK_FD_CARD)
 		fk_card_stat(f->card, (struct stat *)st);
+	return ret;
+}
+
+/* Descriptors passed in SCM_RIGHTS take numbers the fake may remember as
+ * something else (closed by libc behind its back). */
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	NEXT(recvmsg);
+	ssize_t ret = next_recvmsg(fd, msg, flags);
+	if (ret < 0 || !msg->msg_controllen)
+		return ret;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int received;
+			memcpy(&received, CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
+			forget(received);
+		}
+	}
 	return ret;
 }
 

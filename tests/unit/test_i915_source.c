@@ -198,29 +198,29 @@ START_TEST(context_handles_reach_the_kernel)
 	src->listener = (struct gpd_source_listener){
 		.records = count_records, .event = ignore_event, .user = &bytes,
 	};
+	int card_fd = ((struct gpd_drm_oa_source *)src)->card_fd;
 	struct gpd_stream_config cfg = {
 		.set = set, .binding = &binding, .exponent = 10,
-		.ctx_filter = true, .ctx_id = 1,
+		.ctx_filter = true, .ctx_fd = card_fd, .ctx_handle = 1,
 	};
 	/* Nothing made handle 1 in the daemon's file yet. */
 	ck_assert_int_eq(src->ops->open(src, &cfg, &err), -ENOENT);
-	ck_assert_msg(strstr(err.message, "card0 has no GEM context handle 1"),
-		      "%s", err.message);
+	ck_assert_msg(strstr(err.message, "the DRM file passed owns no GEM "
+			     "context 1 (ENOENT)"), "%s", err.message);
 
-	int card_fd = ((struct gpd_drm_oa_source *)src)->card_fd;
 	const struct i915_engine_class_instance video = {
 		.engine_class = I915_ENGINE_CLASS_VIDEO,
 	};
 	uint32_t video_only = create_context(card_fd, &video);
 	ck_assert_uint_eq(video_only, 1);
-	cfg.ctx_id = video_only;
+	cfg.ctx_handle = video_only;
 	ck_assert_int_eq(src->ops->open(src, &cfg, &err), -ENODEV);
 	ck_assert_msg(strstr(err.message, "cannot sample GEM context 1 (ENODEV)"),
 		      "%s", err.message);
 
 	uint32_t ctx = create_context(card_fd, NULL);
 	ck_assert_uint_eq(ctx, 2);
-	cfg.ctx_id = ctx;
+	cfg.ctx_handle = ctx;
 	ck_assert_msg(src->ops->open(src, &cfg, &err) == 0, "%s", err.message);
 	ck_assert_uint_eq(fake_machine_requests(&m, "OA_EXPONENT=10 CTX_HANDLE=2"), 1);
 	uv_timer_t t;
