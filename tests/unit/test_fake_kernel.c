@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <i915_drm.h>
@@ -738,6 +740,98 @@ START_TEST(context_handles_belong_to_their_file)
 }
 END_TEST
 
+static void send_fd(int sock, int fd)
+{
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	ck_assert_int_eq(sendmsg(sock, &msg, 0), 1);
+}
+
+static int receive_fd(int sock)
+{
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	int fd;
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The DRM file is the open file description (drm_open_helper() keeps
+ * struct drm_file in filp->private_data): a descriptor another process
+ * passed in SCM_RIGHTS, or a dup(), finds the contexts its creator made,
+ * and a context made through the copy is the original's too.
+ */
+START_TEST(a_passed_file_keeps_its_contexts)
+{
+	struct card c;
+	card_start(&c, "i915:tglgt2", "i915");
+	int id = i915_add_config(c.fd, RENDER_BASIC, NOA_WRITE, 0, 0);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		/* The application: its own file, a context, the fd passed. */
+		int app = open(c.m.node, O_RDWR | O_CLOEXEC);
+		struct drm_i915_gem_context_create create = { 0 };
+		if (app < 0 || ioctl(app, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create) ||
+		    create.ctx_id != 1)
+			_exit(1);
+		send_fd(sv[1], app);
+		char done;
+		_exit(read(sv[1], &done, 1) == 1 ? 0 : 2);
+	}
+	int passed = receive_fd(sv[0]);
+	ck_assert_int_ge(passed, 0);
+	int s = open_on_context(passed, (uint64_t)id, 1);
+	ck_assert_int_ge(s, 0);
+	close(s);
+	/* The receiver's own file has no context 1. */
+	ck_assert_int_eq(open_on_context(c.fd, (uint64_t)id, 1), -ENOENT);
+	int copy = dup(passed);
+	ck_assert_int_eq(context_create(copy), 2);
+	s = open_on_context(passed, (uint64_t)id, 2);
+	ck_assert_int_ge(s, 0);
+	close(s);
+	ck_assert_int_eq(write(sv[0], "x", 1), 1);
+	int status;
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	close(copy);
+	close(passed);
+	close(sv[0]);
+	close(sv[1]);
+	card_stop(&c);
+}
+END_TEST
+
 static Suite *fake_kernel_suite(void)
 {
 	Suite *s = suite_create("fake_kernel");
@@ -755,6 +849,7 @@ static Suite *fake_kernel_suite(void)
 	tcase_add_test(tc, xe_queries_tell_gts_units_and_topology);
 	tcase_add_test(tc, config_ids_reuse_the_lowest_free);
 	tcase_add_test(tc, context_handles_belong_to_their_file);
+	tcase_add_test(tc, a_passed_file_keeps_its_contexts);
 	suite_add_tcase(s, tc);
 	return s;
 }
