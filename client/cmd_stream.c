@@ -12,8 +12,9 @@
 
 static const char usage[] =
 	"gpuperf stream [-m SET] [-c C1,C2|all] [-p PERIOD] [-i INTERVAL]\n"
-	"       [--ctx ID] [--per-context] [--raw] [--format table|csv|ndjson]\n"
-	"       [--units] [-o FILE] [--duration D] [-d DEVICE]\n"
+	"       [--ctx ID | --drm-fd FD --context HANDLE] [--per-context]\n"
+	"       [--raw] [--format table|csv|ndjson] [--units] [-o FILE]\n"
+	"       [--duration D] [-d DEVICE]\n"
 	"       [CONNECTION OPTIONS]";
 
 static const char help[] =

@@ -2,6 +2,7 @@
  * A subscription shown as it streams (see streaming.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,13 @@ const char gpuperf_stream_options_help[] =
 	"                       runs, or the daemon's default)\n"
 	"  -i, --interval D     one row per D of time (e.g. 100ms, 1s)\n"
 	"      --ctx ID         only the reports of hardware context ID\n"
+	"      --drm-fd FD --context HANDLE\n"
+	"                       only GEM context HANDLE of the DRM file open\n"
+	"                       as FD, inherited from the launcher that\n"
+	"                       opened the node and made the context; the\n"
+	"                       kernel streams that context alone, through a\n"
+	"                       copy of FD the daemon gets over its Unix\n"
+	"                       socket (--unix)\n"
 	"      --per-context    after each window's row, a row per context\n"
 	"                       that ran in it (context_id 0: idle)\n"
 	"      --raw            add the raw counter deltas (raw_gpu_time,\n"
@@ -92,6 +100,8 @@ int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
 	    (m = gpuperf_arg_value(argc, argv, i, "--period", "-p", &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--interval", "-i", &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--ctx", NULL, &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--drm-fd", NULL, &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--context", NULL, &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--format", NULL, &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--output", "-o", &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--duration", NULL, &value))) {
@@ -118,6 +128,36 @@ int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
 	} else if (!strncmp(arg, "--duration", 10)) {
 		return duration_option(cmd, usage, "--duration", value,
 				       &o->duration_ns);
+	} else if (!strncmp(arg, "--drm-fd", 8)) {
+		char *end;
+		errno = 0;
+		long fd = strtol(value, &end, 10);
+		if (errno || *end || fd < 0 || fd > INT32_MAX) {
+			gpuperf_usage_error(cmd, usage, "--drm-fd takes a file "
+					    "descriptor number, not '%s'", value);
+			return -1;
+		}
+		if (fcntl((int)fd, F_GETFD) < 0) {
+			gpuperf_usage_error(cmd, usage, "--drm-fd %ld: no such "
+					    "open file in this process; the "
+					    "launcher must leave the DRM file on "
+					    "which it made the context open as "
+					    "fd %ld", fd, fd);
+			return -1;
+		}
+		o->has_drm_fd = true;
+		o->drm_fd = (int)fd;
+	} else if (!strncmp(arg, "--context", 9)) {
+		char *end;
+		errno = 0;
+		unsigned long handle = strtoul(value, &end, 0);
+		if (errno || *end || handle > UINT32_MAX) {
+			gpuperf_usage_error(cmd, usage, "--context takes a GEM "
+					    "context handle, not '%s'", value);
+			return -1;
+		}
+		o->has_drm_context = true;
+		o->drm_context = (uint32_t)handle;
 	} else if (!strncmp(arg, "--ctx", 5)) {
 		char *end;
 		errno = 0;
@@ -392,7 +432,11 @@ static int subscribe(struct gpuperf_streaming *s,
 		.frame = on_frame,
 		.event = on_event,
 	};
-	ret = gpc_subscribe_sync(s->client, &so, &cbs, s, &s->sub, &err);
+	if (o->has_drm_fd)
+		ret = gpc_subscribe_context(s->client, o->drm_fd, o->drm_context,
+					    &so, &cbs, s, &s->sub, &err);
+	else
+		ret = gpc_subscribe_sync(s->client, &so, &cbs, s, &s->sub, &err);
 	free(counters);
 	if (ret)
 		return gpuperf_report(s->cmd, "the daemon refused the "
@@ -484,6 +528,14 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 				    "--raw and --units go with table, csv and "
 				    "ndjson; a trace's contexts come with "
 				    "'gpuperf record --format perfetto'");
+	if (o->has_drm_fd != o->has_drm_context)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_USAGE, "--drm-fd and "
+				    "--context go together: the DRM file and the "
+				    "context of it to stream");
+	if (o->has_drm_fd && o->filter_context)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_USAGE, "--ctx filters the "
+				    "system-wide stream, --drm-fd asks the kernel "
+				    "for one context's: give one of them");
 	s->user = user;
 	s->duration_ns = o->duration_ns;
 	s->filter_context = o->filter_context;

@@ -27,6 +27,11 @@ struct gpuperf_stream_options {
 	uint64_t interval_ns;           /* 0: the command's default */
 	bool filter_context;
 	uint32_t context_id;
+	/* --drm-fd and --context: the kernel's filter on a context of a
+	 * DRM file this process holds. */
+	bool has_drm_fd, has_drm_context;
+	int drm_fd;
+	uint32_t drm_context;
 	bool per_context;
 	bool raw;
 	enum gpuperf_format format;

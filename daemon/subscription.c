@@ -696,9 +696,9 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	if (!ret && req->kernel_ctx_filter)
 		ret = dev->source->ops->check_drm_fd ?
 		      dev->source->ops->check_drm_fd(dev->source, req->ctx_fd, err) :
-		      gpd_fail(err, -EOPNOTSUPP, "device %s is not a DRM device "
-			       "(%s): it has no contexts of an application to "
-			       "filter on", dev->source->name,
+		      gpd_fail(err, -EOPNOTSUPP, "device %s (%s) takes no DRM "
+			       "file: gpuperfd streams one application's "
+			       "context on i915 devices", dev->source->name,
 			       gpd_source_kind_name(dev->source->kind));
 	/* A single-context stream opens for this request alone, on a device
 	 * nobody else streams from but passive subscribers, which follow. */

@@ -77,6 +77,18 @@ struct gpd_context_row {
 
 #define GPD_CTX_IDLE UINT32_MAX
 
+/* The rules above, as Hello tells every client. */
+#define GPD_CONTEXT_POLICY \
+	"A subscription naming a hardware context id gets a software " \
+	"filter on the device's system-wide stream, on devices whose reports " \
+	"carry context ids (not Haswell). A subscription presenting a DRM " \
+	"file it passed and a context of that file gets the kernel's " \
+	"filter: a stream of that context alone, the OA unit's one " \
+	"configuration, which opens only while nobody else streams from the " \
+	"device and refuses every other subscription while it runs; only " \
+	"its client sees it, and every subscriber is told when the " \
+	"configuration changes."
+
 struct gpd_frame {
 	uint64_t gpu_start_ns, gpu_end_ns;      /* GPU timestamps, in ns */
 	uint64_t cpu_start_ns, cpu_end_ns;      /* CLOCK_MONOTONIC */

@@ -266,6 +266,10 @@ struct gpc_device {
 	/* The flight recorder's ring, whose past gpc_snapshot() fetches;
 	 * 0 when the device keeps none. */
 	uint64_t flight_recorder_bytes;
+	/* Context filters it takes: the kernel's (gpc_subscribe_context),
+	 * a software one by hardware context id (filter_context). */
+	bool kernel_context_filter;
+	bool software_context_filter;
 	struct gpc_topology topology;
 	struct gpc_configuration configuration; /* when Hello was sent */
 	size_t n_sampling_periods;
@@ -293,12 +297,16 @@ struct gpc_limits {
 	enum gpc_process_visibility process_visibility;
 	uint32_t max_snapshots;         /* in flight; 0: this connection may
 					 * take none */
+	uint32_t max_passed_fds;        /* DRM files passed and not yet used;
+					 * 0: none (not on the Unix socket) */
 };
 
 struct gpc_server_info {
 	const char *version;
 	enum gpc_role role;             /* what this connection was granted */
 	struct gpc_limits limits;
+	/* How context filters share a device's one configuration. */
+	const char *context_policy;
 };
 
 /* Valid while connected (NULL before Hello). */
@@ -447,6 +455,29 @@ int gpc_subscribe_sync(struct gpc_client *client,
 		       const struct gpc_subscribe_options *options,
 		       const struct gpc_subscription_cbs *cbs, void *user,
 		       struct gpc_subscription **out, struct gpc_error *err);
+
+/*
+ * Subscribes to one application's context through the kernel's filter:
+ * the daemon streams context `context` (an i915 GEM context handle) of
+ * the DRM file drm_fd, which it is handed in SCM_RIGHTS (on a connection
+ * over its Unix socket only) and checks to be a node of the device; it
+ * opens the stream through that file, as the kernel looks the handle up
+ * there, and closes its copy when the stream ends. The caller keeps
+ * drm_fd. Such a stream is the device's one configuration: the daemon
+ * opens it only while nobody else streams from the device, and refuses
+ * everyone else while it runs (gpc_server_info.context_policy).
+ *
+ * It waits, as gpc_subscribe_sync() does, for the file to be taken and
+ * the subscription answered; a refusal of either (not a DRM node of the
+ * device, too many files passed, a context the file does not own, a
+ * device others stream from) returns with err saying why and what to do.
+ * options->filter_context must be false.
+ */
+int gpc_subscribe_context(struct gpc_client *client, int drm_fd,
+			  uint32_t context,
+			  const struct gpc_subscribe_options *options,
+			  const struct gpc_subscription_cbs *cbs, void *user,
+			  struct gpc_subscription **out, struct gpc_error *err);
 
 /* NULL until subscribed. */
 const struct gpc_subscription_info *

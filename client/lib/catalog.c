@@ -120,6 +120,8 @@ static void load_device(struct gpc_device *out, const Gpuperf__Device *d,
 	out->max_frequency = d->max_frequency;
 	out->usage = d->usage;
 	out->flight_recorder_bytes = d->flight_recorder_bytes;
+	out->kernel_context_filter = d->kernel_context_filter;
+	out->software_context_filter = d->software_context_filter;
 	load_topology(&out->topology, d->topology);
 	gpc__configuration_from_proto(&out->configuration, d->configuration);
 
@@ -192,7 +194,9 @@ int gpc__catalog_load(struct gpc__catalog *cat, Gpuperf__Envelope *hello)
 		s->limits.process_visibility =
 			(enum gpc_process_visibility)h->limits->process_visibility;
 		s->limits.max_snapshots = h->limits->max_snapshots;
+		s->limits.max_passed_fds = h->limits->max_passed_fds;
 	}
+	s->context_policy = h->context_policy;
 	return 0;
 }
 

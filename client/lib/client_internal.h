@@ -186,6 +186,19 @@ void gpc__configuration_from_proto(struct gpc_configuration *out,
 
 /* ---- subscription.c */
 
+/* gpc_subscribe(), with the kernel's context filter on a passed file when
+ * passed is not NULL. */
+int gpc__subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
+		   const Gpuperf__PassedContext *passed,
+		   const struct gpc_subscription_cbs *cbs, void *user,
+		   struct gpc_subscription **out);
+/* The same, waiting for the answer as gpc_subscribe_sync(). */
+int gpc__subscribe_sync(struct gpc_client *c,
+			const struct gpc_subscribe_options *o,
+			const Gpuperf__PassedContext *passed,
+			const struct gpc_subscription_cbs *cbs, void *user,
+			struct gpc_subscription **out, struct gpc_error *err);
+
 void gpc__subscription_granted(struct gpc_subscription *sub,
 			       Gpuperf__Envelope *env);
 void gpc__subscription_refused(struct gpc_subscription *sub,

@@ -57,9 +57,10 @@ static void free_subscription(struct gpc_subscription *sub)
 	free(sub);
 }
 
-int gpc_subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
-		  const struct gpc_subscription_cbs *cbs, void *user,
-		  struct gpc_subscription **out)
+int gpc__subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
+		   const Gpuperf__PassedContext *passed,
+		   const struct gpc_subscription_cbs *cbs, void *user,
+		   struct gpc_subscription **out)
 {
 	Gpuperf__Subscribe m = GPUPERF__SUBSCRIBE__INIT;
 	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
@@ -79,7 +80,11 @@ int gpc_subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
 	m.window_ns = o->window_ns;
 	m.n_counters = o->n_counters;
 	m.counters = (char **)o->counters;
-	if (o->filter_context) {
+	if (passed) {
+		m.context_filter_case =
+			GPUPERF__SUBSCRIBE__CONTEXT_FILTER_PASSED_CONTEXT;
+		m.passed_context = (Gpuperf__PassedContext *)passed;
+	} else if (o->filter_context) {
 		m.context_filter_case = GPUPERF__SUBSCRIBE__CONTEXT_FILTER_CTX_ID;
 		m.ctx_id = o->context_id;
 	}
@@ -100,15 +105,31 @@ int gpc_subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
 	return 0;
 }
 
+int gpc_subscribe(struct gpc_client *c, const struct gpc_subscribe_options *o,
+		  const struct gpc_subscription_cbs *cbs, void *user,
+		  struct gpc_subscription **out)
+{
+	return gpc__subscribe(c, o, NULL, cbs, user, out);
+}
+
 int gpc_subscribe_sync(struct gpc_client *c,
 		       const struct gpc_subscribe_options *o,
 		       const struct gpc_subscription_cbs *cbs, void *user,
 		       struct gpc_subscription **out, struct gpc_error *err)
 {
+	return gpc__subscribe_sync(c, o, NULL, cbs, user, out, err);
+}
+
+int gpc__subscribe_sync(struct gpc_client *c,
+			const struct gpc_subscribe_options *o,
+			const Gpuperf__PassedContext *passed,
+			const struct gpc_subscription_cbs *cbs, void *user,
+			struct gpc_subscription **out, struct gpc_error *err)
+{
 	struct sync_wait wait = { 0 };
 	struct gpc_subscription *sub;
 
-	int ret = gpc_subscribe(c, o, cbs, user, &sub);
+	int ret = gpc__subscribe(c, o, passed, cbs, user, &sub);
 	if (ret) {
 		gpc__error_set(err, ret, "cannot subscribe: %s",
 			       gpc_strerror(ret));

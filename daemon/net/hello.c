@@ -11,6 +11,7 @@
 #include "daemon/device_registry.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/proto_codec.h"
+#include "daemon/subscription.h"
 #include "metrics/metric_binding.h"
 
 #define N_EXPONENTS 32                  /* the kernel allows 0..31 */
@@ -253,6 +254,8 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	m->fixed_metric_set = str(src->fixed_metric_set);
 	m->usage = dev->usage != NULL;
 	m->flight_recorder_bytes = dev->ring ? dev->ring->capacity : 0;
+	m->kernel_context_filter = src->ops->check_drm_fd != NULL;
+	m->software_context_filter = dev->decoder.has_context;
 	m->topology = describe_topology(h, info);
 	if (!m->topology)
 		return NULL;
@@ -331,6 +334,18 @@ struct gpd_message *gpd_hello_pack(struct gpd_hello *h,
 				   uint64_t request_id, Gpuperf__Role role,
 				   const Gpuperf__Limits *limits)
 {
+	return gpd_hello_pack_session(h, q, request_id, role, limits, NULL,
+				      NULL, 0);
+}
+
+struct gpd_message *gpd_hello_pack_session(struct gpd_hello *h,
+					   const struct gpd_send_queue *q,
+					   uint64_t request_id,
+					   Gpuperf__Role role,
+					   const Gpuperf__Limits *limits,
+					   const char *fd_socket,
+					   const uint8_t *key, size_t key_len)
+{
 	Gpuperf__Configuration *configs = calloc(h->n_devices ? h->n_devices : 1,
 						 sizeof(*configs));
 	if (!configs)
@@ -346,6 +361,12 @@ struct gpd_message *gpd_hello_pack(struct gpd_hello *h,
 	hello.limits = (Gpuperf__Limits *)limits;
 	hello.n_devices = h->n_devices;
 	hello.devices = h->devices;
+	hello.context_policy = GPD_CONTEXT_POLICY;
+	if (fd_socket && key) {
+		hello.fd_socket = (char *)fd_socket;
+		hello.session_key.data = (uint8_t *)key;
+		hello.session_key.len = key_len;
+	}
 	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
 	env.request_id = request_id;
 	env.kind_case = GPUPERF__ENVELOPE__KIND_HELLO;

@@ -26,6 +26,16 @@ struct gpd_message *gpd_hello_pack(struct gpd_hello *hello,
 				   uint64_t request_id, Gpuperf__Role role,
 				   const Gpuperf__Limits *limits);
 
+/* The same for one connection: one over the Unix socket learns where it
+ * may pass DRM files (fd_socket, NULL: it may not) and its key there. */
+struct gpd_message *gpd_hello_pack_session(struct gpd_hello *hello,
+					   const struct gpd_send_queue *q,
+					   uint64_t request_id,
+					   Gpuperf__Role role,
+					   const Gpuperf__Limits *limits,
+					   const char *fd_socket,
+					   const uint8_t *key, size_t key_len);
+
 /* The device's configuration now. Its strings point into the metric
  * definitions. */
 void gpd_hello_configuration(const struct gpd_device *dev,

@@ -180,6 +180,8 @@ Gpuperf__ErrorCode gpd_proto_error_code(int code)
 	case -EALREADY:
 	case -ERANGE:
 	case -EOPNOTSUPP:
+	case -ENOTTY:           /* a passed file that is no DRM node */
+	case -EXDEV:            /* ... or one of another device */
 		return GPUPERF__ERROR_CODE__INVALID_ARGUMENT;
 	case -EAGAIN:
 	case -EIO:

@@ -3,6 +3,7 @@
  * daemon's loop.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "daemon/error.h"
 #include "daemon/log.h"
+#include "daemon/net/fd_socket.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/http_routes.h"
 #include "daemon/net/listen_probe.h"
@@ -212,9 +214,15 @@ static void measure_hello(struct gpd_server *s)
 	struct gpd_send_queue q;
 	Gpuperf__Limits limits = GPUPERF__LIMITS__INIT;
 	gpd_send_queue_init(&q, 0, 0, SIZE_MAX);
-	struct gpd_message *m = gpd_hello_pack(s->hello, &q, UINT64_MAX,
-					       GPUPERF__ROLE__ROLE_CONTROLLER,
-					       &limits);
+	/* A Unix-socket session's Hello is the longest: it has the fd
+	 * socket's path and its key. */
+	char path[PATH_MAX];
+	const uint8_t key[GPD_SESSION_KEY_BYTES] = { 0 };
+	snprintf(path, sizeof(path), "%s.fds",
+		 s->options.unix_path ? s->options.unix_path : "");
+	struct gpd_message *m = gpd_hello_pack_session(
+		s->hello, &q, UINT64_MAX, GPUPERF__ROLE__ROLE_CONTROLLER,
+		&limits, path, key, sizeof(key));
 	if (m)
 		s->hello_bytes = m->len;
 	free(m);
@@ -475,7 +483,19 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 		if (ret)
 			return ret;
 	}
+	if (s->options.unix_path) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s.fds", s->options.unix_path);
+		ret = gpd_fd_socket_open(s, path, &s->fd_socket, err);
+		if (ret)
+			return ret;
+	}
 	return 0;
+}
+
+const char *gpd_server_fd_socket(const struct gpd_server *s)
+{
+	return s->fd_socket ? gpd_fd_socket_path(s->fd_socket) : NULL;
 }
 
 int gpd_server_reload_tokens(struct gpd_server *s, const char *path,
@@ -512,6 +532,8 @@ void gpd_server_stop(struct gpd_server *s)
 	s->stopping = true;
 	while (s->sessions)
 		gpd_session_destroy(s->sessions);
+	gpd_fd_socket_close(s->fd_socket);
+	s->fd_socket = NULL;
 	gpd_metrics_exporter_destroy(s->exporter);
 	s->exporter = NULL;
 	/* The first destroy closes lws's handles on the loop; the second, in

@@ -31,6 +31,7 @@
 #include "daemon/net/auth.h"
 #include "daemon/net/origin.h"
 
+struct gpd_fd_socket;
 struct gpd_hello;
 struct gpd_metrics_exporter;
 struct gpd_session;
@@ -118,6 +119,7 @@ struct gpd_server {
 	uint64_t snapshot_bytes;                /* snapshots being sent */
 	struct gpd_listener *listeners;
 	size_t n_listeners;
+	struct gpd_fd_socket *fd_socket;        /* beside --unix */
 	struct lws_context *lws;
 	struct lws_protocols *protocols;
 	struct lws_http_mount *mounts;
@@ -125,6 +127,9 @@ struct gpd_server {
 	char url[128];                          /* of the first TCP listener */
 	bool stopping;
 };
+
+/* Where clients of the Unix socket pass DRM files; NULL without one. */
+const char *gpd_server_fd_socket(const struct gpd_server *server);
 
 /* Checks the options alone, before anything is opened: the --listen
  * addresses, a non-loopback one without --token-file, half of a TLS

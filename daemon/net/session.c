@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "daemon/clock.h"
 #include "daemon/log.h"
@@ -193,9 +195,14 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 	if (s->closing)
 		return;
 	limits.process_visibility = gpd_session_process_visibility(s);
-	struct gpd_message *m = gpd_hello_pack(s->server->hello, &s->queue,
-					       request_id, proto_role(s->role),
-					       &limits);
+	const char *fd_socket = s->has_key ? gpd_server_fd_socket(s->server)
+					   : NULL;
+	limits.max_passed_fds = fd_socket ? GPD_SESSION_MAX_PASSED_FDS : 0;
+	struct gpd_message *m = gpd_hello_pack_session(s->server->hello,
+						       &s->queue, request_id,
+						       proto_role(s->role),
+						       &limits, fd_socket, s->key,
+						       sizeof(s->key));
 	if (!m) {
 		gpd_session_close(s, GPD_CLOSE_INTERNAL_ERROR);
 		return;
@@ -249,6 +256,10 @@ int gpd_session_create(struct gpd_server *server,
 	s->transport = *transport;
 	s->trusted = peer->trusted;
 	s->unix_socket = peer->unix_socket;
+	/* A key nobody else can guess: whoever holds it may hand this
+	 * session files (fd_socket.c). */
+	s->has_key = s->unix_socket &&
+		     getrandom(s->key, sizeof(s->key), 0) == (ssize_t)sizeof(s->key);
 	snprintf(s->peer, sizeof(s->peer), "%s", peer->address ? peer->address : "");
 	s->role = GPD_ROLE_VIEWER;
 	s->next_sub_id = 1;
@@ -304,6 +315,8 @@ void gpd_session_destroy(struct gpd_session *s)
 	while (s->snapshots)
 		gpd_session_snapshot_free(s->snapshots);
 	clear_queue(s);
+	for (unsigned i = 0; i < s->n_passed; i++)
+		close(s->passed[i].fd);
 	*s->prev_next = s->next;
 	if (s->next)
 		s->next->prev_next = s->prev_next;
@@ -314,6 +327,33 @@ void gpd_session_destroy(struct gpd_session *s)
 	free(s->rows);
 	free(s->row_ptrs);
 	free(s);
+}
+
+struct gpd_session *gpd_session_by_key(struct gpd_server *server,
+				       const uint8_t *key, size_t len)
+{
+	if (len != GPD_SESSION_KEY_BYTES)
+		return NULL;
+	for (struct gpd_session *s = server->sessions; s; s = s->next)
+		if (s->has_key && !s->closing &&
+		    !memcmp(s->key, key, GPD_SESSION_KEY_BYTES))
+			return s;
+	return NULL;
+}
+
+int gpd_session_keep_fd(struct gpd_session *s, int fd, const char *device,
+			uint32_t *id, struct gpd_error *err)
+{
+	if (s->n_passed >= GPD_SESSION_MAX_PASSED_FDS)
+		return gpd_fail(err, -ENOBUFS, "this connection holds its maximum "
+				"of %u passed DRM files; subscribe with one first, "
+				"or connect again", GPD_SESSION_MAX_PASSED_FDS);
+	struct gpd_passed_fd *p = &s->passed[s->n_passed++];
+	p->id = ++s->next_passed_id;
+	p->fd = fd;
+	p->device = device;
+	*id = p->id;
+	return 0;
 }
 
 struct gpd_message *gpd_session_pop(struct gpd_session *s)

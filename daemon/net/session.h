@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/error.h"
 #include "daemon/net/rate_limit.h"
 #include "daemon/net/send_queue.h"
 #include "daemon/net/server.h"
@@ -37,6 +38,9 @@ enum gpd_close_code {
 #define GPD_SESSION_RECORDING_BACKLOG (8u << 20)
 /* Snapshots a connection may have in flight. */
 #define GPD_SESSION_MAX_SNAPSHOTS 2
+/* DRM files a connection may have passed and not yet used. */
+#define GPD_SESSION_MAX_PASSED_FDS 4
+#define GPD_SESSION_KEY_BYTES 16
 
 struct gpd_session_transport {
 	/* Messages wait in the queue. */
@@ -52,6 +56,14 @@ struct gpd_session_peer {
 	bool trusted;                   /* a loopback listener or the Unix socket */
 	bool unix_socket;
 	const char *address;            /* its IP address; NULL when unknown */
+};
+
+/* A DRM file a client passed (fd_socket.c), waiting for the Subscribe
+ * that names it: the daemon holds it for that alone. */
+struct gpd_passed_fd {
+	uint32_t id;
+	int fd;
+	const char *device;             /* the device it is a node of */
 };
 
 struct gpd_session_sub;
@@ -85,6 +97,13 @@ struct gpd_session {
 	struct gpd_session_snapshot *snapshots;        /* newest first */
 	unsigned n_snapshots;
 	uint32_t next_snapshot_id;
+
+	/* Names the session on the fd socket (Unix-socket sessions). */
+	bool has_key;
+	uint8_t key[GPD_SESSION_KEY_BYTES];
+	struct gpd_passed_fd passed[GPD_SESSION_MAX_PASSED_FDS];
+	unsigned n_passed;
+	uint32_t next_passed_id;
 
 	uint32_t frames_dropped;        /* since the last frame queued */
 	uint64_t frames_dropped_total;
@@ -129,6 +148,17 @@ bool gpd_session_done(const struct gpd_session *s);
 /* Queues env (a reply or event, never dropped); a session whose queue is
  * full of them is closed. 0 or -ENOBUFS. */
 int gpd_session_send(struct gpd_session *s, const Gpuperf__Envelope *env);
+
+/* The session of a Unix-socket connection whose key is key; NULL if
+ * none. */
+struct gpd_session *gpd_session_by_key(struct gpd_server *server,
+				       const uint8_t *key, size_t len);
+
+/* Keeps fd, a node of device (checked), until a Subscribe names its id
+ * (*id) or the session ends. 0, or -ENOBUFS with why in words when the
+ * session holds its maximum; fd stays the caller's then. */
+int gpd_session_keep_fd(struct gpd_session *s, int fd, const char *device,
+			uint32_t *id, struct gpd_error *err);
 
 /* Queues an Error reply to request_id; the session stays open. */
 void gpd_session_error(struct gpd_session *s, uint64_t request_id, int code,

@@ -97,6 +97,14 @@ static void handle_auth(struct gpd_session *s, const Gpuperf__Envelope *env)
 	gpd_session_send_hello(s, env->request_id);
 }
 
+static struct gpd_passed_fd *find_passed(struct gpd_session *s, uint32_t id)
+{
+	for (unsigned i = 0; i < s->n_passed; i++)
+		if (s->passed[i].id == id)
+			return &s->passed[i];
+	return NULL;
+}
+
 static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env)
 {
 	const Gpuperf__Subscribe *r = env->subscribe;
@@ -122,8 +130,31 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 				  "a subscription names at most 4096 counters");
 		return;
 	}
+	/* A passed DRM file names its device. */
+	struct gpd_passed_fd *passed = NULL;
+	if (r->context_filter_case ==
+	    GPUPERF__SUBSCRIBE__CONTEXT_FILTER_PASSED_CONTEXT) {
+		passed = find_passed(s, r->passed_context->fd_id);
+		if (!passed) {
+			snprintf(message, sizeof(message),
+				 "this connection passed no DRM file %u, or used "
+				 "it already: pass the file (Hello.fd_socket), "
+				 "then subscribe with the id the daemon answered",
+				 r->passed_context->fd_id);
+			gpd_session_error(s, env->request_id, -ENOENT, message);
+			return;
+		}
+		if (r->device && r->device[0] && strcmp(r->device, passed->device)) {
+			snprintf(message, sizeof(message),
+				 "DRM file %u was passed for device %s, not %s",
+				 passed->id, passed->device, r->device);
+			gpd_session_error(s, env->request_id, -EINVAL, message);
+			return;
+		}
+	}
+	const char *device = passed ? passed->device : or_null(r->device);
 	struct gpd_device *dev = gpd_device_registry_find(s->server->devices,
-							  or_null(r->device));
+							  device);
 	struct gpd_session_sub *ss = calloc(1, sizeof(*ss));
 	if (!ss) {
 		gpd_session_error(s, env->request_id, -ENOMEM, "out of memory");
@@ -134,7 +165,7 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 	ss->request_id = env->request_id;
 	ss->device = dev;
 	struct gpd_subscribe_request req = {
-		.device = or_null(r->device),
+		.device = device,
 		.metric_set = or_null(r->metric_set),
 		.sampling_period_ns = r->sampling_period_ns,
 		.window_ns = r->window_ns,
@@ -143,6 +174,9 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		.ctx_filter = r->context_filter_case ==
 			      GPUPERF__SUBSCRIBE__CONTEXT_FILTER_CTX_ID,
 		.ctx_id = r->ctx_id,
+		.kernel_ctx_filter = passed != NULL,
+		.ctx_fd = passed ? passed->fd : -1,
+		.ctx_handle = passed ? r->passed_context->handle : 0,
 		.raw = r->raw,
 		.per_context = r->per_context,
 		.duration_ns = r->duration_ns,
@@ -155,6 +189,9 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		free(ss);
 		return;
 	}
+	/* The device holds the file now, for this stream alone. */
+	if (passed)
+		*passed = s->passed[--s->n_passed];
 	ss->next = s->subs;
 	s->subs = ss;
 	s->n_subs++;

@@ -335,14 +335,10 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 	ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
 		return ret;
-	/* A stream of one exec queue (DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID)
-	 * counts through OAR/OAC, which the fake kernel does not model yet
-	 * (issue 22): refused rather than streamed untested. */
-	if (cfg->ctx_filter)
-		return gpd_fail(err, -EOPNOTSUPP, "%s: gpuperfd cannot stream "
-				"one xe exec queue yet; subscribe system-wide "
-				"and filter on its hardware context id",
-				s->oa.base.name);
+	/* No check_drm_fd: a stream of one exec queue
+	 * (DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID) counts through OAR/OAC, which
+	 * the fake kernel does not model yet (issue 22), so no subscription
+	 * asks for one. */
 	const struct {
 		uint32_t property;
 		uint64_t value;
@@ -403,7 +399,6 @@ static const struct gpd_source_ops xe_ops = {
 	.close = gpd_drm_oa_source_close,
 	.destroy = xe_destroy,
 	.shape = xe_shape,
-	.check_drm_fd = gpd_drm_oa_source_check_fd,
 };
 
 int gpd_xe_source_create(uv_loop_t *loop, const char *node,

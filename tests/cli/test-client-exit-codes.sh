@@ -31,6 +31,17 @@ run 3 replay "$tmp/r.i915perf" --metrics-dir /nonexistent
 expect err "cannot read metrics directory /nonexistent"
 run 3 metrics check --metrics-dir /nonexistent
 
+# ---- --drm-fd: a file of this process, with its --context, to a device
+# that takes one (sim takes none: refused, 5, in words)
+run 2 stream $S -m RenderBasic --drm-fd 0
+expect err "--drm-fd and --context go together"
+run 2 stream $S -m RenderBasic --drm-fd 77 --context 1
+expect err "--drm-fd 77: no such open file in this process"
+run 2 stream $S -m RenderBasic --drm-fd 0 --context 1 --ctx 2
+expect err "give one of them"
+run 5 stream $S -m RenderBasic --duration 200ms --drm-fd 0 --context 1 </dev/null
+expect err "device sim0 (sim) takes no DRM file"
+
 # ---- a file that is no recording is named for what it is not
 printf '# Network services, Internet style\ntcpmux\t\t1/tcp\n' >"$tmp/services"
 run 3 replay "$tmp/services"

@@ -65,12 +65,14 @@ static void fake_machine_preload(int argc, char **argv)
 }
 
 /* A fresh machine with cards ("i915:tglgt2"), the sets of the metric
- * directory metrics ("" for none) and the boot sets ("" for none). */
-static inline void fake_machine_start(struct fake_machine *m, const char *cards,
-				      const char *metrics, const char *boot_sets)
+ * directory metrics ("" for none) and the boot sets ("" for none); -1
+ * when no directory can be made. Outside a test (a suite's main()). */
+static inline int fake_machine_prepare(struct fake_machine *m, const char *cards,
+				       const char *metrics, const char *boot_sets)
 {
 	snprintf(m->dir, sizeof(m->dir), "/tmp/gpd-fake-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(m->dir));
+	if (!mkdtemp(m->dir))
+		return -1;
 	snprintf(m->root, sizeof(m->root), "%s/m", m->dir);
 	snprintf(m->node, sizeof(m->node), "%s/dev/dri/card0", m->root);
 	snprintf(m->dev_root, sizeof(m->dev_root), "%s/dev", m->root);
@@ -84,6 +86,14 @@ static inline void fake_machine_start(struct fake_machine *m, const char *cards,
 	setenv("GPD_FAKE_KERNEL_CONTROL", m->control, 1);
 	/* Last: a new root makes the fake kernel build the machine. */
 	setenv("GPD_FAKE_KERNEL_ROOT", m->root, 1);
+	return 0;
+}
+
+/* The same inside a test. */
+static inline void fake_machine_start(struct fake_machine *m, const char *cards,
+				      const char *metrics, const char *boot_sets)
+{
+	ck_assert_int_eq(fake_machine_prepare(m, cards, metrics, boot_sets), 0);
 }
 
 /* Replaces the control file with the given lines. */

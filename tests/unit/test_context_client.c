@@ -1,0 +1,229 @@
+/*
+ * gpc_subscribe_context() against a real gpuperfd on the fake kernel: the
+ * application's DRM file goes over the daemon's fd socket in SCM_RIGHTS,
+ * the daemon checks it and streams the context through it.
+ *
+ * This process is the application: it opens the card node (a DRM file of
+ * its own, which the fake kernel shares with the daemon once passed) and
+ * creates contexts there. One daemon and one machine of two Tiger Lakes
+ * serve the whole suite.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <i915_drm.h>
+#include <xf86drm.h>
+
+#include "client/include/gpuperf.h"
+#include "tests/unit/fake_machine.h"
+#include "tests/unit/test_daemon_process.h"
+#include "tests/unit/test_util.h"
+
+static struct fake_machine machine;
+static struct test_daemon daemon_proc;
+
+static struct gpc_client *connect_unix(void)
+{
+	struct gpc_connect_options o = { .unix_path = daemon_proc.socket_path };
+	struct gpc_client *c = NULL;
+	struct gpc_error err;
+	ck_assert_msg(gpc_connect_sync(&o, &c, &err) == 0, "connect: %s",
+		      err.message);
+	return c;
+}
+
+static int open_card(unsigned index)
+{
+	char node[160];
+	snprintf(node, sizeof(node), "%s/dev/dri/card%u", machine.root, index);
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+static uint32_t create_context(int fd)
+{
+	struct drm_i915_gem_context_create create = { 0 };
+	ck_assert_int_eq(drmIoctl(fd, DRM_IOCTL_I915_GEM_CONTEXT_CREATE,
+				  &create), 0);
+	return create.ctx_id;
+}
+
+struct seen {
+	unsigned frames, with_reports;
+	uint32_t contexts[8];
+	unsigned n_contexts;
+};
+
+static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
+		     void *user)
+{
+	struct seen *s = user;
+	s->frames++;
+	if (f->reports)
+		s->with_reports++;
+	for (size_t i = 0; i < f->n_contexts; i++) {
+		if (f->contexts[i].idle)
+			continue;
+		bool known = false;
+		for (unsigned k = 0; k < s->n_contexts; k++)
+			known |= s->contexts[k] == f->contexts[i].context_id;
+		if (!known && s->n_contexts < 8)
+			s->contexts[s->n_contexts++] = f->contexts[i].context_id;
+	}
+	if (s->frames >= 4)
+		gpc_stop(gpc_subscription_client(sub));
+}
+
+static const struct gpc_subscribe_options card0 = {
+	.device = "card0",
+	.metric_set = "RenderBasic",
+	.sampling_period_ns = 1000000,
+	.window_ns = 10000000,
+	.per_context = true,
+};
+
+/* Hello says where files go, how many, and the rules. */
+START_TEST(hello_tells_how_to_pass_a_file)
+{
+	struct gpc_client *c = connect_unix();
+	const struct gpc_server_info *info = gpc_server_info(c);
+	ck_assert_uint_eq(info->limits.max_passed_fds, 4);
+	ck_assert_msg(strstr(info->context_policy, "the kernel's filter"),
+		      "%s", info->context_policy);
+	const struct gpc_device *d = gpc_find_device(c, "card0");
+	ck_assert(d->kernel_context_filter);
+	ck_assert(d->software_context_filter);
+	gpc_close_sync(c);
+}
+END_TEST
+
+/* The passed file's context, and it alone, is streamed through the
+ * kernel's filter. */
+START_TEST(a_passed_context_streams_alone)
+{
+	struct gpc_client *c = connect_unix();
+	int app = open_card(0);
+	uint32_t handle = create_context(app);
+	struct seen seen = { 0 };
+	struct gpc_subscription_cbs cbs = { .frame = on_frame };
+	struct gpc_subscription *sub;
+	struct gpc_error err;
+	ck_assert_msg(gpc_subscribe_context(c, app, handle, &card0, &cbs, &seen,
+					    &sub, &err) == 0, "%s", err.message);
+	char expect[32];
+	snprintf(expect, sizeof(expect), "CTX_HANDLE=%u", handle);
+	ck_assert_uint_ge(fake_machine_requests(&machine, expect), 1);
+	gpc_run(c, 10000);
+	ck_assert_uint_ge(seen.with_reports, 2);
+	ck_assert_uint_eq(seen.n_contexts, 1);
+	gpc_unsubscribe(sub);
+	close(app);
+	gpc_close_sync(c);
+}
+END_TEST
+
+/* Not a DRM node, a node of the other GPU, a closed fd: refused before
+ * the kernel is asked to open anything. */
+START_TEST(files_of_no_node_of_the_device_are_refused)
+{
+	unsigned opens = fake_machine_requests(&machine, "PERF_OPEN");
+	struct gpc_client *c = connect_unix();
+	struct gpc_subscription *sub;
+	struct gpc_error err;
+	int pipe_fds[2];
+	ck_assert_int_eq(pipe(pipe_fds), 0);
+	ck_assert_int_eq(gpc_subscribe_context(c, pipe_fds[0], 0, &card0, NULL,
+					       NULL, &sub, &err), -EINVAL);
+	ck_assert_int_eq(err.server, GPC_SERVER_INVALID_ARGUMENT);
+	ck_assert_ptr_null(sub);
+	ck_assert_msg(strstr(err.message, "is not a DRM device node"), "%s",
+		      err.message);
+
+	int other = open_card(1);
+	ck_assert_int_eq(gpc_subscribe_context(c, other, 0, &card0, NULL, NULL,
+					       &sub, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "a node of another GPU"), "%s",
+		      err.message);
+
+	ck_assert_int_eq(gpc_subscribe_context(c, 1000, 0, &card0, NULL, NULL,
+					       &sub, &err), -EBADF);
+	ck_assert_msg(strstr(err.message, "fd 1000 is not an open file"), "%s",
+		      err.message);
+	ck_assert_uint_eq(fake_machine_requests(&machine, "PERF_OPEN"), opens);
+	close(other);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	gpc_close_sync(c);
+}
+END_TEST
+
+/* A context of another file gets the kernel's ENOENT in words; each
+ * refused subscription leaves its file with the connection, which holds
+ * four at most. */
+START_TEST(a_context_the_file_does_not_own_gets_the_kernels_error)
+{
+	struct gpc_client *c = connect_unix();
+	int owner = open_card(0);
+	uint32_t handle = create_context(owner);
+	int other = open_card(0);
+	struct gpc_subscription *sub;
+	struct gpc_error err;
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(gpc_subscribe_context(c, other, handle, &card0,
+						       NULL, NULL, &sub, &err),
+				 -ENOENT);
+		ck_assert_msg(strstr(err.message, "the DRM file passed owns no "
+				     "GEM context"), "%s", err.message);
+	}
+	ck_assert_int_eq(gpc_subscribe_context(c, owner, handle, &card0, NULL,
+					       NULL, &sub, &err), -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "maximum of 4 passed DRM files"),
+		      "%s", err.message);
+	close(owner);
+	close(other);
+	gpc_close_sync(c);
+}
+END_TEST
+
+static Suite *context_client_suite(void)
+{
+	Suite *s = suite_create("context_client");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, hello_tells_how_to_pass_a_file);
+	tcase_add_test(tc, a_passed_context_streams_alone);
+	tcase_add_test(tc, files_of_no_node_of_the_device_are_refused);
+	tcase_add_test(tc, a_context_the_file_does_not_own_gets_the_kernels_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	char metrics[PATH_MAX];
+	test_shared_path(metrics, sizeof(metrics), "intel-metrics/i915");
+	if (fake_machine_prepare(&machine, "i915:tglgt2,i915:tglgt2", metrics,
+				 "RenderBasic")) {
+		perror("context_client: mkdtemp");
+		return EXIT_FAILURE;
+	}
+	const char *const args[] = {
+		"--dev-root", machine.dev_root, "--sysfs-root", machine.sysfs_root,
+		"-m", metrics, NULL,
+	};
+	int failed = 1;
+	gpc_set_transport_log(NULL);
+	if (test_daemon_start(&daemon_proc, "context_client", args) == 0) {
+		SRunner *runner = srunner_create(context_client_suite());
+		srunner_run_all(runner, CK_ENV);
+		failed = srunner_ntests_failed(runner);
+		srunner_free(runner);
+	}
+	test_daemon_stop(&daemon_proc);
+	fake_machine_stop(&machine);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
