@@ -822,6 +822,14 @@ int gpc_query_counter_info(const struct gpc_client *client, unsigned query_id,
 int gpc_query_create(struct gpc_client *client, unsigned query_id,
 		     struct gpc_query **out, struct gpc_error *err);
 
+/* The same measuring only the caller's own context `context` of its DRM
+ * file drm_fd between begin and end, as the kernel filters it
+ * (gpc_subscribe_context()): what GL_INTEL_performance_query's queries
+ * measure in Mesa. */
+int gpc_query_create_context(struct gpc_client *client, unsigned query_id,
+			     int drm_fd, uint32_t context,
+			     struct gpc_query **out, struct gpc_error *err);
+
 /* Opens and closes the measured window (both wait for the daemon).
  * -EBUSY when begin follows begin, -EINVAL for end without begin. */
 int gpc_query_begin(struct gpc_query *query, struct gpc_error *err);

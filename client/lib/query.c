@@ -242,8 +242,10 @@ static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 	q->have_data = true;
 }
 
-int gpc_query_create(struct gpc_client *c, unsigned query_id,
-		     struct gpc_query **out, struct gpc_error *err)
+/* drm_fd < 0: the device's whole stream; else context of that file. */
+static int create(struct gpc_client *c, unsigned query_id, int drm_fd,
+		  uint32_t context, struct gpc_query **out,
+		  struct gpc_error *err)
 {
 	const struct gpc_device *device;
 	const struct gpc_metric_set *set;
@@ -271,7 +273,10 @@ int gpc_query_create(struct gpc_client *c, unsigned query_id,
 		.device = device->name,
 		.metric_set = set->symbol,
 	};
-	int ret = gpc_subscribe_sync(c, &o, &cbs, q, &q->sub, err);
+	int ret = drm_fd < 0 ?
+		  gpc_subscribe_sync(c, &o, &cbs, q, &q->sub, err) :
+		  gpc_subscribe_context(c, drm_fd, context, &o, &cbs, q,
+					&q->sub, err);
 	if (ret) {
 		free(q->data);
 		free(q);
@@ -281,6 +286,23 @@ int gpc_query_create(struct gpc_client *c, unsigned query_id,
 	c->queries = q;
 	*out = q;
 	return 0;
+}
+
+int gpc_query_create(struct gpc_client *c, unsigned query_id,
+		     struct gpc_query **out, struct gpc_error *err)
+{
+	return create(c, query_id, -1, 0, out, err);
+}
+
+int gpc_query_create_context(struct gpc_client *c, unsigned query_id,
+			     int drm_fd, uint32_t context,
+			     struct gpc_query **out, struct gpc_error *err)
+{
+	if (drm_fd < 0) {
+		gpc__error_set(err, -EBADF, "fd %d is not a DRM file", drm_fd);
+		return -EBADF;
+	}
+	return create(c, query_id, drm_fd, context, out, err);
 }
 
 int gpc_query_begin(struct gpc_query *q, struct gpc_error *err)

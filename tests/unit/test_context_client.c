@@ -189,6 +189,39 @@ START_TEST(a_context_the_file_does_not_own_gets_the_kernels_error)
 }
 END_TEST
 
+/* The query layer's own-context mode: begin/end windows of the caller's
+ * context alone, through its file. */
+START_TEST(a_query_measures_the_callers_own_context)
+{
+	struct gpc_client *c = connect_unix();
+	int app = open_card(0);
+	uint32_t handle = create_context(app);
+	unsigned id;
+	ck_assert_int_eq(gpc_query_id_by_name(c, "card0", "RenderBasic", &id), 0);
+	char expect[32];
+	snprintf(expect, sizeof(expect), "CTX_HANDLE=%u", handle);
+	unsigned opens = fake_machine_requests(&machine, expect);
+	struct gpc_query *q;
+	struct gpc_error err;
+	ck_assert_msg(gpc_query_create_context(c, id, app, handle, &q, &err) == 0,
+		      "%s", err.message);
+	ck_assert_uint_eq(fake_machine_requests(&machine, expect), opens + 1);
+	ck_assert_int_eq(gpc_query_begin(q, &err), 0);
+	gpc_run(c, 50);
+	ck_assert_int_eq(gpc_query_end(q, &err), 0);
+	struct gpc_query_info info;
+	ck_assert_int_eq(gpc_query_info(c, id, &info), 0);
+	unsigned char data[65536];
+	size_t written = 0;
+	ck_assert_int_eq(gpc_query_get_data(q, GPC_QUERY_WAIT, data, sizeof(data),
+					    &written), 0);
+	ck_assert_uint_eq(written, info.data_size);
+	gpc_query_destroy(q);
+	close(app);
+	gpc_close_sync(c);
+}
+END_TEST
+
 static Suite *context_client_suite(void)
 {
 	Suite *s = suite_create("context_client");
@@ -198,6 +231,7 @@ static Suite *context_client_suite(void)
 	tcase_add_test(tc, a_passed_context_streams_alone);
 	tcase_add_test(tc, files_of_no_node_of_the_device_are_refused);
 	tcase_add_test(tc, a_context_the_file_does_not_own_gets_the_kernels_error);
+	tcase_add_test(tc, a_query_measures_the_callers_own_context);
 	suite_add_tcase(s, tc);
 	return s;
 }
