@@ -81,9 +81,13 @@ void gpd_config_usage(FILE *out)
 		"                         controllers (default), all, or none (no\n"
 		"                         process rows at all); others see rows\n"
 		"                         without them\n"
+		"      --metrics-counters LIST  the counters /metrics exports: all\n"
+		"                         (default), none, or names (GpuBusy,EuActive)\n"
 		"      --metrics-processes  /metrics also has per-process series\n"
 		"                         (labelled pid and command): each process\n"
 		"                         adds series, so Prometheus stores more\n"
+		"      --metrics-max-processes N  of them, the N of most GPU time\n"
+		"                         (default 20; the others are counted)\n"
 		"\n"
 		"Flight recorder (snapshots of the recent past):\n"
 		"      --flight-recorder [DEVICE=]SIZE|DURATION\n"
@@ -172,6 +176,8 @@ enum {
 	OPT_TRIGGER_DIR_MAX,
 	OPT_TRIGGER_BEFORE,
 	OPT_TRIGGER_AFTER,
+	OPT_METRICS_COUNTERS,
+	OPT_METRICS_MAX_PROCESSES,
 };
 
 static const struct option table[] = {
@@ -220,6 +226,8 @@ static const struct option table[] = {
 	{ "trigger-dir-max", required_argument, NULL, OPT_TRIGGER_DIR_MAX },
 	{ "trigger-before", required_argument, NULL, OPT_TRIGGER_BEFORE },
 	{ "trigger-after", required_argument, NULL, OPT_TRIGGER_AFTER },
+	{ "metrics-counters", required_argument, NULL, OPT_METRICS_COUNTERS },
+	{ "metrics-max-processes", required_argument, NULL, OPT_METRICS_MAX_PROCESSES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -422,6 +430,12 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_METRICS_PROCESSES:
 		s->metrics_processes = true;
+		break;
+	case OPT_METRICS_COUNTERS:
+		s->metrics_counters = arg;
+		break;
+	case OPT_METRICS_MAX_PROCESSES:
+		limit = &s->metrics_max_processes;
 		break;
 	case OPT_UNIX:
 		s->unix_path = arg;

@@ -91,6 +91,13 @@ struct gpd_source {
 	const struct gpd_source_ops *ops;
 	enum gpd_source_kind kind;
 	char name[64];                          /* "sim0", "card1", a file */
+	/* Which GPU it is across restarts, for a fleet: the PCI slot
+	 * ("0000:03:00.0"), an NVIDIA GPU's UUID; sim and replay make one
+	 * up. "" where unknown (name stands in). */
+	char device_id[64];
+	/* The model when the platform's description does not say it
+	 * ("NVIDIA H200"); "" otherwise. */
+	char model[96];
 	struct gpm_device_info info;
 	const struct gpm_platform *platform;
 	const struct gpm_oa_format *format;     /* what its reports are */

@@ -34,6 +34,9 @@ int gpd_drm_oa_source_open_card(struct gpd_drm_oa_source *s, const char *node,
 						  s->card_dir, sizeof(s->card_dir))))
 		gpd_fail(err, ret, "%s: no sysfs directory under %s: %s",
 			 node, roots->sysfs, strerror(-ret));
+	if (!ret)
+		gpd_drm_card_pdev(s->card_dir, s->base.device_id,
+				  sizeof(s->base.device_id));
 	if (ret)
 		close(s->card_fd);
 	snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", roots->sysfs);

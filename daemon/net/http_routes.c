@@ -88,7 +88,7 @@ static void scrape_done(struct gpd_scrape *scrape, const char *text, size_t len)
 {
 	struct http_pss *pss = (struct http_pss *)((char *)scrape -
 						   offsetof(struct http_pss, scrape));
-	respond(pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8",
+	respond(pss, HTTP_STATUS_OK, gpd_metrics_content_type(scrape->format),
 		text, len);
 }
 
@@ -186,7 +186,11 @@ static int request(struct lws *wsi, struct http_pss *pss)
 				     "`Authorization: Bearer TOKEN`\n");
 			return 0;
 		}
+		char accept[512];
+		if (lws_hdr_copy(wsi, accept, sizeof(accept), WSI_TOKEN_HTTP_ACCEPT) <= 0)
+			accept[0] = '\0';
 		pss->state = RESPONSE_WAITING;
+		pss->scrape.format = gpd_metrics_format_accepted(accept);
 		pss->scrape.done = scrape_done;
 		gpd_metrics_exporter_scrape(l->server->exporter, &pss->scrape);
 	} else if (!l->server->options.web_root &&

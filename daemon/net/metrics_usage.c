@@ -1,6 +1,7 @@
 /*
  * /metrics' usage series (see metrics_usage.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -37,13 +38,13 @@ static void keep_rows(struct gpd_metrics_usage *mu, const struct gpd_usage_frame
 static void on_usage_frame(void *user, const struct gpd_usage_frame *f)
 {
 	struct gpd_metrics_usage *mu = user;
-	mu->actual_hz = f->actual_freq_hz;
-	mu->requested_hz = f->requested_freq_hz;
-	mu->min_hz = f->min_freq_hz;
-	mu->max_hz = f->max_freq_hz;
-	mu->power_w = f->power_w;
-	mu->temperature_c = f->temperature_c;
-	memcpy(mu->gauges, f->gauges, sizeof(mu->gauges));
+	mu->last.actual_hz = f->actual_freq_hz;
+	mu->last.requested_hz = f->requested_freq_hz;
+	mu->last.min_hz = f->min_freq_hz;
+	mu->last.max_hz = f->max_freq_hz;
+	mu->last.power_w = f->power_w;
+	mu->last.temperature_c = f->temperature_c;
+	memcpy(mu->last.gauges, f->gauges, sizeof(mu->last.gauges));
 	keep_rows(mu, f);
 	mu->have_frame = true;
 	if (mu->ready)
@@ -88,39 +89,81 @@ void gpd_metrics_usage_fini(struct gpd_metrics_usage *mu)
 	mu->n_rows = mu->cap_rows = 0;
 }
 
-static void header(struct gpd_metrics_text *t, const char *name,
-		   const char *type, const char *help)
+/* ------------------------------------------------------------------ */
+/* Views                                                                */
+
+static void *copy_array(const void *from, size_t n, size_t size)
 {
-	gpd_metrics_text_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help,
-				name, type);
+	void *to = malloc(n ? n * size : 1);
+	if (to && n)
+		memcpy(to, from, n * size);
+	return to;
 }
+
+int gpd_metrics_usage_view(const struct gpd_metrics_usage *mu,
+			   const char *labels,
+			   struct gpd_metrics_usage_view *view)
+{
+	memset(view, 0, sizeof(*view));
+	view->labels = labels;
+	if (!mu->have_frame || !mu->dev || !mu->dev->usage)
+		return 0;
+	const struct gpd_usage_totals *tot = gpd_usage_monitor_totals(mu->dev->usage);
+	view->processes = mu->processes;
+	view->max_processes = mu->max_processes;
+	view->last = mu->last;
+	view->layout = *gpd_usage_monitor_layout(mu->dev->usage);
+	view->have = tot->have;
+	memcpy(view->engine_busy_s, tot->engine_busy_s, sizeof(view->engine_busy_s));
+	memcpy(view->engine_wait_s, tot->engine_wait_s, sizeof(view->engine_wait_s));
+	memcpy(view->engine_sema_s, tot->engine_sema_s, sizeof(view->engine_sema_s));
+	view->rc6_s = tot->rc6_s;
+	view->energy_j = tot->energy_j;
+	if (mu->processes) {
+		view->totals = copy_array(tot->processes, tot->n_processes,
+					  sizeof(*tot->processes));
+		view->rows = copy_array(mu->rows, mu->n_rows, sizeof(*mu->rows));
+		if (!view->totals || !view->rows) {
+			gpd_metrics_usage_view_fini(view);
+			view->labels = labels;
+			return -ENOMEM;
+		}
+		view->n_totals = tot->n_processes;
+		view->n_rows = mu->n_rows;
+	}
+	view->have_frame = true;
+	return 0;
+}
+
+void gpd_metrics_usage_view_fini(struct gpd_metrics_usage_view *view)
+{
+	free(view->totals);
+	free(view->rows);
+	memset(view, 0, sizeof(*view));
+}
+
+/* ------------------------------------------------------------------ */
+/* Rendering                                                            */
 
 static void sample_start(struct gpd_metrics_text *t, const char *name,
-			 const struct gpd_metrics_usage *mu)
+			 enum gpd_metrics_type type,
+			 const struct gpd_metrics_usage_view *v)
 {
-	gpd_metrics_text_printf(t, "%s{device=\"", name);
-	gpd_metrics_text_label(t, mu->dev->source->name);
-	gpd_metrics_text_printf(t, "\"");
-}
-
-static void sample_end(struct gpd_metrics_text *t, double v)
-{
-	gpd_metrics_text_printf(t, "} ");
-	gpd_metrics_text_value(t, v);
-	gpd_metrics_text_printf(t, "\n");
+	gpd_metrics_text_sample(t, name, type);
+	gpd_metrics_text_printf(t, "%s", v->labels);
 }
 
 /* Which of an engine's counters. */
 enum engine_part { BUSY, WAIT, SEMA };
 
 static void render_engines(struct gpd_metrics_text *t,
-			   const struct gpd_metrics_usage *mus, size_t n,
+			   const struct gpd_metrics_usage_view *views, size_t n,
 			   enum engine_part part)
 {
 	static const char *const names[] = {
-		"gpuperf_engine_busy_seconds_total",
-		"gpuperf_engine_wait_seconds_total",
-		"gpuperf_engine_sema_seconds_total",
+		"gpuperf_engine_busy_seconds",
+		"gpuperf_engine_wait_seconds",
+		"gpuperf_engine_sema_seconds",
 	};
 	static const char *const helps[] = {
 		"Time each engine was busy, since the daemon first read it.",
@@ -129,118 +172,146 @@ static void render_engines(struct gpd_metrics_text *t,
 	};
 	bool first = true;
 	for (size_t d = 0; d < n; d++) {
-		const struct gpd_metrics_usage *mu = &mus[d];
-		if (!mu->have_frame)
+		const struct gpd_metrics_usage_view *v = &views[d];
+		if (!v->have_frame || !(v->have & GPD_USAGE_HAVE_ENGINES))
 			continue;
-		const struct gpd_usage_totals *tot = gpd_usage_monitor_totals(mu->dev->usage);
-		const struct gpd_usage_layout *l = gpd_usage_monitor_layout(mu->dev->usage);
-		if (!(tot->have & GPD_USAGE_HAVE_ENGINES))
-			continue;
+		const struct gpd_usage_layout *l = &v->layout;
 		for (unsigned e = 0; e < l->n_engines; e++) {
 			const struct gpd_usage_engine_info *info = &l->engines[e];
 			if ((part == WAIT && !info->has_wait) ||
 			    (part == SEMA && !info->has_sema))
 				continue;
-			const double *values = part == BUSY ? tot->engine_busy_s :
-					       part == WAIT ? tot->engine_wait_s :
-					       tot->engine_sema_s;
+			const double *values = part == BUSY ? v->engine_busy_s :
+					       part == WAIT ? v->engine_wait_s :
+					       v->engine_sema_s;
 			if (first)
-				header(t, names[part], "counter", helps[part]);
+				gpd_metrics_text_family(t, names[part],
+							GPD_METRICS_COUNTER,
+							"seconds", helps[part]);
 			first = false;
-			sample_start(t, names[part], mu);
+			sample_start(t, names[part], GPD_METRICS_COUNTER, v);
 			gpd_metrics_text_printf(t, ",engine=\"");
 			gpd_metrics_text_label(t, info->name);
 			gpd_metrics_text_printf(t, "\",class=\"");
 			gpd_metrics_text_label(t, l->classes[info->class_index]);
 			gpd_metrics_text_printf(t, "\"");
-			sample_end(t, values[e]);
+			gpd_metrics_text_end(t, values[e]);
 		}
 	}
 }
 
-/* A per-device value: offset of the double in struct gpd_metrics_usage
- * for gauges, or a totals bit for counters. */
+/* The per-device values: a gauge's offset in struct
+ * gpd_metrics_usage_gauges, or a totals bit for a counter. */
 static void render_device_values(struct gpd_metrics_text *t,
-				 const struct gpd_metrics_usage *mus, size_t n)
+				 const struct gpd_metrics_usage_view *views, size_t n)
 {
 	static const struct {
-		const char *name, *type, *help, *kind;
-		size_t offset;          /* gauge: into struct gpd_metrics_usage */
+		const char *name, *unit, *help, *kind;
+		enum gpd_metrics_type type;
+		size_t offset;          /* gauge */
 		unsigned total;         /* counter: GPD_USAGE_HAVE_RC6, _ENERGY */
+		bool more;              /* the next row is the same family */
 	} values[] = {
-		{ "gpuperf_frequency_hertz", "gauge", "The GPU clock's mean over "
+		{ "gpuperf_frequency_hertz", "hertz", "The GPU clock's mean over "
 		  "the last interval (actual: 0 while in RC6).", "actual",
-		  offsetof(struct gpd_metrics_usage, actual_hz), 0 },
+		  GPD_METRICS_GAUGE,
+		  offsetof(struct gpd_metrics_usage_gauges, actual_hz), 0, true },
 		{ "gpuperf_frequency_hertz", NULL, NULL, "requested",
-		  offsetof(struct gpd_metrics_usage, requested_hz), 0 },
-		{ "gpuperf_frequency_min_hertz", "gauge", "The lowest clock the "
-		  "driver may choose now.", NULL,
-		  offsetof(struct gpd_metrics_usage, min_hz), 0 },
-		{ "gpuperf_frequency_max_hertz", "gauge", "The highest clock the "
-		  "driver may choose now.", NULL,
-		  offsetof(struct gpd_metrics_usage, max_hz), 0 },
-		{ "gpuperf_rc6_seconds_total", "counter", "Time the GPU slept "
-		  "(RC6; GT C6 on xe), since the daemon first read it.", NULL, 0,
-		  GPD_USAGE_HAVE_RC6 },
-		{ "gpuperf_energy_joules_total", "counter", "Energy the GPU used, "
-		  "since the daemon first read it.", NULL, 0,
-		  GPD_USAGE_HAVE_ENERGY },
-		{ "gpuperf_power_watts", "gauge", "The GPU's mean power over the "
-		  "last interval.", NULL,
-		  offsetof(struct gpd_metrics_usage, power_w), 0 },
-		{ "gpuperf_temperature_celsius", "gauge", "The GPU's temperature.",
-		  NULL, offsetof(struct gpd_metrics_usage, temperature_c), 0 },
+		  GPD_METRICS_GAUGE,
+		  offsetof(struct gpd_metrics_usage_gauges, requested_hz), 0, false },
+		{ "gpuperf_frequency_min_hertz", "hertz", "The lowest clock the "
+		  "driver may choose now.", NULL, GPD_METRICS_GAUGE,
+		  offsetof(struct gpd_metrics_usage_gauges, min_hz), 0, false },
+		{ "gpuperf_frequency_max_hertz", "hertz", "The highest clock the "
+		  "driver may choose now.", NULL, GPD_METRICS_GAUGE,
+		  offsetof(struct gpd_metrics_usage_gauges, max_hz), 0, false },
+		{ "gpuperf_rc6_seconds", "seconds", "Time the GPU slept "
+		  "(RC6; GT C6 on xe), since the daemon first read it.", NULL,
+		  GPD_METRICS_COUNTER, 0, GPD_USAGE_HAVE_RC6, false },
+		{ "gpuperf_energy_joules", "joules", "Energy the GPU used, "
+		  "since the daemon first read it.", NULL, GPD_METRICS_COUNTER,
+		  0, GPD_USAGE_HAVE_ENERGY, false },
+		{ "gpuperf_power_watts", "watts", "The GPU's mean power over the "
+		  "last interval.", NULL, GPD_METRICS_GAUGE,
+		  offsetof(struct gpd_metrics_usage_gauges, power_w), 0, false },
+		{ "gpuperf_temperature_celsius", "celsius", "The GPU's "
+		  "temperature.", NULL, GPD_METRICS_GAUGE,
+		  offsetof(struct gpd_metrics_usage_gauges, temperature_c), 0, false },
 	};
+	bool first = true;
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		bool first = true;
 		for (size_t d = 0; d < n; d++) {
-			const struct gpd_metrics_usage *mu = &mus[d];
-			if (!mu->have_frame)
+			const struct gpd_metrics_usage_view *v = &views[d];
+			if (!v->have_frame)
 				continue;
-			const struct gpd_usage_totals *tot =
-				gpd_usage_monitor_totals(mu->dev->usage);
-			double v;
+			double x;
 			if (values[i].total) {
-				if (!(tot->have & values[i].total))
+				if (!(v->have & values[i].total))
 					continue;
-				v = values[i].total == GPD_USAGE_HAVE_RC6 ?
-				    tot->rc6_s : tot->energy_j;
+				x = values[i].total == GPD_USAGE_HAVE_RC6 ?
+				    v->rc6_s : v->energy_j;
 			} else {
-				memcpy(&v, (const char *)mu + values[i].offset,
-				       sizeof(v));
-				if (isnan(v))
+				memcpy(&x, (const char *)&v->last + values[i].offset,
+				       sizeof(x));
+				if (isnan(x))
 					continue;
 			}
-			if (first && values[i].type)
-				header(t, values[i].name, values[i].type,
-				       values[i].help);
+			if (first)
+				gpd_metrics_text_family(t, values[i].name,
+							values[i].type,
+							values[i].unit,
+							values[i].help);
 			first = false;
-			sample_start(t, values[i].name, mu);
+			sample_start(t, values[i].name, values[i].type, v);
 			if (values[i].kind)
 				gpd_metrics_text_printf(t, ",kind=\"%s\"",
 							values[i].kind);
-			sample_end(t, v);
+			gpd_metrics_text_end(t, x);
 		}
+		if (!values[i].more)
+			first = true;
 	}
 }
 
+/* The drivers' own gauges: one family per name, whichever devices have it. */
 static void render_gauges(struct gpd_metrics_text *t,
-			  const struct gpd_metrics_usage *mus, size_t n)
+			  const struct gpd_metrics_usage_view *views, size_t n)
 {
 	for (size_t d = 0; d < n; d++) {
-		const struct gpd_metrics_usage *mu = &mus[d];
-		if (!mu->have_frame)
+		if (!views[d].have_frame)
 			continue;
-		const struct gpd_usage_layout *l = gpd_usage_monitor_layout(mu->dev->usage);
+		const struct gpd_usage_layout *l = &views[d].layout;
 		for (unsigned g = 0; g < l->n_gauges; g++) {
-			if (isnan(mu->gauges[g]))
+			/* Rendered with the first device that has it. */
+			bool seen = false;
+			for (size_t e = 0; e < d && !seen; e++) {
+				const struct gpd_usage_layout *k = &views[e].layout;
+				for (unsigned h = 0; views[e].have_frame && h < k->n_gauges; h++)
+					seen |= !strcmp(k->gauges[h].name, l->gauges[g].name) &&
+						!strcmp(k->gauges[h].unit, l->gauges[g].unit);
+			}
+			if (seen)
 				continue;
 			char name[96];
 			snprintf(name, sizeof(name), "gpuperf_%s_%s",
 				 l->gauges[g].name, l->gauges[g].unit);
-			header(t, name, "gauge", "A reading of the device's driver.");
-			sample_start(t, name, mu);
-			sample_end(t, mu->gauges[g]);
+			bool first = true;
+			for (size_t e = d; e < n; e++) {
+				const struct gpd_metrics_usage_view *v = &views[e];
+				for (unsigned h = 0; v->have_frame && h < v->layout.n_gauges; h++) {
+					if (strcmp(v->layout.gauges[h].name, l->gauges[g].name) ||
+					    strcmp(v->layout.gauges[h].unit, l->gauges[g].unit) ||
+					    isnan(v->last.gauges[h]))
+						continue;
+					if (first)
+						gpd_metrics_text_family(t, name, GPD_METRICS_GAUGE,
+									l->gauges[g].unit,
+									"A reading of the device's driver.");
+					first = false;
+					sample_start(t, name, GPD_METRICS_GAUGE, v);
+					gpd_metrics_text_end(t, v->last.gauges[h]);
+				}
+			}
 		}
 	}
 }
@@ -253,58 +324,114 @@ static void process_labels(struct gpd_metrics_text *t, int32_t pid,
 	gpd_metrics_text_printf(t, "\"");
 }
 
+static double process_seconds(const struct gpd_usage_process_total *p)
+{
+	double s = 0;
+	for (unsigned k = 0; k < GPD_USAGE_MAX_CLASSES; k++)
+		s += p->class_busy_s[k];
+	return s;
+}
+
+static int by_gpu_time(const void *a, const void *b)
+{
+	double x = process_seconds(a), y = process_seconds(b);
+	const struct gpd_usage_process_total *p = a, *q = b;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return (p->pid > q->pid) - (p->pid < q->pid);
+}
+
+/* The view's processes that get series: the max_processes of most GPU
+ * time, first in the (sorted) totals. */
+static size_t exported_processes(const struct gpd_metrics_usage_view *v)
+{
+	return v->n_totals < v->max_processes ? v->n_totals : v->max_processes;
+}
+
+static bool is_exported(const struct gpd_metrics_usage_view *v, int32_t pid)
+{
+	for (size_t p = 0; p < exported_processes(v); p++)
+		if (v->totals[p].pid == pid)
+			return true;
+	return false;
+}
+
 static void render_processes(struct gpd_metrics_text *t,
-			     const struct gpd_metrics_usage *mus, size_t n)
+			     struct gpd_metrics_usage_view *views, size_t n)
 {
 	bool first = true;
 	for (size_t d = 0; d < n; d++) {
-		const struct gpd_metrics_usage *mu = &mus[d];
-		if (!mu->have_frame || !mu->processes)
+		struct gpd_metrics_usage_view *v = &views[d];
+		if (!v->have_frame || !v->processes)
 			continue;
-		const struct gpd_usage_totals *tot = gpd_usage_monitor_totals(mu->dev->usage);
-		const struct gpd_usage_layout *l = gpd_usage_monitor_layout(mu->dev->usage);
-		for (size_t p = 0; p < tot->n_processes; p++) {
-			const struct gpd_usage_process_total *pt = &tot->processes[p];
+		qsort(v->totals, v->n_totals, sizeof(*v->totals), by_gpu_time);
+		const struct gpd_usage_layout *l = &v->layout;
+		for (size_t p = 0; p < exported_processes(v); p++) {
+			const struct gpd_usage_process_total *pt = &v->totals[p];
 			for (unsigned k = 0; k < l->n_classes; k++) {
 				if (first)
-					header(t, "gpuperf_process_gpu_seconds_total",
-					       "counter", "Engine time of a process's "
-					       "DRM clients, per engine class, since "
-					       "the daemon first saw it.");
+					gpd_metrics_text_family(t,
+						"gpuperf_process_gpu_seconds",
+						GPD_METRICS_COUNTER, "seconds",
+						"Engine time of a process's DRM clients, "
+						"per engine class, since the daemon first "
+						"saw it.");
 				first = false;
-				sample_start(t, "gpuperf_process_gpu_seconds_total", mu);
+				sample_start(t, "gpuperf_process_gpu_seconds",
+					     GPD_METRICS_COUNTER, v);
 				process_labels(t, pt->pid, pt->command);
 				gpd_metrics_text_printf(t, ",class=\"");
 				gpd_metrics_text_label(t, l->classes[k]);
 				gpd_metrics_text_printf(t, "\"");
-				sample_end(t, pt->class_busy_s[k]);
+				gpd_metrics_text_end(t, pt->class_busy_s[k]);
 			}
 		}
 	}
 	first = true;
 	for (size_t d = 0; d < n; d++) {
-		const struct gpd_metrics_usage *mu = &mus[d];
-		if (!mu->have_frame || !mu->processes)
+		const struct gpd_metrics_usage_view *v = &views[d];
+		if (!v->have_frame || !v->processes)
 			continue;
-		for (size_t p = 0; p < mu->n_rows; p++) {
+		for (size_t p = 0; p < v->n_rows; p++) {
+			const struct gpd_metrics_usage_process *row = &v->rows[p];
+			if (!is_exported(v, row->pid))
+				continue;
 			if (first)
-				header(t, "gpuperf_process_memory_bytes", "gauge",
-				       "GPU memory a process's DRM clients hold.");
+				gpd_metrics_text_family(t, "gpuperf_process_memory_bytes",
+							GPD_METRICS_GAUGE, "bytes",
+							"GPU memory a process's DRM "
+							"clients hold.");
 			first = false;
-			sample_start(t, "gpuperf_process_memory_bytes", mu);
-			process_labels(t, mu->rows[p].pid, mu->rows[p].command);
-			sample_end(t, (double)mu->rows[p].memory_bytes);
+			sample_start(t, "gpuperf_process_memory_bytes",
+				     GPD_METRICS_GAUGE, v);
+			process_labels(t, row->pid, row->command);
+			gpd_metrics_text_end(t, (double)row->memory_bytes);
 		}
+	}
+	first = true;
+	for (size_t d = 0; d < n; d++) {
+		const struct gpd_metrics_usage_view *v = &views[d];
+		if (!v->have_frame || !v->processes)
+			continue;
+		if (first)
+			gpd_metrics_text_family(t, "gpuperf_processes_omitted",
+						GPD_METRICS_GAUGE, NULL,
+						"Processes using the GPU that have no "
+						"series: more than --metrics-max-processes "
+						"did.");
+		first = false;
+		sample_start(t, "gpuperf_processes_omitted", GPD_METRICS_GAUGE, v);
+		gpd_metrics_text_end(t, (double)(v->n_totals - exported_processes(v)));
 	}
 }
 
 void gpd_metrics_usage_render(struct gpd_metrics_text *t,
-			      const struct gpd_metrics_usage *mus, size_t n)
+			      struct gpd_metrics_usage_view *views, size_t n)
 {
-	render_engines(t, mus, n, BUSY);
-	render_engines(t, mus, n, WAIT);
-	render_engines(t, mus, n, SEMA);
-	render_device_values(t, mus, n);
-	render_gauges(t, mus, n);
-	render_processes(t, mus, n);
+	render_engines(t, views, n, BUSY);
+	render_engines(t, views, n, WAIT);
+	render_engines(t, views, n, SEMA);
+	render_device_values(t, views, n);
+	render_gauges(t, views, n);
+	render_processes(t, views, n);
 }

@@ -130,6 +130,8 @@ static void fill_defaults(struct gpd_server_options *o)
 		o->queue_frames = 64;
 	if (!o->metrics_window_ms)
 		o->metrics_window_ms = 1000;
+	if (!o->metrics_max_processes)
+		o->metrics_max_processes = GPD_METRICS_MAX_PROCESSES;
 	if (!o->max_recording_bytes)
 		o->max_recording_bytes = 1ull << 30;
 }
@@ -259,8 +261,8 @@ int gpd_server_init(struct gpd_server *s, uv_loop_t *loop,
 		ret = gpd_fail(err, -ENOMEM, "out of memory describing the devices");
 	if (!ret)
 		measure_hello(s);
-	if (!ret && gpd_metrics_exporter_create(s, &s->exporter))
-		ret = gpd_fail(err, -ENOMEM, "out of memory");
+	if (!ret)
+		ret = gpd_metrics_exporter_create(s, &s->exporter, err);
 	if (ret) {
 		gpd_server_fini(s);
 		return ret;

@@ -41,6 +41,9 @@ struct lws_http_mount;
 struct lws_protocols;
 
 #define GPD_DEFAULT_LISTEN "127.0.0.1:7890"
+/* --metrics-max-processes' default: each adds (engine classes + 1)
+ * series to its GPU's. */
+#define GPD_METRICS_MAX_PROCESSES 20
 
 /* Who sees the pid, command and client ids of the processes using a
  * GPU; the others get the rows without them. */
@@ -88,6 +91,11 @@ struct gpd_server_options {
 	/* Snapshots being sent, all connections together, at most (the
 	 * flight recorders' --flight-recorder-memory). */
 	uint64_t snapshot_memory;
+	/* Of them, the processes of most GPU time: GPD_METRICS_MAX_PROCESSES. */
+	uint32_t metrics_max_processes;
+	/* The counters /metrics exports: "all" (NULL), "none" or a list of
+	 * names, "GpuBusy,EuActive". */
+	const char *metrics_counters;
 };
 
 /* One TCP or Unix listener. */

@@ -103,6 +103,14 @@ int gpd_nv_gpu_describe(const struct gpd_nv_libs *libs, unsigned index,
 	if ((r = cu->device_get_pci_bus_id(bus_id, sizeof(bus_id), dev)))
 		return cuda_fail(libs, why, why_size, "cuDeviceGetPCIBusId", r);
 	canonical_bus_id(bus_id, gpu->pci_bus_id, sizeof(gpu->pci_bus_id));
+	unsigned char u[16];
+	if ((r = cu->device_get_uuid(u, dev)))
+		return cuda_fail(libs, why, why_size, "cuDeviceGetUuid", r);
+	/* As nvidia-smi and NVML print it. */
+	snprintf(gpu->uuid, sizeof(gpu->uuid), "GPU-%02x%02x%02x%02x-%02x%02x-"
+		 "%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+		 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
 	static const struct {
 		int attribute;
 		size_t offset;

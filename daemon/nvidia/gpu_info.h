@@ -16,6 +16,7 @@ struct gpd_nv_gpu {
 	char name[96];                  /* "NVIDIA H200" */
 	char chip[32];                  /* CUPTI's chip name, "GH100" */
 	char pci_bus_id[32];            /* "0000:00:06.0" */
+	char uuid[48];                  /* "GPU-" and 8-4-4-4-12 hex digits */
 	uint32_t pci_id;                /* device id, 0 where unknown */
 	uint32_t revision;
 	int sm_count;

@@ -31,6 +31,7 @@ static const struct symbol cuda_symbols[] = {
 	CUDA_SYM("cuDeviceGetName", device_get_name),
 	CUDA_SYM("cuDeviceGetAttribute", device_get_attribute),
 	CUDA_SYM("cuDeviceGetPCIBusId", device_get_pci_bus_id),
+	CUDA_SYM("cuDeviceGetUuid", device_get_uuid),
 	CUDA_SYM("cuGetErrorString", get_error_string),
 };
 

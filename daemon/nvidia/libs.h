@@ -26,6 +26,9 @@ struct gpd_cuda_api {
 					      gpd_cu_device device);
 	gpd_cu_result (*device_get_pci_bus_id)(char *bus_id, int len,
 					       gpd_cu_device device);
+	/* CUuuid is 16 bytes. */
+	gpd_cu_result (*device_get_uuid)(unsigned char uuid[16],
+					 gpd_cu_device device);
 	gpd_cu_result (*get_error_string)(gpd_cu_result result,
 					  const char **text);
 };

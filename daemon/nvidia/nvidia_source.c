@@ -290,6 +290,8 @@ int gpd_nvidia_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 	ns->base.format = format;
 	ns->base.loop = loop;
 	gpd_nv_gpu_device_info(&ns->gpu, platform, &ns->base.info);
+	snprintf(ns->base.device_id, sizeof(ns->base.device_id), "%s", ns->gpu.uuid);
+	snprintf(ns->base.model, sizeof(ns->base.model), "%s", ns->gpu.name);
 	uv_async_init(loop, &ns->wake, on_wake);
 	ns->wake.data = ns;
 	gpd_info("nvidia:%u: %s, %s, PCI %s, %d SMs", opts->index, ns->gpu.name,

@@ -269,6 +269,10 @@ int gpd_replay_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 	rs->base.ops = &replay_ops;
 	rs->base.kind = GPD_SOURCE_REPLAY;
 	snprintf(rs->base.name, sizeof(rs->base.name), "replay%u", opts->index);
+	/* The recording is the device: its file names it. */
+	const char *file = strrchr(opts->path, '/');
+	snprintf(rs->base.device_id, sizeof(rs->base.device_id), "replay:%s",
+		 file ? file + 1 : opts->path);
 	rs->base.info = info->device;
 	rs->base.info.graphics_version = platform->graphics_version;
 	if (!rs->base.info.eu_threads_count)

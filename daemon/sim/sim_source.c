@@ -297,6 +297,9 @@ int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
 	sim->base.ops = &sim_ops;
 	sim->base.kind = GPD_SOURCE_SIM;
 	snprintf(sim->base.name, sizeof(sim->base.name), "sim%u", opts->index);
+	/* The seed makes the workload: another seed, another GPU. */
+	snprintf(sim->base.device_id, sizeof(sim->base.device_id), "sim%u-seed%llu",
+		 opts->index, (unsigned long long)opts->seed);
 	if (opts->platform)
 		gpm_platform_default_device(platform, &sim->base.info);
 	else

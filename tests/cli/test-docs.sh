@@ -37,7 +37,7 @@ curl_metrics() {
 }
 if command -v curl >/dev/null; then
 	curl_metrics
-	expect metrics 'gpuperf_gpu_busy_ratio{device="sim0",pci_id="0x5f00",metric_set="RenderBasic"}'
+	expect metrics 'gpuperf_gpu_busy_ratio{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",metric_set="RenderBasic"}'
 	expect metrics 'gpuperf_reports_total{device="sim1"'
 fi
 run 0 record --unix "$tmp/sock" -d sim0 -m RenderBasic --duration 300ms -o "$tmp/sim.i915perf"

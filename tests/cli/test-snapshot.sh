@@ -94,10 +94,10 @@ expect out "ComputeBasic"
 # ---- /metrics: the ring's size, fill and overwrites
 curl -s --max-time 10 --unix-socket "$tmp/sock" http://localhost/metrics \
 	>"$tmp/metrics" 2>&1
-expect metrics 'gpuperf_flight_recorder_capacity_bytes{device="sim0",pci_id="0x9a49"} 33554432'
+expect metrics 'gpuperf_flight_recorder_capacity_bytes{device="sim0",device_id="sim0-seed1",pci_id="0x9a49",model="Tiger Lake GT2",driver="sim"} 33554432'
 expect metrics 'gpuperf_flight_recorder_used_bytes{device="sim0"'
-expect metrics 'gpuperf_flight_recorder_overwritten_records_total{device="sim0",pci_id="0x9a49"} 0'
-expect metrics 'gpuperf_flight_recorder_segments_total{device="sim0",pci_id="0x9a49"} 3'
+expect metrics 'gpuperf_flight_recorder_overwritten_records_total{device="sim0",device_id="sim0-seed1",pci_id="0x9a49",model="Tiger Lake GT2",driver="sim"} 0'
+expect metrics 'gpuperf_flight_recorder_segments_total{device="sim0",device_id="sim0-seed1",pci_id="0x9a49",model="Tiger Lake GT2",driver="sim"} 3'
 
 # ---- refusals
 run 2 snapshot $S --last soon -o "$tmp/x.i915perf"

@@ -106,13 +106,13 @@ scrape_until "$tmp/sock" m1 gpuperf_engine_busy_seconds_total
 sleep 1.2
 scrape "$tmp/sock" m2
 expect m2 '# TYPE gpuperf_engine_busy_seconds_total counter'
-expect m2 'gpuperf_engine_busy_seconds_total{device="sim0",engine="rcs0",class="render"} '
-expect m2 'gpuperf_engine_wait_seconds_total{device="sim0",engine="rcs0",class="render"} '
-expect m2 'gpuperf_frequency_hertz{device="sim0",kind="actual"} '
-expect m2 'gpuperf_frequency_hertz{device="sim0",kind="requested"} '
+expect m2 'gpuperf_engine_busy_seconds_total{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",engine="rcs0",class="render"} '
+expect m2 'gpuperf_engine_wait_seconds_total{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",engine="rcs0",class="render"} '
+expect m2 'gpuperf_frequency_hertz{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",kind="actual"} '
+expect m2 'gpuperf_frequency_hertz{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",kind="requested"} '
 expect m2 '# TYPE gpuperf_rc6_seconds_total counter'
 expect m2 '# TYPE gpuperf_energy_joules_total counter'
-expect m2 'gpuperf_power_watts{device="sim0"} '
+expect m2 'gpuperf_power_watts{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim"} '
 # Usage frames count in the server's send budget like every message: what
 # it says is queued is what the clients have not read yet.
 queued=$(awk '/^gpuperf_send_queue_bytes / { print $2 }' "$tmp/m2")
@@ -121,8 +121,8 @@ check "the server says $queued bytes are queued after the usage streams" \
 expect m2 'gpuperf_slow_readers_dropped_total 0'
 check "per-process series without --metrics-processes" eval \
 	"! grep -q gpuperf_process_ \"$tmp/m2\""
-busy() { awk '/^gpuperf_engine_busy_seconds_total.*rcs0/ { print $2 }' "$tmp/$1"; }
-energy() { awk '/^gpuperf_energy_joules_total/ { print $2 }' "$tmp/$1"; }
+busy() { awk '/^gpuperf_engine_busy_seconds_total.*rcs0/ { print $NF }' "$tmp/$1"; }
+energy() { awk '/^gpuperf_energy_joules_total/ { print $NF }' "$tmp/$1"; }
 check "busy seconds did not grow: $(busy m1) then $(busy m2)" \
 	awk -v a="$(busy m1)" -v b="$(busy m2)" 'BEGIN { exit !(b > a && b - a < 2) }'
 check "energy did not grow: $(energy m1) then $(energy m2)" \
@@ -134,8 +134,8 @@ fi
 start procs -d sim -l none --unix "$tmp/procs.sock" --linger 0 --metrics-processes
 scrape_until "$tmp/procs.sock" m3 gpuperf_process_gpu_seconds_total
 expect m3 '# TYPE gpuperf_process_gpu_seconds_total counter'
-expect m3 'gpuperf_process_gpu_seconds_total{device="sim0",pid="4100",command="gnome-shell",class="render"} '
-expect m3 'gpuperf_process_memory_bytes{device="sim0",pid="4100",command="gnome-shell"} '
+expect m3 'gpuperf_process_gpu_seconds_total{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",pid="4100",command="gnome-shell",class="render"} '
+expect m3 'gpuperf_process_memory_bytes{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",pid="4100",command="gnome-shell"} '
 stop procs
 
 # ---- --process-details none: nobody gets rows

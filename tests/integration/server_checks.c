@@ -976,8 +976,8 @@ static void save_metrics(const char *hostport, const char *path)
 		fputs(body, f);
 		fclose(f);
 	}
-	CHECK(strstr(body, "gpuperf_info{device=\"sim0\"") &&
-	      strstr(body, "gpuperf_gpu_busy_ratio{device=\"sim0\",pci_id=\"0x5f00\",metric_set=\"") &&
+	CHECK(strstr(body, "gpuperf_info{device=\"sim0\",device_id=\"sim0-seed1\",pci_id=\"0x5f00\",model=\"SIMGEN12 virtual GPU\",driver=\"sim\",platform=\"simgen12\"") &&
+	      strstr(body, "gpuperf_gpu_busy_ratio{device=\"sim0\",device_id=\"sim0-seed1\",pci_id=\"0x5f00\",model=\"SIMGEN12 virtual GPU\",driver=\"sim\",metric_set=\"") &&
 	      strstr(body, "gpuperf_frames_dropped_total "),
 	      "/metrics has the device's gauges and info");
 	free(body);

@@ -65,7 +65,7 @@ scrape() {
 
 # A metric's value for card0 from the last scrape (0 if absent).
 value() {
-	awk -v name="$1" 'index($0, name "{") == 1 { v = $2 } END { print v + 0 }' \
+	awk -v name="$1" 'index($0, name "{") == 1 { v = $NF } END { print v + 0 }' \
 		"$tmp/scrape"
 }
 
@@ -105,7 +105,7 @@ machine i915 i915:tglgt2 "$i915_metrics"
 start_on_machine --device "i915:$root/dev/dri/card0"
 scrape
 scrape
-expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0",pci_id="0x9a49",metric_set="RenderBasic"}'
+expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0",device_id="0000:00:02.0",pci_id="0x9a49",model="Tiger Lake GT2",driver="i915",metric_set="RenderBasic"}'
 [ "$(value gpuperf_reports_total)" -gt 0 ] && ok || fail "no reports counted"
 expect "$root.requests" "card0 ADD_CONFIG uuid=$render_basic mux="
 expect "$root.requests" "-> 2"
@@ -197,7 +197,7 @@ machine xe xe:tglgt2 "$xe_metrics"
 start_on_machine --device "xe:$root/dev/dri/card0"
 scrape
 scrape
-expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0",pci_id="0x9a49",metric_set="RenderBasic"}'
+expect "$tmp/scrape" 'gpuperf_eu_active_ratio{device="card0",device_id="0000:00:02.0",pci_id="0x9a49",model="Tiger Lake GT2",driver="xe",metric_set="RenderBasic"}'
 expect "$root.requests" "card0 OA_ADD_CONFIG uuid=$render_basic n_regs="
 expect "$root.requests" "card0 OA_STREAM_OPEN OA_UNIT_ID=0 SAMPLE_OA=1 OA_METRIC_SET=1 OA_FORMAT=1280 OA_PERIOD_EXPONENT=13 ->"
 # A reader stalled long enough for the 16 MiB buffer to overflow.

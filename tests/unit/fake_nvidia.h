@@ -108,6 +108,17 @@ static gpd_cu_result fake_cu_name(char *name, int len, gpd_cu_device d)
 	snprintf(name, (size_t)len, "NVIDIA H200 (fake)");
 	return 0;
 }
+/* nvidia-smi -L's UUID of the fake GPU. */
+#define FAKE_GPU_UUID "GPU-8f6b2a31-0c4e-4d2b-9a7e-51d3c0ffee00"
+static gpd_cu_result fake_cu_uuid(unsigned char uuid[16], gpd_cu_device d)
+{
+	static const unsigned char bytes[16] = {
+		0x8f, 0x6b, 0x2a, 0x31, 0x0c, 0x4e, 0x4d, 0x2b,
+		0x9a, 0x7e, 0x51, 0xd3, 0xc0, 0xff, 0xee, 0x00,
+	};
+	memcpy(uuid, bytes, sizeof(bytes));
+	return 0;
+}
 static gpd_cu_result fake_cu_attribute(int *v, int attribute, gpd_cu_device d)
 {
 	*v = attribute == GPD_CU_ATTRIBUTE_MULTIPROCESSOR_COUNT ? 132 :
@@ -509,6 +520,7 @@ static const struct gpd_nv_libs *fake_libs(void)
 			.device_get_name = fake_cu_name,
 			.device_get_attribute = fake_cu_attribute,
 			.device_get_pci_bus_id = fake_cu_bus_id,
+			.device_get_uuid = fake_cu_uuid,
 			.get_error_string = fake_cu_error,
 		},
 		.cupti = {
