@@ -346,6 +346,7 @@ static int fill_processes(const struct gpd_usage_layout *layout,
 		row->pid = p->pid;
 		row->ppid = p->ppid;
 		memcpy(row->command, p->command, sizeof(row->command));
+		row->pod = p->pod;
 	}
 	f->n_processes = cur->n_processes;
 	for (size_t i = 0; i < cur->n_clients; i++) {
@@ -450,6 +451,7 @@ static int merge_processes(struct gpd_usage_totals *t,
 			memset(p, 0, sizeof(*p));
 		p->pid = row->pid;
 		memcpy(p->command, row->command, sizeof(p->command));
+		p->pod = row->pod;
 		for (unsigned k = 0; k < layout->n_classes; k++)
 			add_seconds(&p->class_busy_s[k], row->class_busy[k],
 				    seconds);

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/host/cgroup_pod.h"
+
 #define GPD_USAGE_MAX_ENGINES 32
 #define GPD_USAGE_MAX_CLASSES 10
 #define GPD_USAGE_MAX_GAUGES 8
@@ -116,6 +118,7 @@ struct gpd_usage_client {
 struct gpd_usage_process {
 	int32_t pid, ppid;
 	char command[GPD_USAGE_COMMAND_MAX];
+	struct gpd_pod pod;                     /* "" outside Kubernetes */
 };
 
 struct gpd_usage_reading {
@@ -180,6 +183,7 @@ struct gpd_usage_engine_share {
 struct gpd_usage_process_row {
 	int32_t pid, ppid;
 	char command[GPD_USAGE_COMMAND_MAX];
+	struct gpd_pod pod;
 	unsigned n_client_ids;                  /* all of them */
 	uint64_t client_ids[GPD_USAGE_MAX_CLIENT_IDS];  /* the first ones */
 	double class_busy[GPD_USAGE_MAX_CLASSES];       /* share of the class */
@@ -233,6 +237,7 @@ int gpd_usage_diff(const struct gpd_usage_layout *layout,
 struct gpd_usage_process_total {
 	int32_t pid;
 	char command[GPD_USAGE_COMMAND_MAX];
+	struct gpd_pod pod;
 	double class_busy_s[GPD_USAGE_MAX_CLASSES];     /* engine time */
 	uint64_t gpu_time_ns;
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/drm/drm_clients.h"
+#include "daemon/host/cgroup_pod.h"
 #include "daemon/host/proc_scan.h"
 
 /* A client's largest counts so far: fdinfo may read lower for a while. */
@@ -188,6 +189,7 @@ int gpd_drm_clients_read(struct gpd_drm_clients *clients,
 		if (gpd_proc_read_stat(proc_root, pids[i], p->command,
 				       sizeof(p->command), &p->ppid))
 			p->ppid = 0;
+		gpd_cgroup_pod_read(proc_root, pids[i], &p->pod);
 	}
 	free(pids);
 	return 0;

@@ -30,6 +30,7 @@ static void keep_rows(struct gpd_metrics_usage *mu, const struct gpd_usage_frame
 		mu->rows[i].pid = f->processes[i].pid;
 		memcpy(mu->rows[i].command, f->processes[i].command,
 		       sizeof(mu->rows[i].command));
+		mu->rows[i].pod = f->processes[i].pod;
 		mu->rows[i].memory_bytes = f->processes[i].memory_bytes;
 	}
 	mu->n_rows = f->n_processes;
@@ -317,11 +318,17 @@ static void render_gauges(struct gpd_metrics_text *t,
 }
 
 static void process_labels(struct gpd_metrics_text *t, int32_t pid,
-			   const char *command)
+			   const char *command, const struct gpd_pod *pod)
 {
 	gpd_metrics_text_printf(t, ",pid=\"%d\",command=\"", pid);
 	gpd_metrics_text_label(t, command);
 	gpd_metrics_text_printf(t, "\"");
+	/* Outside a pod, no labels: an empty one is an absent one to
+	 * Prometheus anyway. Both are hex and dashes (cgroup_pod.c). */
+	if (*pod->pod_uid)
+		gpd_metrics_text_printf(t, ",pod_uid=\"%s\"", pod->pod_uid);
+	if (*pod->container_id)
+		gpd_metrics_text_printf(t, ",container_id=\"%s\"", pod->container_id);
 }
 
 static double process_seconds(const struct gpd_usage_process_total *p)
@@ -379,7 +386,7 @@ static void render_processes(struct gpd_metrics_text *t,
 				first = false;
 				sample_start(t, "gpuperf_process_gpu_seconds",
 					     GPD_METRICS_COUNTER, v);
-				process_labels(t, pt->pid, pt->command);
+				process_labels(t, pt->pid, pt->command, &pt->pod);
 				gpd_metrics_text_printf(t, ",class=\"");
 				gpd_metrics_text_label(t, l->classes[k]);
 				gpd_metrics_text_printf(t, "\"");
@@ -404,7 +411,7 @@ static void render_processes(struct gpd_metrics_text *t,
 			first = false;
 			sample_start(t, "gpuperf_process_memory_bytes",
 				     GPD_METRICS_GAUGE, v);
-			process_labels(t, row->pid, row->command);
+			process_labels(t, row->pid, row->command, &row->pod);
 			gpd_metrics_text_end(t, (double)row->memory_bytes);
 		}
 	}

@@ -18,7 +18,9 @@
  *   gpuperf_process_gpu_seconds_total{DEVICE,PROCESS,class}    counter
  *   gpuperf_process_memory_bytes{DEVICE,PROCESS}               gauge
  *   gpuperf_processes_omitted{DEVICE}                          gauge
- * where PROCESS is pid and command.
+ * where PROCESS is pid, command, and where the process runs in a
+ * Kubernetes pod, pod_uid and container_id (daemon/host/cgroup_pod.h;
+ * pod_uid joins kube-state-metrics' kube_pod_info{uid}).
  *
  * Counters are the usage monitor's totals: every interval the daemon read,
  * for whichever client, summed once. Gauges are the last interval's.
@@ -42,6 +44,7 @@ struct gpd_usage_subscription;
 struct gpd_metrics_usage_process {
 	int32_t pid;
 	char command[GPD_USAGE_COMMAND_MAX];
+	struct gpd_pod pod;
 	uint64_t memory_bytes;
 };
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "daemon/clock.h"
+#include "daemon/host/cgroup_pod.h"
 #include "daemon/host/proc_scan.h"
 #include "daemon/nvidia/nvidia_usage.h"
 #include "daemon/nvidia/telemetry.h"
@@ -339,6 +340,7 @@ static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
 		if (gpd_proc_read_stat(u->proc_root, c->pid, row->command,
 				       sizeof(row->command), &row->ppid))
 			row->ppid = 0;
+		gpd_cgroup_pod_read(u->proc_root, c->pid, &row->pod);
 	}
 	return 0;
 }

@@ -5,7 +5,9 @@
 # fdinfo files in the kernel's format. Checks busy shares and clocks from
 # known counts, counters that wrap, processes that come and go, a client
 # shared by two fds, memory, an absent PMU and a refused one, another
-# user's processes without CAP_SYS_PTRACE, and gpuperf run's process tree.
+# user's processes without CAP_SYS_PTRACE, gpuperf run's process tree, and
+# the Kubernetes pods and containers of processes on /metrics, from their
+# /proc/PID/cgroup in each layout of the kubelet's cgroup drivers.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -23,21 +25,25 @@ control() {
 	mv "$tmp/control.new" "$tmp/control"
 }
 
-# machine NAME CARDS METRICS [PMU]: the daemon NAME on a fresh fake
-# machine of CARDS, its /proc in $tmp/NAME.proc, its socket $tmp/NAME.sock.
+# machine NAME CARDS METRICS [PMU [OPTION...]]: the daemon NAME on a fresh
+# fake machine of CARDS, its /proc in $tmp/NAME.proc, its socket
+# $tmp/NAME.sock.
 machine() {
 	root="$tmp/$1.root"
 	proc="$tmp/$1.proc"
 	mkdir -p "$proc"
 	process 1 0 init
-	start_command "$1" env LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=1 \
-		GPD_FAKE_KERNEL_ROOT="$root" GPD_FAKE_KERNEL_CARDS="$2" \
-		GPD_FAKE_KERNEL_METRICS="$3" GPD_FAKE_KERNEL_PMU="${4:-1}" \
-		GPD_FAKE_KERNEL_LOG="$tmp/$1.requests" \
+	name=$1 cards=$2 metrics=$3 pmu=${4:-1}
+	shift 3
+	[ $# -gt 0 ] && shift
+	start_command "$name" env LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=1 \
+		GPD_FAKE_KERNEL_ROOT="$root" GPD_FAKE_KERNEL_CARDS="$cards" \
+		GPD_FAKE_KERNEL_METRICS="$metrics" GPD_FAKE_KERNEL_PMU="$pmu" \
+		GPD_FAKE_KERNEL_LOG="$tmp/$name.requests" \
 		GPD_FAKE_KERNEL_CONTROL="$tmp/control" \
 		"$build/gpuperfd" --allow-root --dev-root "$root/dev" --sysfs-root "$root/sys" \
-		--proc-root "$proc" -m "$3" -l none --unix "$tmp/$1.sock" \
-		--log-level debug
+		--proc-root "$proc" -m "$metrics" -l none --unix "$tmp/$name.sock" \
+		--log-level debug "$@"
 }
 
 # process PID PPID COMMAND [UID]: a process of the fake /proc.
@@ -209,6 +215,43 @@ run 0 run --unix "$tmp/i915.sock" -m RenderBasic -c GpuTime --format ndjson -- "
 check "run's totals lack the command's 400 ms of GPU time: $(cat "$tmp/out")" last_has "$tmp/out" \
 	'.mark == 1 and .process_gpu_time_ns == 400000000'
 stop i915
+
+# ---- Kubernetes: each process's pod and container from its cgroup, in
+# the layouts of the kubelet's cgroupfs and systemd drivers on cgroup v1
+# (a line per hierarchy) and v2 (one "0::" line), as /metrics labels.
+uid=1b4c2f7e-5a3d-4e8f-9b21-0c6d7e8f9a0
+cid=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde
+machine pods i915:tglgt2 "$i915_metrics" 1 --metrics-processes
+# pod PID COMMAND CGROUP-TEXT: a process rendering, in that cgroup.
+pod() {
+	process "$1" 1 "$2"
+	printf '%b' "$3" >"$proc/$1/cgroup"
+	drm_fd "$1" 3 i915 "$1" 'drm-engine-render:	1000 ns' 'drm-total-system0:	4 KiB'
+}
+pod 601 v1-cgroupfs "12:memory:/kubepods/burstable/pod${uid}1/${cid}1\n1:name=systemd:/kubepods/burstable/pod${uid}1/${cid}1\n"
+pod 602 v1-systemd "12:memory:/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$(echo "${uid}2" | tr - _).slice/cri-containerd-${cid}2.scope\n0::/\n"
+pod 603 v2-systemd "0::/kubepods.slice/kubepods-pod$(echo "${uid}3" | tr - _).slice/crio-${cid}3.scope\n"
+pod 604 v2-cgroupfs "0::/kubepods/pod${uid}4/${cid}4\n"
+pod 605 host "0::/user.slice/user-1000.slice/session-2.scope\n"
+scrape_pods() {
+	curl -s --max-time 10 --unix-socket "$tmp/pods.sock" http://localhost/metrics \
+		>"$tmp/pods.metrics"
+}
+tries=100
+scrape_pods
+while ! grep -q 'gpuperf_process_memory_bytes{.*pid="605"' "$tmp/pods.metrics" &&
+	[ $tries -gt 0 ]; do
+	sleep 0.1
+	tries=$((tries - 1))
+	scrape_pods
+done
+for n in 1 2 3 4; do
+	expect pods.metrics "command=\"$(sed 's/.*(\(.*\)).*/\1/' "$proc/60$n/stat")\",pod_uid=\"${uid}$n\",container_id=\"${cid}$n\"} 4096"
+done
+expect pods.metrics 'gpuperf_process_memory_bytes{device="card0",device_id="0000:00:02.0",pci_id="0x9a49",model="Tiger Lake GT2",driver="i915",pid="605",command="host"} 4096'
+check "a process outside a pod got pod labels" \
+	eval "! grep -q 'pid=\"605\".*pod_uid' \"$tmp/pods.metrics\""
+stop pods
 
 # ---- the same counts starting near 2^64: every counter wraps
 control busy.rcs0=0.5 actual_mhz=1100 requested_mhz=1200 rc6=0.2 rapl_watts=7.5 \

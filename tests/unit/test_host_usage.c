@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "daemon/host/cgroup_pod.h"
 #include "daemon/host/drm_fdinfo.h"
 #include "daemon/host/perf_pmu.h"
 #include "daemon/host/proc_scan.h"
@@ -186,6 +187,86 @@ START_TEST(test_proc_stat)
 }
 END_TEST
 
+#define POD_UID "1b4c2f7e-5a3d-4e8f-9b21-0c6d7e8f9a01"
+#define POD_UID_SYSTEMD "1b4c2f7e_5a3d_4e8f_9b21_0c6d7e8f9a01"
+#define CONTAINER "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* Each layout of the kubelet's two cgroup drivers on cgroup v1 and v2
+ * names the pod and the container. */
+START_TEST(test_cgroup_pod_layouts)
+{
+	static const char *const texts[] = {
+		/* v1, cgroupfs driver: a line per hierarchy. */
+		"12:pids:/kubepods/burstable/pod" POD_UID "/" CONTAINER "\n"
+		"11:memory:/kubepods/burstable/pod" POD_UID "/" CONTAINER "\n"
+		"1:name=systemd:/kubepods/burstable/pod" POD_UID "/" CONTAINER "\n",
+		/* v1, systemd driver, containerd. */
+		"12:pids:/kubepods.slice/kubepods-besteffort.slice/"
+		"kubepods-besteffort-pod" POD_UID_SYSTEMD ".slice/"
+		"cri-containerd-" CONTAINER ".scope\n"
+		"0::/\n",
+		/* v2, systemd driver, CRI-O; a Guaranteed pod has no QoS slice. */
+		"0::/kubepods.slice/kubepods-pod" POD_UID_SYSTEMD ".slice/crio-"
+		CONTAINER ".scope\n",
+		/* v2, cgroupfs driver, Guaranteed. */
+		"0::/kubepods/pod" POD_UID "/" CONTAINER "\n",
+		/* v2 under kind: the kubelet's cgroup root is below a slice. */
+		"0::/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/"
+		"kubelet-kubepods-burstable-pod" POD_UID_SYSTEMD ".slice/docker-"
+		CONTAINER ".scope\n",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct gpd_pod pod;
+		gpd_cgroup_pod_parse(texts[i], &pod);
+		ck_assert_msg(!strcmp(pod.pod_uid, POD_UID), "layout %zu: pod '%s'",
+			      i, pod.pod_uid);
+		ck_assert_msg(!strcmp(pod.container_id, CONTAINER),
+			      "layout %zu: container '%s'", i, pod.container_id);
+	}
+}
+END_TEST
+
+/* Outside a pod, and on text that only looks like one, nothing. */
+START_TEST(test_cgroup_pod_refusals)
+{
+	static const char *const none[] = {
+		"0::/user.slice/user-1000.slice/session-2.scope\n",
+		"0::/\n",
+		"",
+		"garbage",
+		/* "pod" not below kubepods */
+		"0::/system.slice/pod" POD_UID "/" CONTAINER "\n",
+		/* a UID that is not hex and dashes (a label injection) */
+		"0::/kubepods/pod1b4c\"}evil{x=\"/" CONTAINER "\n",
+		"0::/kubepods.slice/kubepods-podZZZZ.slice\n",
+		/* a UID too long */
+		"0::/kubepods/pod" POD_UID "0000/" CONTAINER "\n",
+	};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		struct gpd_pod pod;
+		gpd_cgroup_pod_parse(none[i], &pod);
+		ck_assert_msg(!*pod.pod_uid && !*pod.container_id,
+			      "text %zu gave pod '%s' container '%s'", i,
+			      pod.pod_uid, pod.container_id);
+	}
+	/* The pod's own cgroup, or a runtime's cgroup beside the container:
+	 * the pod, no container. */
+	static const char *const pod_only[] = {
+		"0::/kubepods/besteffort/pod" POD_UID "\n",
+		"0::/kubepods.slice/kubepods-pod" POD_UID_SYSTEMD ".slice/crio-conmon-"
+		CONTAINER ".scope\n",
+		"0::/kubepods/pod" POD_UID "/" "0123abc\n",
+	};
+	for (size_t i = 0; i < sizeof(pod_only) / sizeof(pod_only[0]); i++) {
+		struct gpd_pod pod;
+		gpd_cgroup_pod_parse(pod_only[i], &pod);
+		ck_assert_str_eq(pod.pod_uid, POD_UID);
+		ck_assert_msg(!*pod.container_id, "text %zu gave container '%s'",
+			      i, pod.container_id);
+	}
+}
+END_TEST
+
 static Suite *host_usage_suite(void)
 {
 	Suite *s = suite_create("host_usage");
@@ -199,6 +280,8 @@ static Suite *host_usage_suite(void)
 	tcase_add_test(tc, test_fdinfo_xe);
 	tcase_add_test(tc, test_fdinfo_not_drm);
 	tcase_add_test(tc, test_proc_stat);
+	tcase_add_test(tc, test_cgroup_pod_layouts);
+	tcase_add_test(tc, test_cgroup_pod_refusals);
 	suite_add_tcase(s, tc);
 	return s;
 }
