@@ -67,7 +67,8 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsubunit-dev jq \
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
 	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev libseccomp-dev systemd strace \
-	tmux zlib1g-dev protobuf-compiler gcovr groff-base curl python3-prometheus-client
+	tmux zlib1g-dev protobuf-compiler gcovr groff-base curl python3-prometheus-client \
+	python3-yaml
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
 BROWSER_PACKAGES := chromium
