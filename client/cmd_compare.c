@@ -23,8 +23,8 @@
  * direction is named for them.
  *
  * The comparison is computed into a struct comparison first, and then
- * written by a report writer (text here), so that other writers can be
- * added.
+ * written by the writers of compare_report.h: the text report, and JUnit
+ * XML, Markdown and JSON for CI systems.
  */
 #include <errno.h>
 #include <math.h>
@@ -35,6 +35,7 @@
 
 #include "client/cli_args.h"
 #include "client/commands.h"
+#include "client/compare_report.h"
 #include "client/compare_stats.h"
 #include "client/human_text.h"
 #include "client/result_file.h"
@@ -47,7 +48,8 @@ static const char usage[] =
 	"gpuperf compare BASELINE... -- RESULT...   (or: BASELINE RESULT)\n"
 	"       [--threshold PCT] [--confidence PCT] [-c C1,C2]\n"
 	"       [--higher-is-better C1,C2] [--lower-is-better C1,C2]\n"
-	"       [--any-direction C1,C2] [--metrics-dir DIR] [--force]";
+	"       [--any-direction C1,C2] [--metrics-dir DIR] [--force]\n"
+	"       [--junit FILE] [--markdown FILE] [--json FILE]";
 
 static const char help[] =
 	"Compares results (NDJSON or CSV of 'gpuperf run', 'gpuperf stream',\n"
@@ -67,7 +69,13 @@ static const char help[] =
 	"                      platform are, for each counter's direction\n"
 	"                      (the sim's are built in)\n"
 	"  --force             compare results of different metric sets or\n"
-	"                      platforms\n\n"
+	"                      platforms\n"
+	"  --junit FILE        also write JUnit XML (GitLab, Jenkins): a test\n"
+	"                      case per counter, WORSE ones failures with\n"
+	"                      their numbers\n"
+	"  --markdown FILE     also write a Markdown summary (GitHub Actions:\n"
+	"                      --markdown \"$GITHUB_STEP_SUMMARY\")\n"
+	"  --json FILE         also write the comparison as JSON\n\n"
 	"Method: each file gives one value per counter: a 'run' file its\n"
 	"totals row, any other the mean of its whole windows (files of the\n"
 	"two kinds are not compared together, nor streams of different\n"
@@ -105,12 +113,8 @@ struct options {
 	size_t n_dirs;
 	bool force;
 	bool help;
-};
-
-/* What one file is. */
-enum result_kind {
-	KIND_RUN,               /* a run's totals */
-	KIND_WINDOWS,           /* windows of a stream or replay */
+	/* The reports for CI systems, besides the text. */
+	const char *junit, *markdown, *json;
 };
 
 struct loaded {
@@ -121,48 +125,6 @@ struct loaded {
 	double window_ns;               /* KIND_WINDOWS: the median window */
 	double duration_ns;             /* of what the values cover */
 	const char *platform, *metric_set;      /* NULL: not in the file */
-};
-
-enum verdict {
-	VERDICT_SAME,
-	VERDICT_BETTER,
-	VERDICT_WORSE,
-	VERDICT_CHANGED,                /* past the threshold, any direction */
-	VERDICT_REPORTED,               /* a share or rate: not judged */
-	VERDICT_NO_VALUE,
-};
-
-enum direction {
-	DIRECTION_REPORTED,
-	DIRECTION_RISE_WORSE,
-	DIRECTION_RISE_BETTER,
-	DIRECTION_ANY,
-};
-
-/* One counter's comparison. */
-struct counter_result {
-	const char *name;
-	enum direction direction;
-	struct gpuperf_display display; /* how its values read */
-	bool has_display;
-	struct gpuperf_shift shift;
-	double change, low, high;       /* percent of the baseline's median */
-	enum verdict verdict;
-};
-
-/* Everything a report writer needs. */
-struct comparison {
-	const struct options *o;
-	size_t n_baseline, n_result;
-	enum result_kind kind;
-	double duration_ns;             /* of a baseline file, for rates */
-	const char *platform, *metric_set;
-	bool definitions;               /* directions from the metric set */
-	bool has_interval;              /* enough files for the confidence */
-	size_t min_files;               /* what an interval needs */
-	size_t n_counters;
-	struct counter_result *counters;
-	size_t worse, better, changed, reported;
 };
 
 static bool listed(char **list, size_t n, const char *name)
@@ -241,6 +203,29 @@ static int parse(int argc, char **argv, struct options *o)
 					"--confidence needs a percentage") : ret;
 			continue;
 		}
+		struct {
+			const char *name;
+			const char **path;
+		} reports[] = {
+			{ "--junit", &o->junit },
+			{ "--markdown", &o->markdown },
+			{ "--json", &o->json },
+		};
+		bool report = false;
+		for (size_t k = 0; k < sizeof(reports) / sizeof(reports[0]); k++) {
+			m = gpuperf_arg_value(argc, argv, &i, reports[k].name, NULL,
+					      &value);
+			if (m < 0 || (m && !*value))
+				return gpuperf_usage_error(cmd, usage, "%s needs a "
+							   "file name", arg);
+			if (m) {
+				*reports[k].path = value;
+				report = true;
+				break;
+			}
+		}
+		if (report)
+			continue;
 		if ((m = gpuperf_arg_value(argc, argv, &i, "--metrics-dir", NULL,
 					   &value))) {
 			if (m < 0)
@@ -400,11 +385,6 @@ static double file_value(const struct loaded *f, size_t column)
 /* ------------------------------------------------------------------ */
 /* Like with like                                                        */
 
-static const char *kind_words(enum result_kind kind)
-{
-	return kind == KIND_RUN ? "a run's totals" : "windows of a stream";
-}
-
 static int check_alike(const struct options *o, struct loaded *files,
 		       size_t n)
 {
@@ -417,8 +397,8 @@ static int check_alike(const struct options *o, struct loaded *files,
 			return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "%s holds %s "
 					    "and %s %s: compare like with like "
 					    "(run with run, stream with stream)",
-					    first->path, kind_words(first->kind),
-					    f->path, kind_words(f->kind));
+					    first->path, gpuperf_compare_kind_words(first->kind),
+					    f->path, gpuperf_compare_kind_words(f->kind));
 		if (f->kind == KIND_WINDOWS &&
 		    fabs(f->window_ns - first->window_ns) >
 		    0.02 * first->window_ns) {
@@ -500,12 +480,12 @@ static double percent_of(double shift, double base)
 	return shift / fabs(base) * 100;
 }
 
-static int compare_counter(struct comparison *c, const struct loaded *base,
+static int compare_counter(const struct options *o, struct comparison *c,
+			   const struct loaded *base,
 			   const struct loaded *result, size_t column,
 			   const struct gpm_metric_set *set,
 			   struct counter_result *out)
 {
-	const struct options *o = c->o;
 	const char *name = base[0].r.names[column];
 	double *x = calloc(c->n_baseline, sizeof(*x));
 	double *y = calloc(c->n_result, sizeof(*y));
@@ -562,128 +542,6 @@ static int compare_counter(struct comparison *c, const struct loaded *base,
 }
 
 /* ------------------------------------------------------------------ */
-/* The text report                                                       */
-
-/* A median as people read it: a run's totals in the counter's unit, a
- * stream's window means as rates per second. */
-static void value_text(char *buf, size_t size, const struct comparison *c,
-		       const struct counter_result *k, double v)
-{
-	char unit[sizeof(k->display.unit)];
-
-	if (!k->has_display) {
-		gpuperf_human_value(buf, size, v, "");
-		return;
-	}
-	snprintf(unit, sizeof(unit), "%s", k->display.unit);
-	if (k->display.per_second && c->kind == KIND_RUN) {
-		/* A run's total, not a rate: the unit without its "/s". */
-		size_t len = strlen(unit);
-		if (len >= 2 && !strcmp(unit + len - 2, "/s"))
-			unit[len - 2] = '\0';
-		gpuperf_human_value(buf, size, v * k->display.scale, unit);
-		return;
-	}
-	gpuperf_human_value(buf, size,
-			    gpuperf_display_value(&k->display, v,
-						  c->duration_ns / 1e9), unit);
-}
-
-static void percent_text(char *buf, size_t size, double p)
-{
-	if (isinf(p))
-		snprintf(buf, size, "%s", p > 0 ? "from 0" : "to 0");
-	else
-		snprintf(buf, size, "%+.1f%%", p);
-}
-
-static const char *verdict_text(const struct counter_result *k)
-{
-	switch (k->verdict) {
-	case VERDICT_SAME:
-		return "ok";
-	case VERDICT_BETTER:
-		return "better";
-	case VERDICT_WORSE:
-		return "WORSE";
-	case VERDICT_CHANGED:
-		return "CHANGED";
-	case VERDICT_REPORTED:
-		return "reported";
-	case VERDICT_NO_VALUE:
-		break;
-	}
-	return "no value";
-}
-
-static int write_text(const struct comparison *c)
-{
-	const struct options *o = c->o;
-	char base[GPUPERF_HUMAN_TEXT_MAX], result[GPUPERF_HUMAN_TEXT_MAX];
-	char change[32], low[32], high[32], interval[80];
-	int width = 7;
-
-	printf("%zu baseline and %zu result file%s of %s on %s (%s)\n",
-	       c->n_baseline, c->n_result, c->n_result == 1 ? "" : "s",
-	       c->metric_set ? c->metric_set : "an unnamed metric set",
-	       c->platform ? c->platform : "an unnamed platform",
-	       kind_words(c->kind));
-	printf("method: Hodges-Lehmann shift of the medians with its %g%% "
-	       "Mann-Whitney interval; WORSE when the whole interval lies past "
-	       "the threshold of %g%% in the counter's bad direction\n",
-	       o->confidence, o->threshold);
-	if (!c->has_interval)
-		printf("the noise is unknown: %zu and %zu file%s a side are too "
-		       "few for a %g%% interval (%zu a side are needed), so the "
-		       "estimate alone decides; run each side more times\n",
-		       c->n_baseline, c->n_result, c->n_result == 1 ? "" : "s",
-		       o->confidence, c->min_files);
-	if (!c->definitions)
-		printf("no metric definitions for %s here: counters are "
-		       "reported, not judged, unless named (--lower-is-better, "
-		       "--higher-is-better) or found with --metrics-dir\n",
-		       c->platform ? c->platform : "these results");
-	for (size_t i = 0; i < c->n_counters; i++) {
-		int len = (int)strlen(c->counters[i].name);
-		if (len > width)
-			width = len;
-	}
-	printf("%-*s  %16s  %16s  %8s  %-20s  %s\n", width, "COUNTER",
-	       "BASELINE", "RESULT", "CHANGE",
-	       c->has_interval ? "INTERVAL" : "", "VERDICT");
-	for (size_t i = 0; i < c->n_counters; i++) {
-		const struct counter_result *k = &c->counters[i];
-		if (k->verdict == VERDICT_NO_VALUE) {
-			printf("%-*s  %16s  %16s  %8s  %-20s  %s\n", width,
-			       k->name, "-", "-", "-", "", verdict_text(k));
-			continue;
-		}
-		value_text(base, sizeof(base), c, k, k->shift.baseline_median);
-		value_text(result, sizeof(result), c, k,
-			   k->shift.result_median);
-		percent_text(change, sizeof(change), k->change);
-		interval[0] = '\0';
-		if (k->shift.has_interval) {
-			percent_text(low, sizeof(low), k->low);
-			percent_text(high, sizeof(high), k->high);
-			snprintf(interval, sizeof(interval), "%s .. %s", low,
-				 high);
-		}
-		printf("%-*s  %*s%s  %*s%s  %8s  %-20s  %s\n", width, k->name,
-		       16 - gpuperf_text_width(base), "", base,
-		       16 - gpuperf_text_width(result), "", result, change,
-		       interval, verdict_text(k));
-	}
-	printf("%zu counters compared: %zu worse, %zu better%s, %zu reported "
-	       "(shares and rates: not judged)\n", c->n_counters, c->worse,
-	       c->better, c->changed ? " and some changed" : "", c->reported);
-	if (fflush(stdout) != 0)
-		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write the "
-				    "output");
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
 
 static int load_side(const char *const *paths, size_t n, struct loaded *files)
 {
@@ -718,10 +576,26 @@ static const struct gpm_metric_set *find_definitions(const struct options *o,
 	return file ? gpm_metrics_file_lookup_set(file, set) : NULL;
 }
 
-static int compare(struct comparison *c, struct loaded *base,
-		   struct loaded *result)
+/* Writes one of the CI reports to path. */
+static int write_report(const char *path, const struct comparison *c,
+			int (*writer)(const struct comparison *, FILE *))
 {
-	const struct options *o = c->o;
+	if (!path)
+		return 0;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write %s: %s",
+				    path, strerror(errno));
+	int ret = writer(c, f);
+	if (fclose(f) || ret)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write %s: %s",
+				    path, strerror(errno ? errno : EIO));
+	return 0;
+}
+
+static int compare(const struct options *o, struct comparison *c,
+		   struct loaded *base, struct loaded *result)
+{
 	struct gpm_metrics_db db;
 	int ret = 0;
 
@@ -764,7 +638,7 @@ static int compare(struct comparison *c, struct loaded *base,
 		    !is_counter(name) || !everywhere)
 			continue;
 		struct counter_result *k = &c->counters[c->n_counters++];
-		if ((ret = compare_counter(c, base, result, col, set, k))) {
+		if ((ret = compare_counter(o, c, base, result, col, set, k))) {
 			ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of "
 					   "memory");
 			goto out;
@@ -780,7 +654,13 @@ static int compare(struct comparison *c, struct loaded *base,
 				   "counter in common");
 		goto out;
 	}
-	if ((ret = write_text(c)))
+	if (gpuperf_compare_write_text(c, stdout)) {
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "cannot write the output");
+		goto out;
+	}
+	if ((ret = write_report(o->junit, c, gpuperf_compare_write_junit)) ||
+	    (ret = write_report(o->markdown, c, gpuperf_compare_write_markdown)) ||
+	    (ret = write_report(o->json, c, gpuperf_compare_write_json)))
 		goto out;
 	ret = c->worse || c->changed ? GPUPERF_EXIT_FAILURE : GPUPERF_EXIT_OK;
 out:
@@ -792,7 +672,7 @@ int gpuperf_cmd_compare(int argc, char **argv)
 {
 	struct options o = { 0 };
 	struct loaded *base = NULL, *result = NULL;
-	struct comparison c = { .o = &o };
+	struct comparison c = { 0 };
 
 	int ret = parse(argc, argv, &o);
 	if (!ret && o.help)
@@ -805,6 +685,8 @@ int gpuperf_cmd_compare(int argc, char **argv)
 		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of memory");
 		goto out;
 	}
+	c.threshold = o.threshold;
+	c.confidence = o.confidence;
 	c.n_baseline = o.n_baseline;
 	c.n_result = o.n_result;
 	if ((ret = load_side(o.baseline, o.n_baseline, base)) ||
@@ -821,7 +703,7 @@ int gpuperf_cmd_compare(int argc, char **argv)
 	ret = check_alike(&o, all, o.n_baseline + o.n_result);
 	free(all);
 	if (!ret)
-		ret = compare(&c, base, result);
+		ret = compare(&o, &c, base, result);
 out:
 	for (size_t i = 0; base && i < o.n_baseline; i++)
 		gpuperf_result_fini(&base[i].r);

@@ -4,10 +4,14 @@
  * command has exited; that window's frame is the run's totals. With an
  * interval the windows in between stream too. gpuperf exits with the
  * command's status, so it fits where the command stood in a script.
+ *
+ * --repeat N does all of it N times, a result file per run (what
+ * compare's statistics take), and stops at the first run that fails.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/cli_args.h"
@@ -19,7 +23,8 @@ static const char *const cmd = "run";
 
 static const char usage[] =
 	"gpuperf run [-m SET] [-c C1,C2|all] [-i INTERVAL] [--format FORMAT]\n"
-	"       [-o FILE] [stream options] [CONNECTION OPTIONS] -- CMD [ARGS...]";
+	"       [-o FILE] [--repeat N] [stream options] [CONNECTION OPTIONS]\n"
+	"       -- CMD [ARGS...]";
 
 static const char help[] =
 	"Runs CMD and measures the device from CMD's start to its exit. Writes\n"
@@ -36,6 +41,12 @@ static const char help[] =
 	"needs a controller's view of the processes (the daemon's\n"
 	"--process-details), and misses up to 200 ms of a process's last\n"
 	"moments: its files close as it exits.\n\n"
+	"  --repeat N          run CMD N times, one after the other, each run\n"
+	"                      measured on its own and written to a file of\n"
+	"                      its own: -o DIR/NAME.EXT gives DIR/NAME-1.EXT\n"
+	"                      to DIR/NAME-N.EXT (compare's statistics want 5\n"
+	"                      or more a side). Stops at the first run that\n"
+	"                      fails, with its status.\n\n"
 	"Options are those of 'gpuperf stream' (without an interval only the\n"
 	"totals are written; the default format is table):\n";
 
@@ -164,8 +175,11 @@ static void watch_processes(struct run *r, const struct gpuperf_stream_options *
 			"measured: %s\n", err.message);
 }
 
+/* Runs are numbered from 1 up to this. */
+#define MAX_REPEAT 10000
+
 static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
-		 int *command_index, bool *show_help)
+		 int *command_index, unsigned *repeat, bool *show_help)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -176,7 +190,25 @@ static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 			*show_help = true;
 			return 0;
 		}
-		int m = gpuperf_stream_option(cmd, usage, argc, argv, &i, o);
+		const char *value;
+		int m = gpuperf_arg_value(argc, argv, &i, "--repeat", NULL, &value);
+		if (m < 0)
+			return gpuperf_usage_error(cmd, usage, "--repeat needs a "
+						   "number of runs");
+		if (m) {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(value, &end, 10);
+			if (errno || *end || !*value || *value == '-' || !n ||
+			    n > MAX_REPEAT)
+				return gpuperf_usage_error(cmd, usage, "--repeat "
+							   "takes a number of runs "
+							   "from 1 to %d, not '%s'",
+							   MAX_REPEAT, value);
+			*repeat = (unsigned)n;
+			continue;
+		}
+		m = gpuperf_stream_option(cmd, usage, argc, argv, &i, o);
 		if (m < 0)
 			return GPUPERF_EXIT_USAGE;
 		if (m)
@@ -194,7 +226,24 @@ static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		return gpuperf_usage_error(cmd, usage, "--duration has no place "
 					   "here: the command's run is the "
 					   "duration");
+	if (*repeat > 1 && (!o->output || !strcmp(o->output, "-")))
+		return gpuperf_usage_error(cmd, usage, "--repeat %u writes a file "
+					   "per run: name them with -o FILE "
+					   "(FILE-1 to FILE-%u)", *repeat, *repeat);
 	return 0;
+}
+
+/* -o DIR/NAME.EXT's file for run n: DIR/NAME-n.EXT (an extension is a
+ * dot in the last component, not at its start). */
+static int numbered_path(const char *path, unsigned n, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		dot = base + strlen(base);
+	int len = snprintf(out, size, "%.*s-%u%s", (int)(dot - path), path, n, dot);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
 static int start_child(struct run *r, char **args)
@@ -230,22 +279,14 @@ static int start_child(struct run *r, char **args)
 	return 0;
 }
 
-int gpuperf_cmd_run(int argc, char **argv)
+/* One measured run of the command. */
+static int run_once(struct gpuperf_stream_options *o, int argc, char **argv,
+		    int command_index)
 {
-	struct gpuperf_stream_options o = { .format = GPUPERF_FORMAT_TABLE };
 	struct run r = { 0 };
-	int command_index = 0;
-	bool show_help = false;
 	struct gpc_error err;
+	int ret;
 
-	int ret = parse(argc, argv, &o, &command_index, &show_help);
-	if (ret || show_help) {
-		if (show_help)
-			printf("usage: %s\n\n%s%s\n%s", usage, help,
-			       gpuperf_stream_options_help,
-			       gpuperf_connection_help);
-		return ret;
-	}
 	struct gpuperf_streaming_hooks hooks = {
 		.wanted_frame = wanted_frame,
 		.mark_frame = on_mark_frame,
@@ -259,14 +300,14 @@ int gpuperf_cmd_run(int argc, char **argv)
 		used += (size_t)snprintf(mark_name + used, sizeof(mark_name) - used,
 					 "%s%s", i > command_index ? " " : "",
 					 argv[i]);
-	o.mark_name = mark_name;
-	ret = gpuperf_streaming_start(&r.s, cmd, &o, o.interval_ns, true, false,
+	o->mark_name = mark_name;
+	ret = gpuperf_streaming_start(&r.s, cmd, o, o->interval_ns, true, false,
 				      &hooks, &r);
 	/* A stream that ended as it started (its output closed) measures
 	 * nothing: the command is not run. */
 	bool started = !ret && !r.s.stopping;
 	if (started)
-		watch_processes(&r, &o);
+		watch_processes(&r, o);
 	if (started && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
 		ret = gpuperf_report(cmd, "the daemon did not open the measured "
 				     "window", &err);
@@ -281,4 +322,36 @@ int gpuperf_cmd_run(int argc, char **argv)
 	gpuperf_streaming_fini(&r.s);
 	gpuperf_process_tree_fini(&r.tree);
 	return ret ? ret : r.s.exit_code;
+}
+
+int gpuperf_cmd_run(int argc, char **argv)
+{
+	struct gpuperf_stream_options o = { .format = GPUPERF_FORMAT_TABLE };
+	int command_index = 0;
+	unsigned repeat = 1;
+	bool show_help = false;
+
+	int ret = parse(argc, argv, &o, &command_index, &repeat, &show_help);
+	if (ret || show_help) {
+		if (show_help)
+			printf("usage: %s\n\n%s%s\n%s", usage, help,
+			       gpuperf_stream_options_help,
+			       gpuperf_connection_help);
+		return ret;
+	}
+	if (repeat == 1)
+		return run_once(&o, argc, argv, command_index);
+	const char *output = o.output;
+	char path[4096];
+	for (unsigned n = 1; n <= repeat && !ret; n++) {
+		if (numbered_path(output, n, path, sizeof(path)))
+			return gpuperf_usage_error(cmd, usage, "-o %s is too long "
+						   "a name", output);
+		o.output = path;
+		ret = run_once(&o, argc, argv, command_index);
+		if (ret)
+			fprintf(stderr, "gpuperf run: run %u of %u ended with "
+				"status %d: no more runs\n", n, repeat, ret);
+	}
+	return ret;
 }
