@@ -2,6 +2,7 @@
 """Checks a Grafana dashboard of deploy/grafana/ offline:
 
     check_dashboard.py DASHBOARD.json RULES.yml EXPOSITION OUT_RULES.yml
+                       [--legends OUT_LEGENDS]
 
 The dashboard must be one Grafana provisions as it is: a uid, a title,
 panels that fit the 24-column grid without overlapping, each of them (but
@@ -11,8 +12,10 @@ must be one gpuperfd exports (EXPOSITION: a /metrics answer in the text
 format) or one of the recording rules of RULES.yml.
 
 Writes the queries, their variables replaced, as recording rules to
-OUT_RULES.yml, for `promtool check rules` to parse the PromQL. Prints one
-line per fault and exits 1, or exits 0.
+OUT_RULES.yml, for `promtool check rules` to parse the PromQL; with
+--legends, each query a line of OUT_LEGENDS, "PANEL<TAB>QUERY<TAB>LABELS":
+the labels its legend shows, which each of its series must have. Prints
+one line per fault and exits 1, or exits 0.
 """
 import json
 import re
@@ -38,6 +41,8 @@ KEYWORDS = {"sum", "avg", "max", "min", "count", "topk", "bottomk", "quantile", 
 
 def main():
     dash_path, rules_path, exposition_path, out_path = sys.argv[1:5]
+    legends_path = sys.argv[6] if len(sys.argv) > 6 and sys.argv[5] == "--legends" else None
+    legends = []
     with open(dash_path, encoding="utf-8") as f:
         dash = json.load(f)
     with open(rules_path, encoding="utf-8") as f:
@@ -103,8 +108,13 @@ def main():
                     fault(where, f"reads {name}, which neither gpuperfd nor the recording rules make")
             out.append({"record": f"dashboard:panel_{p.get('id')}_{t.get('refId')}",
                         "expr": plain})
+            shown = re.findall(r"\{\{\s*(\w+)\s*\}\}", t.get("legendFormat", ""))
+            legends.append(f"{p.get('title')}\t{' '.join(plain.split())}\t{' '.join(shown)}")
     with open(out_path, "w", encoding="utf-8") as f:
         yaml.safe_dump({"groups": [{"name": "dashboard", "rules": out}]}, f)
+    if legends_path:
+        with open(legends_path, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in legends))
 
 
 main()
