@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/bench/bench_gpuperfd.h"
+
 #define SCRAPES_PER_SECOND 10
 #define HEALTH_PER_SECOND 100
 
@@ -134,40 +136,14 @@ static void *request_loop(void *arg)
 static pid_t start_daemon(const char *build, const char *shared,
 			  const char *log, int *port)
 {
-	char gpuperfd[512], metrics[512];
-	snprintf(gpuperfd, sizeof(gpuperfd), "%s/gpuperfd", build);
+	char metrics[512];
 	snprintf(metrics, sizeof(metrics), "%s/intel-metrics/i915", shared);
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (!freopen(log, "w", stderr))
-			_exit(127);
-		execl(gpuperfd, gpuperfd, "--device", "sim", "--device", "sim:tglgt2",
-		      "--device", "sim:sklgt2", "--device", "sim:mtlgt2",
-		      "--metrics-dir", metrics, "--listen", "127.0.0.1:0",
-		      "--metrics-processes", "--metrics-max-processes", "4096",
-		      "--metrics-window", "100", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && pid > 0; i++) {
-		usleep(50000);
-		FILE *f = fopen(log, "r");
-		char line[512];
-		bool ready = false;
-		while (f && fgets(line, sizeof(line), f)) {
-			const char *at = strstr(line, "listening on http://127.0.0.1:");
-			if (at)
-				*port = atoi(at + strlen("listening on http://127.0.0.1:"));
-			ready |= strstr(line, "ready with") != NULL;
-		}
-		if (f)
-			fclose(f);
-		if (ready && *port)
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			break;
-	}
-	fprintf(stderr, "bench_scrape: gpuperfd did not start; see %s\n", log);
-	return -1;
+	char *args[] = { NULL, "--allow-root", "--device", "sim", "--device", "sim:tglgt2",
+		"--device", "sim:sklgt2", "--device", "sim:mtlgt2",
+		"--metrics-dir", metrics, "--listen", "127.0.0.1:0",
+		"--metrics-processes", "--metrics-max-processes", "4096",
+		"--metrics-window", "100", NULL };
+	return bench_start_gpuperfd(build, args, log, port, "bench_scrape");
 }
 
 static const char openmetrics[] =

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/bench/bench_gpuperfd.h"
 #include "tests/integration/ws_client.h"
 
 #define COUNTERS 50
@@ -112,38 +113,12 @@ static long status_kb(pid_t pid, const char *field)
 static pid_t start_daemon(const char *build, const char *shared,
 			  const char *log, int *port)
 {
-	char gpuperfd[512], metrics[512];
-	snprintf(gpuperfd, sizeof(gpuperfd), "%s/gpuperfd", build);
+	char metrics[512];
 	snprintf(metrics, sizeof(metrics), "%s/intel-metrics/i915", shared);
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (!freopen(log, "w", stderr))
-			_exit(127);
-		execl(gpuperfd, gpuperfd, "--allow-root", "--device", "sim:sklgt2",
-		      "--metrics-dir", metrics, "--listen", "127.0.0.1:0",
-		      "--max-connections", "1024", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && pid > 0; i++) {
-		usleep(50000);
-		FILE *f = fopen(log, "r");
-		char line[512];
-		bool ready = false;
-		while (f && fgets(line, sizeof(line), f)) {
-			const char *at = strstr(line, "listening on http://127.0.0.1:");
-			if (at)
-				*port = atoi(at + strlen("listening on http://127.0.0.1:"));
-			ready |= strstr(line, "ready with") != NULL;
-		}
-		if (f)
-			fclose(f);
-		if (ready && *port)
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			break;
-	}
-	fprintf(stderr, "bench_ws: gpuperfd did not start; see %s\n", log);
-	return -1;
+	char *args[] = { NULL, "--allow-root", "--device", "sim:sklgt2",
+		"--metrics-dir", metrics, "--listen", "127.0.0.1:0",
+		"--max-connections", "1024", NULL };
+	return bench_start_gpuperfd(build, args, log, port, "bench_ws");
 }
 
 /* The first set with COUNTERS counters on the device, from the Hello:
