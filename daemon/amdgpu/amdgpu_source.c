@@ -11,6 +11,7 @@
 
 #include "daemon/amdgpu/amdgpu_source.h"
 #include "daemon/amdgpu/amdgpu_usage.h"
+#include "daemon/drm/card.h"
 #include "daemon/host/sysfs_file.h"
 #include "metrics/oa_format.h"
 
@@ -116,6 +117,7 @@ int gpd_amdgpu_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 	src->kind = GPD_SOURCE_AMDGPU;
 	src->loop = loop;
 	snprintf(src->name, sizeof(src->name), "%s", card);
+	gpd_drm_card_pdev(card_dir, src->device_id, sizeof(src->device_id));
 	src->platform = platform;
 	gpm_platform_default_device(platform, &src->info);
 	char id[16];

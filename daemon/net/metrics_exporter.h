@@ -8,7 +8,7 @@
  *              ("0000:03:00.0"), an NVIDIA GPU's UUID ("GPU-8f6b...")
  *   pci_id     the PCI device id ("0x9a49")
  *   model      "Tiger Lake GT2", "NVIDIA H200"
- *   driver     i915, xe, nvidia, sim or replay
+ *   driver     i915, xe, amdgpu, nvidia, sim or replay
  *
  * Per device, the current metric set's counters (--metrics-counters picks
  * which) are gauges in base units (seconds, bytes, hertz, ratios 0-1),

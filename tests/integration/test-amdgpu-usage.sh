@@ -117,15 +117,15 @@ scrape() {
 }
 tries=50
 scrape m1
-while ! grep -q 'gpuperf_engine_busy_seconds_total{device="card2"' "$tmp/m1" &&
+while ! grep -q 'gpuperf_engine_busy_seconds_total{device="card2",' "$tmp/m1" &&
 	[ "$tries" -gt 0 ]; do
 	tries=$((tries - 1))
 	sleep 0.2
 	scrape m1
 done
-expect m1 'gpuperf_engine_busy_seconds_total{device="card0",engine="gfx"'
-expect m1 'gpuperf_memory_clock_hertz{device="card0"'
-expect m1 'gpuperf_temperature_celsius{device="card1"} 45.5'
+expect m1 'gpuperf_engine_busy_seconds_total{device="card0",device_id="0000:03:00.0",pci_id="0x744c",model="AMD GPU (amdgpu)",driver="amdgpu",engine="gfx"'
+expect m1 'gpuperf_memory_clock_hertz{device="card0",device_id="0000:03:00.0",pci_id="0x744c",model="AMD GPU (amdgpu)",driver="amdgpu"}'
+expect m1 'gpuperf_temperature_celsius{device="card1",device_id="0000:04:00.0",pci_id="0x744c",model="AMD GPU (amdgpu)",driver="amdgpu"} 45.5'
 
 # A counter stream: refused, saying why and where the usage view is.
 run 5 stream --unix "$tmp/amd.sock" -d card0 --duration 300ms
