@@ -110,7 +110,7 @@ check "--metrics-counters none left $(count z1 'metric_set=') counter series" \
 check "the sim's budget without counters is 20 series, not $(count z1 'device="sim0"')" \
 	test "$(count z1 'device="sim0"')" = 20
 stop none
-"$gpuperfd" -d sim -l none --unix "$tmp/typo.sock" --metrics-counters GpuBusy,EuActiv \
+"$gpuperfd" --allow-root -d sim -l none --unix "$tmp/typo.sock" --metrics-counters GpuBusy,EuActiv \
 	>"$tmp/typo.log" 2>&1
 check "a mistyped --metrics-counters name started the daemon" test $? != 0
 expect typo.log "--metrics-counters: no device has a counter 'EuActiv' (did you mean EuActive?)"

@@ -57,7 +57,7 @@ start_command c env LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=1 \
 	GPD_FAKE_KERNEL_ROOT="$tmp/c.root" GPD_FAKE_KERNEL_CARDS=i915:tglgt2 \
 	GPD_FAKE_KERNEL_METRICS="$i915_metrics" GPD_FAKE_KERNEL_PMU=1 \
 	GPD_FAKE_KERNEL_LOG="$tmp/c.requests" GPD_FAKE_KERNEL_CONTROL="$tmp/control" \
-	"$gpuperfd" --dev-root "$tmp/c.root/dev" --sysfs-root "$tmp/c.root/sys" \
+	"$gpuperfd" --allow-root --dev-root "$tmp/c.root/dev" --sysfs-root "$tmp/c.root/sys" \
 	--proc-root "$proc" -m "$i915_metrics" -l 127.0.0.1:0 --linger 0 \
 	--metrics-window 250 --metrics-processes
 c_target="127.0.0.1:$(port c)"
