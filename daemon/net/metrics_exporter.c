@@ -663,6 +663,8 @@ static void on_event(void *user, const struct gpd_event *ev)
 	case GPD_EVENT_RESTARTED:
 		ed->lost = ed->halted = false;
 		break;
+	case GPD_EVENT_TRIGGER_FIRED:
+		break;                          /* the values go on */
 	}
 }
 
