@@ -270,10 +270,3 @@ void gpuperf_move_global_options(int argc, char **argv)
 	memmove(&argv[2], &argv[1], (size_t)(i - 1) * sizeof(*argv));
 	argv[1] = command;
 }
-
-bool gpuperf_connection_is_local(const struct gpuperf_connection *c)
-{
-	return c->unix_path || !c->host || !strncmp(c->host, "127.", 4) ||
-	       !strcmp(c->host, "::1") || !strcmp(c->host, "[::1]") ||
-	       !strcmp(c->host, "localhost");
-}

@@ -59,8 +59,4 @@ void gpuperf_note_period(const char *cmd, const struct gpc_client *client,
  * `gpuperf --host H devices` works like `gpuperf devices --host H`. */
 void gpuperf_move_global_options(int argc, char **argv);
 
-/* Whether the daemon runs on this machine: a Unix socket, or a loopback
- * address (no --host, 127.x.x.x, ::1, localhost). */
-bool gpuperf_connection_is_local(const struct gpuperf_connection *c);
-
 #endif

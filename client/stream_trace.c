@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "client/stream_trace.h"
 #include "metrics/oa_trace.h"
@@ -30,14 +29,13 @@ static int write_out(void *ctx, const void *data, size_t len)
 void gpuperf_stream_trace_init(struct gpuperf_stream_trace *t, FILE *out,
 			       struct gpc_client *client,
 			       const struct gpc_subscription *sub,
-			       const char *mark_name, bool local_clocks)
+			       const char *mark_name)
 {
 	memset(t, 0, sizeof(*t));
 	t->out = out;
 	t->client = client;
 	t->sub = sub;
 	t->mark_name = mark_name ? mark_name : "mark";
-	t->local_clocks = local_clocks;
 }
 
 static void free_counters(struct gpuperf_stream_trace *t)
@@ -123,24 +121,12 @@ static int show_configuration(struct gpuperf_stream_trace *t,
 	return ret;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int snapshot(struct gpuperf_stream_trace *t, const struct gpc_frame *f)
 {
-	uint64_t offset = 0;
-	if (t->local_clocks) {
-		uint64_t mono = clock_ns(CLOCK_MONOTONIC);
-		offset = clock_ns(CLOCK_BOOTTIME) - mono;
-	}
 	t->last_snapshot_gpu_ns = f->gpu_start_ns;
 	int ret = gpm_trace_clock_snapshot(&t->writer, f->gpu_start_ns,
-					   f->cpu_start_ns, t->local_clocks,
-					   f->cpu_start_ns + offset);
+					   f->cpu_start_ns, f->has_boottime,
+					   f->cpu_start_boottime_ns);
 	return ret ? ret : gpm_trace_flush(&t->writer);
 }
 

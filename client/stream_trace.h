@@ -9,10 +9,10 @@
  * an instant event and a new group of counter tracks, so the trace goes
  * on where the table would have to stop. Frames carry no spans of
  * contexts: context slices come with recordings (gpuperf record --format
- * perfetto). The GPU clock is related to the daemon's CLOCK_MONOTONIC
- * from the frames' times about once a second, and to CLOCK_BOOTTIME when
- * the daemon runs on this machine (a Unix socket or a loopback address:
- * the two clocks are this machine's).
+ * perfetto). The GPU clock is related to the daemon's CLOCK_MONOTONIC and
+ * CLOCK_BOOTTIME from the frames' times about once a second: the trace is
+ * on the daemon's clocks wherever it runs, and lines up with a system
+ * trace of the daemon's machine.
  */
 #ifndef GPUPERF_STREAM_TRACE_H
 #define GPUPERF_STREAM_TRACE_H
@@ -31,7 +31,6 @@ struct gpuperf_stream_trace {
 	struct gpc_client *client;
 	const struct gpc_subscription *sub;
 	const char *mark_name;
-	bool local_clocks;
 	bool started;
 	bool config_changed;            /* since the last frame */
 	struct gpm_trace_writer writer;
@@ -49,12 +48,11 @@ struct gpuperf_stream_trace {
 };
 
 /* out: where the trace goes; mark_name: the marked window's slice name
- * (NULL: "mark"); local_clocks: the daemon shares this machine's clocks.
- * Nothing is written before the first frame. */
+ * (NULL: "mark"). Nothing is written before the first frame. */
 void gpuperf_stream_trace_init(struct gpuperf_stream_trace *t, FILE *out,
 			       struct gpc_client *client,
 			       const struct gpc_subscription *sub,
-			       const char *mark_name, bool local_clocks);
+			       const char *mark_name);
 
 /* Writes a frame. 0, or a negative errno (of the write, or -ENOMEM). */
 int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,

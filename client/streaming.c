@@ -473,8 +473,7 @@ static int start_view(struct gpuperf_streaming *s)
 	}
 	if (o->format == GPUPERF_FORMAT_PERFETTO) {
 		gpuperf_stream_trace_init(&s->trace, s->out, s->client, s->sub,
-					  o->mark_name,
-					  gpuperf_connection_is_local(&o->conn));
+					  o->mark_name);
 		s->tracing = true;
 		s->view_ready = true;
 		return 0;

@@ -400,6 +400,10 @@ struct gpc_frame {
 	bool last;
 	/* An interval window inside a mark: those add up to the mark's. */
 	bool within_mark;
+	/* The daemon's CLOCK_BOOTTIME at cpu_start_ns, where it says (older
+	 * daemons do not): the clock of Perfetto's traces. */
+	bool has_boottime;
+	uint64_t cpu_start_boottime_ns;
 };
 
 enum gpc_event_kind {
@@ -654,6 +658,9 @@ struct gpc_usage_frame {
 	const char *note;               /* what could not be measured */
 	uint32_t frames_dropped;
 	uint64_t frames_dropped_total;
+	/* The daemon's CLOCK_BOOTTIME at cpu_start_ns, as in gpc_frame. */
+	bool has_boottime;
+	uint64_t cpu_start_boottime_ns;
 };
 
 struct gpc_usage_info {

@@ -255,6 +255,9 @@ void gpc__subscription_frame(struct gpc_client *c, const Gpuperf__Frame *f)
 		.partial = f->partial,
 		.last = f->last,
 		.within_mark = f->within_mark,
+		.has_boottime = f->boottime_case ==
+				GPUPERF__FRAME__BOOTTIME_CPU_START_BOOTTIME_NS,
+		.cpu_start_boottime_ns = f->cpu_start_boottime_ns,
 	};
 	sub->cbs.frame(sub, &frame, sub->user);
 }

@@ -257,6 +257,9 @@ void gpc__usage_frame(struct gpc_client *c, const Gpuperf__UsageFrame *f)
 		.note = f->note,
 		.frames_dropped = f->frames_dropped,
 		.frames_dropped_total = f->frames_dropped_total,
+		.has_boottime = f->boottime_case ==
+				GPUPERF__USAGE_FRAME__BOOTTIME_CPU_START_BOOTTIME_NS,
+		.cpu_start_boottime_ns = f->cpu_start_boottime_ns,
 	};
 #undef OR_NAN
 	u->cbs.frame(u, &frame, u->user);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/clock.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/proto_codec.h"
 #include "daemon/net/session_internal.h"
@@ -81,6 +82,8 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	m.gpu_end_ns = f->gpu_end_ns;
 	m.cpu_start_ns = f->cpu_start_ns;
 	m.cpu_end_ns = f->cpu_end_ns;
+	m.boottime_case = GPUPERF__FRAME__BOOTTIME_CPU_START_BOOTTIME_NS;
+	m.cpu_start_boottime_ns = gpd_boottime_at(f->cpu_start_ns);
 	m.reports = f->reports;
 	m.lost_reports = f->lost_reports;
 	m.buffer_lost = f->buffer_lost;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/clock.h"
 #include "daemon/device_registry.h"
 #include "daemon/net/proto_codec.h"
 #include "daemon/net/session_internal.h"
@@ -187,6 +188,8 @@ static void on_usage_frame(void *user, const struct gpd_usage_frame *f)
 	m->device = su->device->source->name;
 	m->cpu_start_ns = f->start_ns;
 	m->cpu_end_ns = f->end_ns;
+	m->boottime_case = GPUPERF__USAGE_FRAME__BOOTTIME_CPU_START_BOOTTIME_NS;
+	m->cpu_start_boottime_ns = gpd_boottime_at(f->start_ns);
 	fill_device(m, p, layout, f);
 	m->processes_note = (char *)"";
 	if (su->processes) {

@@ -84,6 +84,35 @@ expect st.pftrace.summary "(with BOOTTIME)"
 run 2 stream $S -m RenderBasic --format perfetto --per-context -o "$tmp/x"
 expect err "a trace's contexts come with"
 
+# ---- clocks: a trace of a daemon elsewhere is on that daemon's BOOTTIME.
+# The daemon runs in a time namespace whose BOOTTIME is 5000 s ahead of
+# this machine's, as another machine's would be, and is reached over TCP.
+ahead=5000
+if unshare --user --map-current-user --time --boottime $ahead true 2>/dev/null; then
+	start_command faraway unshare --user --map-current-user --time \
+		--boottime $ahead "$gpuperfd" -d sim:tglgt2 -m "$shared/intel-metrics/i915" \
+		-l 127.0.0.1:0 --linger 0
+	far_port=$(port faraway)
+	run 0 stream --port "$far_port" -m RenderBasic -c GpuTime,GpuBusy -i 50ms \
+		--duration 1500ms --format perfetto -o "$tmp/far.pftrace"
+	check_trace "$tmp/far.pftrace"
+	expect far.pftrace.summary "(with BOOTTIME)"
+	if decode_trace "$tmp/far.pftrace"; then
+		here=$("$trace_check" boottime-offset)
+		"$trace_check" clocks "$tmp/far.pftrace.txt" >"$tmp/far.clocks"
+		# Each snapshot's BOOTTIME - MONOTONIC is the daemon's: ours plus
+		# $ahead s, to within the 1 s a suspend of the test could add.
+		check "the trace's BOOTTIME is not the daemon's" awk -v here="$here" \
+			-v ahead="$ahead" '$3 == "-" { bad = 1 }
+			{ d = $3 - $2 - here - ahead * 1e9; if (d < -1e9 || d > 1e9) bad = 1 }
+			END { exit bad || NR < 2 }' "$tmp/far.clocks"
+	fi
+	stop faraway
+else
+	skip "a trace of a daemon on another machine's BOOTTIME" \
+		"user and time namespaces (unshare --time)"
+fi
+
 # ---- run: the command's window as a slice named after it
 run 0 run $S -m RenderBasic -c GpuTime,GpuBusy -i 100ms --format perfetto \
 	-o "$tmp/run.pftrace" -- sleep 0.3

@@ -26,6 +26,11 @@
  *       data share.
  *   trace-check list TEXT
  *       One line per event: time, track name, type, name and value.
+ *   trace-check clocks TEXT
+ *       One line per clock snapshot: its GPU, CLOCK_MONOTONIC and
+ *       CLOCK_BOOTTIME times ("-" for a clock it lacks).
+ *   trace-check boottime-offset
+ *       This machine's CLOCK_BOOTTIME minus CLOCK_MONOTONIC now, in ns.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -37,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <zlib.h>
 
@@ -812,6 +818,38 @@ static int list(const char *path)
 	return 0;
 }
 
+static int clocks(const char *path)
+{
+	struct node *root = parse_text(path);
+	for (size_t i = 0; i < root->n_kids; i++) {
+		const struct node *cs = kid(root->kids[i], "clock_snapshot");
+		const char *gpu = "-", *mono = "-", *boot = "-";
+		for (size_t k = 0; cs && k < cs->n_kids; k++) {
+			uint64_t id;
+			const char *ts = value(cs->kids[k], "timestamp");
+			if (strcmp(cs->kids[k]->key, "clocks") ||
+			    !u64_value(cs->kids[k], "clock_id", &id) || !ts)
+				continue;
+			if (id == 64)
+				gpu = ts;
+			else if (id == 3)
+				mono = ts;
+			else if (id == 6)
+				boot = ts;
+		}
+		if (cs)
+			printf("%s %s %s\n", gpu, mono, boot);
+	}
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The checker lives for one command and leaves its trees and tables to
  * exit(): under SAN=1, LeakSanitizer would count them as leaks of the
  * trace writer it checks. */
@@ -845,7 +883,15 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "list"))
 		return list(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "clocks"))
+		return clocks(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "boottime-offset")) {
+		uint64_t mono = clock_ns(CLOCK_MONOTONIC);
+		printf("%" PRIu64 "\n", clock_ns(CLOCK_BOOTTIME) - mono);
+		return 0;
+	}
 	fprintf(stderr, "usage: trace-check expand TRACE OUT | verify TEXT | "
-		"values TEXT NDJSON | strip-clocks TEXT | list TEXT\n");
+		"values TEXT NDJSON | strip-clocks TEXT | list TEXT | clocks TEXT | "
+		"boottime-offset\n");
 	return 2;
 }
