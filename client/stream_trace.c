@@ -103,9 +103,11 @@ static int show_configuration(struct gpuperf_stream_trace *t,
 		specs[i].name = c ? c->name : info->counters[i];
 		specs[i].description = c ? c->description : "";
 		specs[i].units = c ? c->units : "";
-		specs[i].is_double = c && (c->data_type == GPC_DATA_FLOAT ||
-					   c->data_type == GPC_DATA_DOUBLE);
-		t->is_double[i] = specs[i].is_double;
+		specs[i].kind = !c ? GPM_TRACE_COUNTER_DOUBLE :
+				c->data_type == GPC_DATA_FLOAT ? GPM_TRACE_COUNTER_FLOAT :
+				c->data_type == GPC_DATA_DOUBLE ? GPM_TRACE_COUNTER_DOUBLE :
+				GPM_TRACE_COUNTER_INT;
+		t->is_double[i] = specs[i].kind != GPM_TRACE_COUNTER_INT;
 	}
 	int ret = gpm_trace_layout_set(&t->layout, set ? set->name : info->metric_set,
 				       info->metric_set, set ? set->guid : "",

@@ -183,8 +183,7 @@ static int start(struct gpm_oa_trace *t, const void *report, size_t size)
 		specs[i].name = c->name;
 		specs[i].description = c->description;
 		specs[i].units = c->units;
-		specs[i].is_double = gpm_counter_value_type(c->data_type) ==
-				     GPM_VALUE_DOUBLE;
+		specs[i].kind = gpm_trace_kind_of(c->data_type);
 	}
 	snprintf(description, sizeof(description), "GPU, PCI id 0x%04" PRIx32
 		 "; GPU timestamps at %" PRIu64 " Hz.", t->opt.pci_id,

@@ -31,6 +31,21 @@ static void duration_text(char *buf, size_t size, uint64_t ns)
 		snprintf(buf, size, "%" PRIu64 " ns", ns);
 }
 
+enum gpm_trace_counter_kind gpm_trace_kind_of(enum gpm_counter_data_type type)
+{
+	switch (type) {
+	case GPM_DATA_FLOAT:
+		return GPM_TRACE_COUNTER_FLOAT;
+	case GPM_DATA_DOUBLE:
+		return GPM_TRACE_COUNTER_DOUBLE;
+	case GPM_DATA_BOOL32:
+	case GPM_DATA_UINT32:
+	case GPM_DATA_UINT64:
+		break;
+	}
+	return GPM_TRACE_COUNTER_INT;
+}
+
 struct gpm_trace_unit gpm_trace_unit_from_xml(const char *units)
 {
 	struct gpm_trace_unit u = { .kind = GPM_TRACE_UNIT_NAMED };
@@ -89,14 +104,13 @@ int gpm_trace_layout_set(struct gpm_trace_layout *l, const char *set_name,
 	for (size_t i = 0; !ret && i < n; i++) {
 		const struct gpm_trace_counter_spec *c = &counters[i];
 		const char *units = c->units && c->units[0] ? c->units : "no unit";
-		snprintf(text, sizeof(text), "%s: %s%s(%s, %s)", c->symbol,
+		snprintf(text, sizeof(text), "%s: %s%s(%s, %s%s)", c->symbol,
 			 c->description ? c->description : "",
 			 c->description && c->description[0] ? " " : "",
-			 units, window);
+			 units, window, c->kind == GPM_TRACE_COUNTER_FLOAT ?
+			 ", float precision" : "");
 		uuids[i] = gpm_trace_counter_track(w, l->set, c->name, text,
-						   (int)i, c->is_double ?
-						   GPM_TRACE_COUNTER_DOUBLE :
-						   GPM_TRACE_COUNTER_INT,
+						   (int)i, c->kind,
 						   gpm_trace_unit_from_xml(c->units));
 		if (!uuids[i])
 			ret = -ENOSPC;

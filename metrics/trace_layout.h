@@ -15,7 +15,9 @@
  * Counter tracks are named as the UI names the counters; their
  * description starts with the counter's symbol (what CSV and NDJSON
  * columns are called) and says what one value is. Values are the ones
- * CSV and NDJSON carry for the same window, in the counter's base unit.
+ * CSV and NDJSON carry for the same window, in the counter's base unit;
+ * those of counters the metric file declares float at float's precision
+ * (their description says "float precision").
  *
  * A layout holds only uuids; the writer holds the tracks themselves.
  */
@@ -26,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics/metric_set.h"
 #include "metrics/trace_writer.h"
 
 /* Hardware contexts with a track of their own; later ones share one. */
@@ -37,7 +40,9 @@ struct gpm_trace_counter_spec {
 	const char *name;               /* "GPU Busy" */
 	const char *description;
 	const char *units;              /* as in the metric XML: "percent" */
-	bool is_double;                 /* float/double data: else integer */
+	/* Its data type: uint64 and bool as INT, float as FLOAT (written
+	 * at float's precision), double as DOUBLE. */
+	enum gpm_trace_counter_kind kind;
 };
 
 struct gpm_trace_layout {
@@ -94,6 +99,9 @@ int gpm_trace_layout_configuration(struct gpm_trace_layout *l, uint64_t ts,
 int gpm_trace_layout_losses(struct gpm_trace_layout *l, uint64_t ts,
 			    uint64_t reports_lost, uint64_t buffers_lost,
 			    uint64_t frames_dropped);
+
+/* A counter's track kind by its data type. */
+enum gpm_trace_counter_kind gpm_trace_kind_of(enum gpm_counter_data_type type);
 
 /* A unit of the metric XML as a counter track's unit. */
 struct gpm_trace_unit gpm_trace_unit_from_xml(const char *units);

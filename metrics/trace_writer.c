@@ -5,6 +5,8 @@
  * packet of its own.
  */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -666,6 +668,13 @@ int gpm_trace_instant(struct gpm_trace_writer *w, uint64_t track, uint64_t ts,
 			   name, args, n_args);
 }
 
+/* v as the float nearest it, where a float holds it: a float's 24 bits
+ * of mantissa, the rest zeros that compress to nothing. */
+static double float_precision(double v)
+{
+	return fabs(v) <= FLT_MAX ? (double)(float)v : v;
+}
+
 int gpm_trace_window(struct gpm_trace_writer *w, uint64_t ts,
 		     int64_t primary_value, const union gpm_trace_value *values)
 {
@@ -685,6 +694,8 @@ int gpm_trace_window(struct gpm_trace_writer *w, uint64_t ts,
 	for (size_t i = 0; i < w->n_window_counters; i++) {
 		if (w->window_kinds[i] == GPM_TRACE_COUNTER_INT)
 			w->window_ints[ni++] = values[i].i;
+		else if (w->window_kinds[i] == GPM_TRACE_COUNTER_FLOAT)
+			w->window_doubles[nd++] = float_precision(values[i].d);
 		else
 			w->window_doubles[nd++] = values[i].d;
 	}

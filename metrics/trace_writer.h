@@ -55,6 +55,9 @@ typedef int (*gpm_trace_write_fn)(void *ctx, const void *data, size_t len);
 enum gpm_trace_counter_kind {
 	GPM_TRACE_COUNTER_INT,          /* values are int64 */
 	GPM_TRACE_COUNTER_DOUBLE,
+	/* Doubles written at float's precision (a counter the metric file
+	 * declares float); those float cannot hold are written whole. */
+	GPM_TRACE_COUNTER_FLOAT,
 };
 
 /* A counter track's unit: Perfetto's own for time, counts and sizes, a

@@ -20,7 +20,8 @@
  *       overlapping. Prints what the trace holds.
  *   trace-check values TEXT NDJSON
  *       The counter windows hold the values of the NDJSON rows, window by
- *       window (matched by counter symbol; NaN is null).
+ *       window (matched by counter symbol; NaN is null; at float's
+ *       precision on tracks whose description says "float precision").
  *   trace-check strip-clocks TEXT
  *       TEXT without its clock snapshots: what two captures of the same
  *       data share.
@@ -34,6 +35,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -703,11 +705,16 @@ static char *json_value(const char *line, const char *key)
 	return strndup(p, strcspn(p, ",}"));
 }
 
-static bool same(double trace, const char *json)
+/* Whether the trace's value is the row's; at float's precision where
+ * the track says it holds floats. */
+static bool same(double trace, const char *json, bool float_precision)
 {
 	if (!strcmp(json, "null"))
 		return isnan(trace);
-	return strtod(json, NULL) == trace;
+	double v = strtod(json, NULL);
+	if (float_precision && fabs(v) <= FLT_MAX)
+		v = (double)(float)v;
+	return v == trace;
 }
 
 static int values(const char *text, const char *ndjson)
@@ -759,7 +766,8 @@ static int values(const char *text, const char *ndjson)
 			char *j = json_value(row, sym);
 			if (!j)
 				bad("window %" PRIu64 ": the row has no %s", windows, sym);
-			else if (!same(text_double(v->value), j))
+			else if (!same(text_double(v->value), j, t &&
+					strstr(t->description, ", float precision)")))
 				bad("window %" PRIu64 ": %s is %s in the trace, %s "
 				    "in the row", windows, sym, v->value, j);
 			else

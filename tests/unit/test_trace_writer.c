@@ -1,17 +1,25 @@
 /*
  * The Perfetto trace writer: nothing timed before a clock snapshot, chunks
  * of bounded size however long the trace, the track cap, window counters
- * that must be counter tracks, and write failures that stick.
+ * that must be counter tracks, write failures that stick, and counters
+ * written at the precision of their kind.
  */
 #include <errno.h>
+#include <float.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "metrics/trace_writer.h"
+#include "proto/perfetto_trace.pb-c.h"
 #include "tests/unit/test_util.h"
 
 struct sink {
 	size_t calls, bytes, largest;
 	int fail_with;
+	unsigned char *kept;            /* the bytes, where asked */
+	size_t cap;
 };
 
 static int to_sink(void *ctx, const void *data, size_t len)
@@ -19,11 +27,50 @@ static int to_sink(void *ctx, const void *data, size_t len)
 	struct sink *s = ctx;
 	if (s->fail_with)
 		return s->fail_with;
+	if (s->cap) {
+		ck_assert_uint_le(s->bytes + len, s->cap);
+		memcpy(s->kept + s->bytes, data, len);
+	}
 	s->calls++;
 	s->bytes += len;
 	if (len > s->largest)
 		s->largest = len;
 	return 0;
+}
+
+/* The extra double counter values of the trace's first window. */
+static size_t first_window_doubles(const struct sink *s, double *out, size_t max)
+{
+	Gpuperf__Perfetto__Trace *outer =
+		gpuperf__perfetto__trace__unpack(NULL, s->bytes, s->kept);
+	size_t n = 0;
+	ck_assert_ptr_nonnull(outer);
+	for (size_t i = 0; i < outer->n_packet && !n; i++) {
+		Gpuperf__Perfetto__TracePacket *p = outer->packet[i];
+		if (p->data_case != GPUPERF__PERFETTO__TRACE_PACKET__DATA_COMPRESSED_PACKETS)
+			continue;
+		uLongf len = GPM_TRACE_CHUNK_SIZE * 2;
+		unsigned char *plain = malloc(len);
+		ck_assert_int_eq(uncompress(plain, &len, p->compressed_packets.data,
+					    p->compressed_packets.len), Z_OK);
+		Gpuperf__Perfetto__Trace *inner =
+			gpuperf__perfetto__trace__unpack(NULL, len, plain);
+		ck_assert_ptr_nonnull(inner);
+		for (size_t k = 0; k < inner->n_packet && !n; k++) {
+			Gpuperf__Perfetto__TracePacket *q = inner->packet[k];
+			if (q->data_case != GPUPERF__PERFETTO__TRACE_PACKET__DATA_TRACK_EVENT)
+				continue;
+			Gpuperf__Perfetto__TrackEvent *te = q->track_event;
+			if (!te->n_extra_double_counter_values)
+				continue;
+			for (; n < te->n_extra_double_counter_values && n < max; n++)
+				out[n] = te->extra_double_counter_values[n];
+		}
+		gpuperf__perfetto__trace__free_unpacked(inner, NULL);
+		free(plain);
+	}
+	gpuperf__perfetto__trace__free_unpacked(outer, NULL);
+	return n;
 }
 
 static uint64_t counter(struct gpm_trace_writer *w, uint64_t parent,
@@ -133,6 +180,46 @@ START_TEST(test_write_failures_stick)
 }
 END_TEST
 
+/* A counter the metric file declares float is written at float's
+ * precision: its value's digits beyond that are the evaluation's, not the
+ * hardware's, and would cost a trace of real counters more than its
+ * budget. Doubles stay whole; what float cannot hold stays as it is. */
+START_TEST(test_float_counters_at_float_precision)
+{
+	struct gpm_trace_writer w;
+	struct sink s = { .cap = 1 << 16 };
+	uint64_t c[5];
+	union gpm_trace_value v[5] = {
+		{ .d = 12.561150565385809 }, { .d = 12.561150565385809 },
+		{ .d = 1e300 }, { .d = -0.1 }, { .d = 1.0 / 3.0 },
+	};
+	double got[5];
+
+	s.kept = malloc(s.cap);
+	ck_assert_int_eq(gpm_trace_writer_init(&w, 5, to_sink, &s), 0);
+	uint64_t dev = gpm_trace_track(&w, 0, "GPU", "", 0);
+	uint64_t reports = counter(&w, dev, "reports", GPM_TRACE_COUNTER_INT);
+	c[0] = counter(&w, dev, "float", GPM_TRACE_COUNTER_FLOAT);
+	c[1] = counter(&w, dev, "double", GPM_TRACE_COUNTER_DOUBLE);
+	c[2] = counter(&w, dev, "huge float", GPM_TRACE_COUNTER_FLOAT);
+	c[3] = counter(&w, dev, "negative float", GPM_TRACE_COUNTER_FLOAT);
+	c[4] = counter(&w, dev, "third", GPM_TRACE_COUNTER_FLOAT);
+	ck_assert_int_eq(gpm_trace_set_window_counters(&w, reports, c, 5), 0);
+	ck_assert_int_eq(gpm_trace_clock_snapshot(&w, 0, 0, true, 0), 0);
+	ck_assert_int_eq(gpm_trace_window(&w, 10, 1, v), 0);
+	ck_assert_int_eq(gpm_trace_flush(&w), 0);
+	ck_assert_uint_eq(first_window_doubles(&s, got, 5), 5);
+	ck_assert(got[0] == (double)(float)v[0].d);
+	ck_assert(got[0] != v[0].d);
+	ck_assert(got[1] == v[1].d);
+	ck_assert(got[2] == 1e300);
+	ck_assert(got[3] == (double)-0.1f);
+	ck_assert(got[4] == (double)(1.0f / 3.0f));
+	gpm_trace_writer_fini(&w);
+	free(s.kept);
+}
+END_TEST
+
 static Suite *trace_writer_suite(void)
 {
 	Suite *s = suite_create("trace_writer");
@@ -142,6 +229,7 @@ static Suite *trace_writer_suite(void)
 	tcase_add_test(tc, test_chunks_stay_bounded);
 	tcase_add_test(tc, test_track_limits);
 	tcase_add_test(tc, test_write_failures_stick);
+	tcase_add_test(tc, test_float_counters_at_float_precision);
 	suite_add_tcase(s, tc);
 	return s;
 }
