@@ -14,6 +14,7 @@ static const char usage[] =
 	"gpuperf stream [-m SET] [-c C1,C2|all] [-p PERIOD] [-i INTERVAL]\n"
 	"       [--ctx ID | --drm-fd FD --context HANDLE] [--per-context]\n"
 	"       [--raw] [--format table|csv|ndjson] [--units] [-o FILE]\n"
+	"       [--format perfetto [--usage-interval D|--no-usage]]\n"
 	"       [--duration D] [-d DEVICE]\n"
 	"       [CONNECTION OPTIONS]";
 

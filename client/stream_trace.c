@@ -53,8 +53,10 @@ static void free_counters(struct gpuperf_stream_trace *t)
 
 void gpuperf_stream_trace_fini(struct gpuperf_stream_trace *t)
 {
-	if (t->started)
+	if (t->started) {
+		gpuperf_usage_trace_fini(&t->usage);
 		gpm_trace_writer_fini(&t->writer);
+	}
 	free_counters(t);
 	t->started = false;
 }
@@ -132,28 +134,27 @@ static int snapshot(struct gpuperf_stream_trace *t, const struct gpc_frame *f)
 	return ret ? ret : gpm_trace_flush(&t->writer);
 }
 
-static int start(struct gpuperf_stream_trace *t, const struct gpc_frame *f)
+/* The writer and the device's track, at the first frame of either
+ * stream: time is the daemon's CLOCK_MONOTONIC then. */
+static int start(struct gpuperf_stream_trace *t, const char *device,
+		 uint64_t time)
 {
-	const struct gpc_device *d = gpc_find_device(t->client, f->device);
+	const struct gpc_device *d = gpc_find_device(t->client, device);
 	char label[160], description[160];
-	uint64_t identity = 1469598103934665603ull ^ f->gpu_start_ns;
+	uint64_t identity = 1469598103934665603ull ^ time;
 
-	for (const char *p = f->device; *p; p++)
+	for (const char *p = device; *p; p++)
 		identity = (identity ^ (unsigned char)*p) * 1099511628211ull;
-	if (gpm_trace_writer_init(&t->writer, identity ^ f->cpu_start_ns,
-				  write_out, t))
+	if (gpm_trace_writer_init(&t->writer, identity, write_out, t))
 		return -ENOMEM;
 	t->started = true;
-	gpm_oa_trace_label(label, sizeof(label), d ? d->description : f->device,
+	gpm_oa_trace_label(label, sizeof(label), d ? d->description : device,
 			   d ? d->pci_id : 0);
 	snprintf(description, sizeof(description), "GPU %s of the daemon, as "
-		 "it streamed frames.", f->device);
+		 "it streamed frames.", device);
 	int ret = gpm_trace_layout_init(&t->layout, &t->writer, label,
 					description);
-	if (!ret)
-		ret = snapshot(t, f);
-	if (!ret)
-		ret = show_configuration(t, f, false);
+	gpuperf_usage_trace_init(&t->usage, &t->writer, t->layout.device);
 	return ret;
 }
 
@@ -187,9 +188,15 @@ int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,
 	int ret = 0;
 
 	if (!t->started)
-		ret = start(t, f);
-	else if (f->gpu_start_ns - t->last_snapshot_gpu_ns >= SNAPSHOT_EVERY_NS)
+		ret = start(t, f->device, f->cpu_start_ns);
+	if (!ret && !t->frames) {
 		ret = snapshot(t, f);
+		if (!ret)
+			ret = show_configuration(t, f, false);
+	} else if (!ret && f->gpu_start_ns - t->last_snapshot_gpu_ns >=
+		   SNAPSHOT_EVERY_NS) {
+		ret = snapshot(t, f);
+	}
 	if (!ret && t->config_changed) {
 		t->config_changed = false;
 		if (!same_counters(t, gpc_subscription_info(t->sub)))
@@ -218,6 +225,25 @@ int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,
 	return gpm_trace_window(&t->writer, f->gpu_start_ns, f->reports, t->values);
 }
 
+int gpuperf_stream_trace_usage(struct gpuperf_stream_trace *t,
+			       const struct gpc_usage_frame *f)
+{
+	int ret = 0;
+
+	if (!t->started)
+		ret = start(t, f->device, f->cpu_start_ns);
+	/* Before the first frame, nothing relates the GPU's clock yet: the
+	 * usage frame's own times place it. */
+	if (!ret && !gpm_trace_clock_known(&t->writer))
+		ret = gpm_trace_cpu_clock_snapshot(&t->writer, f->cpu_start_ns,
+						   f->has_boottime,
+						   f->cpu_start_boottime_ns);
+	if (ret)
+		return ret;
+	t->usage_frames++;
+	return gpuperf_usage_trace_frame(&t->usage, f);
+}
+
 void gpuperf_stream_trace_config_changed(struct gpuperf_stream_trace *t)
 {
 	t->config_changed = true;
@@ -236,7 +262,8 @@ void gpuperf_stream_trace_summary(const struct gpuperf_stream_trace *t,
 			PRIu64 " buffers, dropped %" PRIu64 " frames (instant "
 			"events on the device's track)\n", cmd, t->lost,
 			t->buffers_lost, t->dropped);
-	if (!t->started)
-		fprintf(stderr, "gpuperf %s: no frame came: the trace is "
-			"empty\n", cmd);
+	if (!t->frames)
+		fprintf(stderr, "gpuperf %s: no frame came: the trace %s\n", cmd,
+			t->usage_frames ? "has only the device's usage" :
+			"is empty");
 }

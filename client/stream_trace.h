@@ -7,7 +7,8 @@
  * time; the marked window (run's command) as a slice carrying its totals;
  * losses and dropped frames as instant events; a configuration change as
  * an instant event and a new group of counter tracks, so the trace goes
- * on where the table would have to stop. Frames carry no spans of
+ * on where the table would have to stop; the device's usage frames, where
+ * asked, on tracks of their own (usage_trace.h). Frames carry no spans of
  * contexts: context slices come with recordings (gpuperf record --format
  * perfetto). The GPU clock is related to the daemon's CLOCK_MONOTONIC and
  * CLOCK_BOOTTIME from the frames' times about once a second: the trace is
@@ -22,6 +23,7 @@
 #include <stdio.h>
 
 #include "client/include/gpuperf.h"
+#include "client/usage_trace.h"
 #include "metrics/trace_layout.h"
 #include "metrics/trace_writer.h"
 
@@ -45,10 +47,13 @@ struct gpuperf_stream_trace {
 	uint64_t frames, reports;       /* every frame written, marks too */
 	uint64_t gpu_ns;                /* GPU time of the counter windows */
 	uint64_t lost, buffers_lost, dropped;
+	struct gpuperf_usage_trace usage;       /* after the first frame */
+	uint64_t usage_frames;
 };
 
 /* out: where the trace goes; mark_name: the marked window's slice name
- * (NULL: "mark"). Nothing is written before the first frame. */
+ * (NULL: "mark"). Nothing is written before the first frame of either
+ * stream. */
 void gpuperf_stream_trace_init(struct gpuperf_stream_trace *t, FILE *out,
 			       struct gpc_client *client,
 			       const struct gpc_subscription *sub,
@@ -57,6 +62,11 @@ void gpuperf_stream_trace_init(struct gpuperf_stream_trace *t, FILE *out,
 /* Writes a frame. 0, or a negative errno (of the write, or -ENOMEM). */
 int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,
 			       const struct gpc_frame *frame);
+
+/* Writes a usage frame of the device on the usage tracks. 0, or a
+ * negative errno. */
+int gpuperf_stream_trace_usage(struct gpuperf_stream_trace *t,
+			       const struct gpc_usage_frame *frame);
 
 /* The device's configuration changed: the next frame shows how. */
 void gpuperf_stream_trace_config_changed(struct gpuperf_stream_trace *t);

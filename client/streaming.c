@@ -46,6 +46,11 @@ const char gpuperf_stream_options_help[] =
 	"                       ui.perfetto.dev or trace_processor)\n"
 	"      --units          csv: a second header row with each column's\n"
 	"                       units\n"
+	"      --usage-interval D  perfetto: the device's engines, clocks,\n"
+	"                       power and processes (what gpuperf top shows)\n"
+	"                       on tracks of their own, every D (default 1s,\n"
+	"                       at least 100ms)\n"
+	"      --no-usage       perfetto: without them\n"
 	"  -o, --output FILE    write the rows to FILE\n"
 	"      --duration D     cover D of GPU time (e.g. 30s), to within a\n"
 	"                       sampling period, then stop\n"
@@ -94,6 +99,10 @@ int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
 		o->units_row = true;
 		return 1;
 	}
+	if (gpuperf_arg_flag(arg, "--no-usage", NULL)) {
+		o->no_usage = true;
+		return 1;
+	}
 	if ((m = gpuperf_arg_value(argc, argv, i, "--device", "-d", &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--metric-set", "-m", &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--counters", "-c", &value)) ||
@@ -104,7 +113,8 @@ int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
 	    (m = gpuperf_arg_value(argc, argv, i, "--context", NULL, &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--format", NULL, &value)) ||
 	    (m = gpuperf_arg_value(argc, argv, i, "--output", "-o", &value)) ||
-	    (m = gpuperf_arg_value(argc, argv, i, "--duration", NULL, &value))) {
+	    (m = gpuperf_arg_value(argc, argv, i, "--duration", NULL, &value)) ||
+	    (m = gpuperf_arg_value(argc, argv, i, "--usage-interval", NULL, &value))) {
 		if (m < 0 || !*value) {
 			gpuperf_usage_error(cmd, usage, "%s needs a value", arg);
 			return -1;
@@ -125,6 +135,9 @@ int gpuperf_stream_option(const char *cmd, const char *usage, int argc,
 	} else if (!strncmp(arg, "--interval", 10) || !strcmp(arg, "-i")) {
 		return duration_option(cmd, usage, "--interval", value,
 				       &o->interval_ns);
+	} else if (!strncmp(arg, "--usage-interval", 16)) {
+		return duration_option(cmd, usage, "--usage-interval", value,
+				       &o->usage_interval_ns);
 	} else if (!strncmp(arg, "--duration", 10)) {
 		return duration_option(cmd, usage, "--duration", value,
 				       &o->duration_ns);
@@ -209,6 +222,59 @@ void gpuperf_streaming_stop(struct gpuperf_streaming *s, int exit_code)
 }
 
 static int start_view(struct gpuperf_streaming *s);
+
+static void on_usage_subscribed(struct gpc_usage_subscription *u,
+				const struct gpc_error *err, void *user)
+{
+	struct gpuperf_streaming *s = user;
+
+	if (!err)
+		return;
+	/* The handle is freed when this returns. */
+	s->usage = NULL;
+	if (!s->stopping)
+		fprintf(stderr, "gpuperf %s: the trace has no usage tracks: the "
+			"daemon refused its usage stream: %s\n", s->cmd,
+			err->message);
+}
+
+static void on_usage_frame(struct gpc_usage_subscription *u,
+			   const struct gpc_usage_frame *f, void *user)
+{
+	struct gpuperf_streaming *s = user;
+
+	if (s->stopping)
+		return;
+	int ret = gpuperf_stream_trace_usage(&s->trace, f);
+	if (ret == -EPIPE) {
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_OK);
+	} else if (ret) {
+		gpuperf_fail(s->cmd, GPUPERF_EXIT_FILE, "cannot write the "
+			     "output: %s", strerror(-ret));
+		gpuperf_streaming_stop(s, GPUPERF_EXIT_FILE);
+	}
+}
+
+/* Asks for the device's usage stream beside the subscription's. */
+static void ask_usage(struct gpuperf_streaming *s, const char *device)
+{
+	const struct gpc_device *d = gpc_find_device(s->client, device);
+	struct gpc_usage_options uo = {
+		.device = device,
+		.interval_ns = s->usage_interval_ns,
+		.processes = true,
+	};
+	struct gpc_usage_cbs cbs = {
+		.subscribed = on_usage_subscribed,
+		.frame = on_usage_frame,
+	};
+
+	if (!d || !d->usage)
+		return;
+	if (gpc_usage_subscribe(s->client, &uo, &cbs, s, &s->usage))
+		fprintf(stderr, "gpuperf %s: the trace has no usage tracks: "
+			"cannot ask for them\n", s->cmd);
+}
 
 static void on_frame(struct gpc_subscription *sub, const struct gpc_frame *f,
 		     void *user)
@@ -476,6 +542,8 @@ static int start_view(struct gpuperf_streaming *s)
 					  o->mark_name);
 		s->tracing = true;
 		s->view_ready = true;
+		if (s->usage_wanted)
+			ask_usage(s, info->device);
 		return 0;
 	}
 	char period[GPUPERF_HUMAN_TEXT_MAX], window[GPUPERF_HUMAN_TEXT_MAX];
@@ -535,6 +603,13 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 		return gpuperf_fail(cmd, GPUPERF_EXIT_USAGE, "--ctx filters the "
 				    "system-wide stream, --drm-fd asks the kernel "
 				    "for one context's: give one of them");
+	if (o->format != GPUPERF_FORMAT_PERFETTO &&
+	    (o->usage_interval_ns || o->no_usage))
+		return gpuperf_fail(cmd, GPUPERF_EXIT_USAGE, "--usage-interval "
+				    "and --no-usage go with --format perfetto; "
+				    "'gpuperf top' shows the usage stream");
+	s->usage_wanted = o->format == GPUPERF_FORMAT_PERFETTO && !o->no_usage;
+	s->usage_interval_ns = o->usage_interval_ns;
 	s->user = user;
 	s->duration_ns = o->duration_ns;
 	s->filter_context = o->filter_context;

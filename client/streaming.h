@@ -39,6 +39,8 @@ struct gpuperf_stream_options {
 	const char *output;
 	uint64_t duration_ns;           /* 0: until stopped */
 	const char *mark_name;          /* perfetto: the marked window's */
+	uint64_t usage_interval_ns;     /* perfetto: 0 the default */
+	bool no_usage;                  /* perfetto: no usage tracks */
 };
 
 /* The options' help, for gpuperf stream --help and run --help. */
@@ -75,6 +77,10 @@ struct gpuperf_streaming {
 	 * is made). */
 	bool tracing;
 	struct gpuperf_stream_trace trace;
+	/* perfetto: the device's usage stream, beside the subscription. */
+	bool usage_wanted;
+	uint64_t usage_interval_ns;
+	struct gpc_usage_subscription *usage;
 	/* What the view is made with, until it is: a frame can come in on
 	 * the heels of the subscription's acknowledgement. */
 	const struct gpuperf_stream_options *view_options;

@@ -564,17 +564,22 @@ static int interned_iid(struct gpm_trace_writer *w, struct new_interned *ni,
 /* Readies an event packet at ts on track: its track's descriptor out,
  * the generation started. */
 static int event_packet(struct gpm_trace_writer *w, Packet *p, TrackEvent *te,
-			uint64_t track, uint64_t ts)
+			uint64_t track, enum gpm_trace_clock clock, uint64_t ts)
 {
 	if (w->failed)
 		return w->failed;
-	if (!w->have_snapshot)
+	if (clock == GPM_TRACE_CLOCK_GPU ? !w->have_snapshot : !w->have_cpu_snapshot)
 		return -EAGAIN;
 	int ret = emit_track_uuid(w, track);
 	if (ret)
 		return ret;
 	p->has_timestamp = true;
 	p->timestamp = ts;
+	if (clock == GPM_TRACE_CLOCK_MONOTONIC) {
+		p->has_timestamp_clock_id = true;
+		p->timestamp_clock_id =
+			GPUPERF__PERFETTO__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC;
+	}
 	p->has_sequence_flags = true;
 	p->sequence_flags = SEQ_NEEDS;
 	p->data_case = GPUPERF__PERFETTO__TRACE_PACKET__DATA_TRACK_EVENT;
@@ -584,7 +589,8 @@ static int event_packet(struct gpm_trace_writer *w, Packet *p, TrackEvent *te,
 	return 0;
 }
 
-static int named_event(struct gpm_trace_writer *w, uint64_t track, uint64_t ts,
+static int named_event(struct gpm_trace_writer *w, uint64_t track,
+		       enum gpm_trace_clock clock, uint64_t ts,
 		       Gpuperf__Perfetto__TrackEvent__Type type, const char *name,
 		       const struct gpm_trace_arg *args, size_t n_args)
 {
@@ -596,7 +602,7 @@ static int named_event(struct gpm_trace_writer *w, uint64_t track, uint64_t ts,
 
 	if (n_args > MAX_ARGS)
 		return -EINVAL;
-	int ret = event_packet(w, &p, &te, track, ts);
+	int ret = event_packet(w, &p, &te, track, clock, ts);
 	if (ret)
 		return ret;
 	new_interned_init(&ni);
@@ -647,14 +653,14 @@ int gpm_trace_slice_begin(struct gpm_trace_writer *w, uint64_t track,
 			  uint64_t ts, const char *name,
 			  const struct gpm_trace_arg *args, size_t n_args)
 {
-	return named_event(w, track, ts,
+	return named_event(w, track, GPM_TRACE_CLOCK_GPU, ts,
 			   GPUPERF__PERFETTO__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN,
 			   name, args, n_args);
 }
 
 int gpm_trace_slice_end(struct gpm_trace_writer *w, uint64_t track, uint64_t ts)
 {
-	return named_event(w, track, ts,
+	return named_event(w, track, GPM_TRACE_CLOCK_GPU, ts,
 			   GPUPERF__PERFETTO__TRACK_EVENT__TYPE__TYPE_SLICE_END,
 			   NULL, NULL, 0);
 }
@@ -663,7 +669,16 @@ int gpm_trace_instant(struct gpm_trace_writer *w, uint64_t track, uint64_t ts,
 		      const char *name, const struct gpm_trace_arg *args,
 		      size_t n_args)
 {
-	return named_event(w, track, ts,
+	return gpm_trace_instant_on(w, track, GPM_TRACE_CLOCK_GPU, ts, name,
+				    args, n_args);
+}
+
+int gpm_trace_instant_on(struct gpm_trace_writer *w, uint64_t track,
+			 enum gpm_trace_clock clock, uint64_t ts,
+			 const char *name, const struct gpm_trace_arg *args,
+			 size_t n_args)
+{
+	return named_event(w, track, clock, ts,
 			   GPUPERF__PERFETTO__TRACK_EVENT__TYPE__TYPE_INSTANT,
 			   name, args, n_args);
 }
@@ -683,7 +698,8 @@ int gpm_trace_window(struct gpm_trace_writer *w, uint64_t ts,
 
 	if (!w->window_track)
 		return -EINVAL;
-	int ret = event_packet(w, &p, &te, w->window_track, ts);
+	int ret = event_packet(w, &p, &te, w->window_track, GPM_TRACE_CLOCK_GPU,
+			       ts);
 	for (size_t i = 0; !ret && i < w->n_window_int; i++)
 		ret = emit_track_uuid(w, w->window_int_uuids[i]);
 	for (size_t i = 0; !ret && i < w->n_window_double; i++)
@@ -711,9 +727,41 @@ int gpm_trace_window(struct gpm_trace_writer *w, uint64_t ts,
 	return add_packet(w, &p);
 }
 
-int gpm_trace_clock_snapshot(struct gpm_trace_writer *w, uint64_t gpu_ns,
-			     uint64_t monotonic_ns, bool have_boottime,
-			     uint64_t boottime_ns)
+int gpm_trace_counter(struct gpm_trace_writer *w, uint64_t track,
+		      enum gpm_trace_clock clock, uint64_t ts,
+		      union gpm_trace_value value)
+{
+	Packet p = GPUPERF__PERFETTO__TRACE_PACKET__INIT;
+	TrackEvent te = GPUPERF__PERFETTO__TRACK_EVENT__INIT;
+	struct gpm_trace_track_info *t = find_track(w, track);
+
+	if (!t || t->kind != TRACK_COUNTER)
+		return -EINVAL;
+	int ret = event_packet(w, &p, &te, track, clock, ts);
+	if (ret)
+		return ret;
+	te.has_type = true;
+	te.type = GPUPERF__PERFETTO__TRACK_EVENT__TYPE__TYPE_COUNTER;
+	switch (t->counter_kind) {
+	case GPM_TRACE_COUNTER_INT:
+		te.counter_value_field_case =
+			GPUPERF__PERFETTO__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+		te.counter_value = value.i;
+		break;
+	case GPM_TRACE_COUNTER_FLOAT:
+	case GPM_TRACE_COUNTER_DOUBLE:
+		te.counter_value_field_case =
+			GPUPERF__PERFETTO__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
+		te.double_counter_value = t->counter_kind == GPM_TRACE_COUNTER_FLOAT ?
+					  float_precision(value.d) : value.d;
+		break;
+	}
+	return add_packet(w, &p);
+}
+
+static int snapshot(struct gpm_trace_writer *w, bool have_gpu, uint64_t gpu_ns,
+		    uint64_t monotonic_ns, bool have_boottime,
+		    uint64_t boottime_ns)
 {
 	Packet p = GPUPERF__PERFETTO__TRACE_PACKET__INIT;
 	Gpuperf__Perfetto__ClockSnapshot cs = GPUPERF__PERFETTO__CLOCK_SNAPSHOT__INIT;
@@ -731,16 +779,17 @@ int gpm_trace_clock_snapshot(struct gpm_trace_writer *w, uint64_t gpu_ns,
 	int ret = start_generation(w);
 	if (ret)
 		return ret;
-	size_t n = have_boottime ? 3 : 2;
-	for (size_t i = 0; i < n; i++) {
+	size_t n = 0;
+	for (size_t i = have_gpu ? 0 : 1; i < (have_boottime ? 3u : 2u); i++) {
 		Gpuperf__Perfetto__ClockSnapshot__Clock init =
 			GPUPERF__PERFETTO__CLOCK_SNAPSHOT__CLOCK__INIT;
-		clocks[i] = init;
-		clocks[i].has_clock_id = true;
-		clocks[i].clock_id = readings[i].id;
-		clocks[i].has_timestamp = true;
-		clocks[i].timestamp = readings[i].ts;
-		ptrs[i] = &clocks[i];
+		clocks[n] = init;
+		clocks[n].has_clock_id = true;
+		clocks[n].clock_id = readings[i].id;
+		clocks[n].has_timestamp = true;
+		clocks[n].timestamp = readings[i].ts;
+		ptrs[n] = &clocks[n];
+		n++;
 	}
 	cs.n_clocks = n;
 	cs.clocks = ptrs;
@@ -752,7 +801,24 @@ int gpm_trace_clock_snapshot(struct gpm_trace_writer *w, uint64_t gpu_ns,
 	p.data_case = GPUPERF__PERFETTO__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
 	p.clock_snapshot = &cs;
 	ret = add_packet(w, &p);
-	if (!ret)
-		w->have_snapshot = true;
+	if (!ret) {
+		w->have_snapshot |= have_gpu;
+		w->have_cpu_snapshot = true;
+	}
 	return ret;
+}
+
+int gpm_trace_clock_snapshot(struct gpm_trace_writer *w, uint64_t gpu_ns,
+			     uint64_t monotonic_ns, bool have_boottime,
+			     uint64_t boottime_ns)
+{
+	return snapshot(w, true, gpu_ns, monotonic_ns, have_boottime,
+			boottime_ns);
+}
+
+int gpm_trace_cpu_clock_snapshot(struct gpm_trace_writer *w,
+				 uint64_t monotonic_ns, bool have_boottime,
+				 uint64_t boottime_ns)
+{
+	return snapshot(w, false, 0, monotonic_ns, have_boottime, boottime_ns);
 }

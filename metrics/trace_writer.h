@@ -5,7 +5,8 @@
  *
  * Everything is on one packet sequence. Its events are timestamped on the
  * GPU's clock, in ns, as a clock of the sequence's own (Perfetto's clocks
- * 64..127); clock snapshots relate that clock to CLOCK_MONOTONIC and, where
+ * 64..127), or, where asked, on CLOCK_MONOTONIC (values the daemon takes
+ * on the CPU's time); clock snapshots relate that clock to CLOCK_MONOTONIC and, where
  * known, CLOCK_BOOTTIME, Perfetto's trace clock. A reader maps each event
  * through the snapshot before it, so snapshots taken every second or so
  * keep the GPU's drift against the CPU out of the picture. No timestamped
@@ -47,6 +48,12 @@
 
 /* The clock id of the GPU clock on our sequence. */
 #define GPM_TRACE_GPU_CLOCK_ID 64
+
+/* The clock an event's time is on. */
+enum gpm_trace_clock {
+	GPM_TRACE_CLOCK_GPU,            /* the GPU's: every event's but these */
+	GPM_TRACE_CLOCK_MONOTONIC,      /* the snapshots' CLOCK_MONOTONIC */
+};
 
 /* Writes len bytes of the trace; 0, or a negative errno that fails the
  * writer for good. */
@@ -110,7 +117,8 @@ struct gpm_trace_writer {
 	uint64_t uuid_base;
 	unsigned generation;            /* of the incremental state, from 1 */
 	bool generation_started;        /* its first packet is out */
-	bool have_snapshot;
+	bool have_snapshot;             /* of the GPU's clock */
+	bool have_cpu_snapshot;         /* of CLOCK_MONOTONIC, any */
 
 	size_t n_tracks;
 	struct gpm_trace_track_info *tracks;
@@ -190,7 +198,15 @@ int gpm_trace_clock_snapshot(struct gpm_trace_writer *w, uint64_t gpu_ns,
 			     uint64_t monotonic_ns, bool have_boottime,
 			     uint64_t boottime_ns);
 
-/* Whether a clock snapshot has been written: events may follow. */
+/* Relates CLOCK_MONOTONIC to CLOCK_BOOTTIME alone, before the GPU's time
+ * is known: events on CLOCK_MONOTONIC may follow; those on the GPU's
+ * clock wait for gpm_trace_clock_snapshot. */
+int gpm_trace_cpu_clock_snapshot(struct gpm_trace_writer *w,
+				 uint64_t monotonic_ns, bool have_boottime,
+				 uint64_t boottime_ns);
+
+/* Whether a clock snapshot of the GPU's clock has been written: events on
+ * it may follow. */
 bool gpm_trace_clock_known(const struct gpm_trace_writer *w);
 
 int gpm_trace_slice_begin(struct gpm_trace_writer *w, uint64_t track,
@@ -201,6 +217,19 @@ int gpm_trace_slice_end(struct gpm_trace_writer *w, uint64_t track,
 int gpm_trace_instant(struct gpm_trace_writer *w, uint64_t track, uint64_t ts,
 		      const char *name, const struct gpm_trace_arg *args,
 		      size_t n_args);
+
+/* An instant event at ts on clock. */
+int gpm_trace_instant_on(struct gpm_trace_writer *w, uint64_t track,
+			 enum gpm_trace_clock clock, uint64_t ts,
+			 const char *name, const struct gpm_trace_arg *args,
+			 size_t n_args);
+
+/* One value of a counter track at ts on clock, of the track's kind: for
+ * values that come at a pace of their own, not with the window's. -EINVAL
+ * for a track that is not a counter track. */
+int gpm_trace_counter(struct gpm_trace_writer *w, uint64_t track,
+		      enum gpm_trace_clock clock, uint64_t ts,
+		      union gpm_trace_value value);
 
 /* Deflates and writes what is gathered: at the end, or whenever whoever
  * reads the trace as it is written should see it. */

@@ -84,6 +84,47 @@ expect st.pftrace.summary "(with BOOTTIME)"
 run 2 stream $S -m RenderBasic --format perfetto --per-context -o "$tmp/x"
 expect err "a trace's contexts come with"
 
+# ---- usage: the device's engines, clocks, power and processes on tracks
+# of their own, each value the one gpuperf top's NDJSON gives for the same
+# interval (subscribers of one interval share the daemon's readings)
+"$gpuperf" top $S -i 200ms --format ndjson -o "$tmp/top.ndjson" 2>"$tmp/top.err" &
+top_pid=$!
+pids="$pids $top_pid"
+check "gpuperf top wrote no row" wait_for top.ndjson '"timestamp_ns"' 15 "$top_pid"
+run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 50ms --duration 2s \
+	--usage-interval 200ms --format perfetto -o "$tmp/u.pftrace"
+# top's next row: it has written every interval the stream's usage had.
+rows=$(wc -l <"$tmp/top.ndjson")
+tenths=50
+while [ "$(wc -l <"$tmp/top.ndjson")" -le "$rows" ] && [ $tenths -gt 0 ]; do
+	sleep 0.1
+	tenths=$((tenths - 1))
+done
+kill "$top_pid"
+check_trace "$tmp/u.pftrace"
+for track in "track usage" "track frequency" "track RC6" "track power" \
+	"track engines" "track rcs0 busy" "track processes" "track GPU time" \
+	"track render busy" "track memory"; do
+	expect u.pftrace.summary "$track"
+done
+if decode_trace "$tmp/u.pftrace"; then
+	if "$trace_check" usage-values "$tmp/u.pftrace.txt" "$tmp/top.ndjson" \
+		>"$tmp/u.values" 2>"$tmp/u.err"; then
+		ok
+	else
+		fail "the trace's usage values differ from gpuperf top's"
+		sed 's/^/  | /' "$tmp/u.err" "$tmp/u.values" | head -10
+	fi
+fi
+# Without them, and only for traces.
+run 0 stream $S -m RenderBasic -c GpuTime -i 50ms --duration 300ms --no-usage \
+	--format perfetto -o "$tmp/nu.pftrace"
+check_trace "$tmp/nu.pftrace"
+check "--no-usage left usage tracks" \
+	eval '! grep -q "^track usage" "$tmp/nu.pftrace.summary"'
+run 2 stream $S -m RenderBasic --usage-interval 1s -o "$tmp/x"
+expect err "go with --format perfetto"
+
 # ---- clocks: a trace of a daemon elsewhere is on that daemon's BOOTTIME.
 # The daemon runs in a time namespace whose BOOTTIME is 5000 s ahead of
 # this machine's, as another machine's would be, and is reached over TCP.
@@ -122,6 +163,12 @@ if decode_trace "$tmp/run.pftrace"; then
 	expect run.events "marks TYPE_SLICE_BEGIN sleep 0.3"
 	expect run.events "marks TYPE_SLICE_END"
 fi
+# Without an interval the command's window is the only frame, at the end;
+# the usage tracks cover the run all the same.
+run 0 run $S -m RenderBasic -c GpuTime --usage-interval 100ms --format perfetto \
+	-o "$tmp/runu.pftrace" -- sleep 0.5
+check_trace "$tmp/runu.pftrace"
+expect runu.pftrace.summary "track rcs0 busy"
 
 run 2 replay "$tmp/r.i915perf" $M --format perfetto --raw -o "$tmp/x"
 expect err "a trace has no raw deltas"

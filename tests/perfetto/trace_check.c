@@ -15,13 +15,22 @@
  *       descriptor came before it in the sequence's current generation of
  *       incremental state; interned names defined before use; sequence
  *       flags as Perfetto wants them; a clock snapshot of our GPU clock
- *       before the first timestamped event; timestamps monotonic per
- *       track; slices well nested, and on context tracks never
- *       overlapping. Prints what the trace holds.
+ *       before the first event on it, and of CLOCK_MONOTONIC before the
+ *       first on that (the only other clock we use); one clock per track
+ *       and timestamps monotonic on each; counter values either a window
+ *       of the defaults' tracks or one of their own; slices well nested,
+ *       and on context tracks never overlapping. Prints what the trace
+ *       holds.
  *   trace-check values TEXT NDJSON
  *       The counter windows hold the values of the NDJSON rows, window by
  *       window (matched by counter symbol; NaN is null; at float's
  *       precision on tracks whose description says "float precision").
+ *   trace-check usage-values TEXT NDJSON
+ *       The values on CLOCK_MONOTONIC (the usage stream's) equal those of
+ *       gpuperf top's NDJSON rows of the same times, by the key each
+ *       track's description starts with; a process the row no longer
+ *       lists is 0. Engines', processes' and the device's must all be
+ *       among them.
  *   trace-check strip-clocks TEXT
  *       TEXT without its clock snapshots: what two captures of the same
  *       data share.
@@ -361,6 +370,7 @@ struct track {
 	unsigned generation;            /* defined in */
 	bool have_ts;
 	uint64_t last_ts;
+	int clock;                      /* of its events: 64, 3; 0 none yet */
 	unsigned depth;                 /* open slices */
 	unsigned max_depth;
 	uint64_t counter_events;
@@ -375,8 +385,9 @@ struct state {
 	char *event_names[MAX_IIDS];
 	uint64_t default_ints[512], default_doubles[512];
 	size_t n_default_ints, n_default_doubles;
-	bool snapshot;
+	bool snapshot, gpu_snapshot;
 	uint64_t packets, events, windows, slices, instants, snapshots;
+	uint64_t single_values;         /* counter values of their own */
 	bool boottime;
 };
 
@@ -446,13 +457,16 @@ static void track_event(struct state *st, const struct node *pkt,
 	st->events++;
 	if (!has_ts)
 		bad("line %zu: a track event without a timestamp", ev->line);
-	if (!st->snapshot)
-		bad("line %zu: an event before any clock snapshot of the GPU "
-		    "clock: Perfetto cannot place it", ev->line);
+	/* The defaults' GPU clock, or CLOCK_MONOTONIC (3), which every
+	 * snapshot relates to the others. */
 	const char *clock = value(pkt, "timestamp_clock_id");
-	if (clock)
-		bad("line %zu: a timestamp_clock_id on an event: ours come from "
-		    "the sequence's defaults", ev->line);
+	bool monotonic = clock && !strcmp(clock, "3");
+	if (clock && !monotonic)
+		bad("line %zu: an event on clock %s: ours are on the sequence's "
+		    "GPU clock or on CLOCK_MONOTONIC", ev->line, clock);
+	if (monotonic ? !st->snapshot : !st->gpu_snapshot)
+		bad("line %zu: an event before any clock snapshot of its "
+		    "clock: Perfetto cannot place it", ev->line);
 	if (!u64_value(ev, "track_uuid", &uuid)) {
 		bad("line %zu: an event without a track", ev->line);
 		return;
@@ -478,6 +492,11 @@ static void track_event(struct state *st, const struct node *pkt,
 		bad("line %zu: an event without a type", ev->line);
 		return;
 	}
+	int clock_id = monotonic ? 3 : 64;
+	if (t->clock && t->clock != clock_id)
+		bad("line %zu: track '%s' has events on two clocks", ev->line,
+		    t->name);
+	t->clock = clock_id;
 	timestamp_on(st, t, ts, ev->line);
 	if (!strcmp(type, "TYPE_COUNTER")) {
 		if (!t->counter)
@@ -488,6 +507,20 @@ static void track_event(struct state *st, const struct node *pkt,
 			ni += !strcmp(ev->kids[i]->key, "extra_counter_values");
 			nd += !strcmp(ev->kids[i]->key, "extra_double_counter_values");
 		}
+		/* A value of its own: no extra values, though the defaults
+		 * list the window's tracks, or on CLOCK_MONOTONIC. */
+		if (!ni && !nd && (monotonic || st->n_default_ints ||
+				   st->n_default_doubles)) {
+			if (!kid(ev, "counter_value") &&
+			    !kid(ev, "double_counter_value"))
+				bad("line %zu: a counter event without a value",
+				    ev->line);
+			st->single_values++;
+			t->counter_events++;
+			return;
+		}
+		if (monotonic)
+			bad("line %zu: a window on CLOCK_MONOTONIC", ev->line);
 		if (ni != st->n_default_ints || nd != st->n_default_doubles)
 			bad("line %zu: %zu + %zu extra values for %zu + %zu "
 			    "counter tracks in the defaults", ev->line, ni, nd,
@@ -594,9 +627,9 @@ static void clock_snapshot(struct state *st, const struct node *cs)
 		if (!kid(cs->kids[i], "timestamp"))
 			bad("line %zu: a clock without its time", cs->line);
 	}
-	if (!gpu || !mono)
-		bad("line %zu: a clock snapshot without the GPU clock and "
-		    "CLOCK_MONOTONIC", cs->line);
+	if (!mono || (!gpu && !boot))
+		bad("line %zu: a clock snapshot without CLOCK_MONOTONIC and the "
+		    "GPU clock or BOOTTIME", cs->line);
 	const char *primary = value(cs, "primary_trace_clock");
 	if (!primary || strcmp(primary, boot ? "BUILTIN_CLOCK_BOOTTIME" :
 			       "BUILTIN_CLOCK_MONOTONIC"))
@@ -604,6 +637,7 @@ static void clock_snapshot(struct state *st, const struct node *cs)
 		    primary ? primary : "unset", boot ? "" : "out");
 	st->boottime |= boot;
 	st->snapshot = true;
+	st->gpu_snapshot |= gpu;
 	st->snapshots++;
 }
 
@@ -675,9 +709,11 @@ static int verify(const char *path)
 			bad("track '%s' ends with %u slices open",
 			    st->tracks[i].name, st->tracks[i].depth);
 	printf("%" PRIu64 " packets, %zu tracks, %" PRIu64 " windows, %" PRIu64
-	       " slices, %" PRIu64 " instants, %" PRIu64 " clock snapshots%s\n",
+	       " slices, %" PRIu64 " instants, %" PRIu64 " values of their own, "
+	       "%" PRIu64 " clock snapshots%s\n",
 	       st->packets, st->n_tracks, st->windows, st->slices, st->instants,
-	       st->snapshots, st->boottime ? " (with BOOTTIME)" : "");
+	       st->single_values, st->snapshots,
+	       st->boottime ? " (with BOOTTIME)" : "");
 	for (size_t i = 0; i < st->n_tracks; i++)
 		printf("track %s\n", st->tracks[i].name);
 	return failures ? 1 : 0;
@@ -736,7 +772,11 @@ static int values(const char *text, const char *ndjson)
 			defaults(st, kid(pkt, "trace_packet_defaults"));
 		const struct node *ev = kid(pkt, "track_event");
 		const char *type = ev ? value(ev, "type") : NULL;
-		if (!type || strcmp(type, "TYPE_COUNTER"))
+		if (!type || strcmp(type, "TYPE_COUNTER") ||
+		    (!kid(ev, "extra_counter_values") &&
+		     !kid(ev, "extra_double_counter_values") &&
+		     (value(pkt, "timestamp_clock_id") || st->n_default_ints ||
+		      st->n_default_doubles)))
 			continue;
 		windows++;
 		if (!row) {
@@ -781,6 +821,139 @@ static int values(const char *text, const char *ndjson)
 		bad("NDJSON rows left after the trace's %" PRIu64 " windows", windows);
 	printf("%" PRIu64 " windows, %" PRIu64 " values equal\n", windows, compared);
 	return failures || !compared ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* usage-values                                                         */
+
+/* The text of "key": after p, up to the next , } or ]; NULL when absent. */
+static char *json_after(const char *p, const char *key)
+{
+	char pattern[192];
+	snprintf(pattern, sizeof(pattern), "\"%s\":", key);
+	const char *at = p ? strstr(p, pattern) : NULL;
+	if (!at)
+		return NULL;
+	at += strlen(pattern);
+	return strndup(at, strcspn(at, ",}]"));
+}
+
+enum lookup { FOUND, NO_ANCHOR, NO_KEY, UNCHECKED };
+
+/* The value a usage track's key names in an NDJSON row of gpuperf top:
+ * engines[NAME].FIELD, processes[PID].FIELD, processes[PID].busy_ratio.
+ * CLASS, gauges.KEY, or a key of the row. */
+static enum lookup usage_lookup(const char *row, const char *key, char **out)
+{
+	char anchor[160], field[160], id[64];
+	const char *p = row;
+
+	*out = NULL;
+	if (!strncmp(key, "processes[other]", 16))
+		return UNCHECKED;
+	if (sscanf(key, "engines[%63[^]]].%127s", id, field) == 2) {
+		snprintf(anchor, sizeof(anchor), "{\"name\":\"%s\",", id);
+		p = strstr(row, anchor);
+	} else if (sscanf(key, "processes[%63[^]]].%127s", id, field) == 2) {
+		snprintf(anchor, sizeof(anchor), "{\"pid\":%s,", id);
+		p = strstr(row, anchor);
+		if (p && !strncmp(field, "busy_ratio.", 11)) {
+			memmove(field, field + 11, strlen(field + 11) + 1);
+			p = strstr(p, "\"busy_ratio\":{");
+		}
+	} else if (!strncmp(key, "gauges.", 7)) {
+		snprintf(field, sizeof(field), "%s", key + 7);
+		p = strstr(row, "\"gauges\":{");
+	} else {
+		snprintf(field, sizeof(field), "%s", key);
+	}
+	if (!p)
+		return NO_ANCHOR;
+	*out = json_after(p, field);
+	return *out ? FOUND : NO_KEY;
+}
+
+static int usage_values(const char *text, const char *ndjson)
+{
+	struct node *root = parse_text(text);
+	struct state *st = calloc(1, sizeof(*st));
+	size_t len, n_rows = 0;
+	char *rows = (char *)read_file(ndjson, &len);
+	rows = realloc(rows, len + 1);
+	rows[len] = '\0';
+	char **row = calloc(len / 16 + 1, sizeof(*row));
+	uint64_t *row_ts = calloc(len / 16 + 1, sizeof(*row_ts));
+	for (char *r = strtok(rows, "\n"); r; r = strtok(NULL, "\n")) {
+		char *ts = json_after(r, "timestamp_ns");
+		row_ts[n_rows] = ts ? strtoull(ts, NULL, 10) : 0;
+		row[n_rows++] = r;
+		free(ts);
+	}
+	uint64_t values = 0, compared = 0, gone = 0, processes = 0, engines = 0;
+	uint64_t unshared = 0;
+
+	for (size_t i = 0; i < root->n_kids; i++) {
+		const struct node *pkt = root->kids[i];
+		if (kid(pkt, "track_descriptor"))
+			descriptor(st, kid(pkt, "track_descriptor"));
+		const struct node *ev = kid(pkt, "track_event");
+		const char *clock = value(pkt, "timestamp_clock_id");
+		const char *type = ev ? value(ev, "type") : NULL;
+		uint64_t ts, uuid;
+		if (!type || strcmp(type, "TYPE_COUNTER") || !clock ||
+		    strcmp(clock, "3") || !u64_value(pkt, "timestamp", &ts) ||
+		    !u64_value(ev, "track_uuid", &uuid))
+			continue;
+		values++;
+		struct track *t = find(st, uuid);
+		const char *mine = value(ev, "counter_value");
+		if (!mine)
+			mine = value(ev, "double_counter_value");
+		if (!t || !mine) {
+			bad("line %zu: a usage value without its track or value",
+			    ev->line);
+			continue;
+		}
+		const char *r = NULL;
+		for (size_t k = 0; k < n_rows && !r; k++)
+			if (row_ts[k] == ts)
+				r = row[k];
+		if (!r) {
+			/* The first frame of each stream covers less than an
+			 * interval, up to the grid both then share. */
+			unshared++;
+			continue;
+		}
+		char *key = symbol_of(t), *j;
+		enum lookup found = usage_lookup(r, key, &j);
+		if (found == UNCHECKED) {
+		} else if (found == NO_ANCHOR && !strncmp(key, "processes[", 10)) {
+			/* Gone from the list: it holds nothing. */
+			if (text_double(mine) != 0)
+				bad("%s at %" PRIu64 " is %s in the trace; the row "
+				    "no longer lists it", key, ts, mine);
+			else
+				gone++;
+		} else if (found != FOUND) {
+			bad("%s at %" PRIu64 ": the row has no such value", key, ts);
+		} else if (!same(text_double(mine), j, false)) {
+			bad("%s at %" PRIu64 " is %s in the trace, %s in the row",
+			    key, ts, mine, j);
+		} else {
+			compared++;
+			processes += !strncmp(key, "processes[", 10);
+			engines += !strncmp(key, "engines[", 8);
+		}
+		free(j);
+		free(key);
+	}
+	printf("%" PRIu64 " usage values, %" PRIu64 " equal to the rows' (%"
+	       PRIu64 " of engines, %" PRIu64 " of processes), %" PRIu64
+	       " zeros of processes gone, %" PRIu64 " at times the rows do "
+	       "not share\n", values, compared, engines, processes, gone,
+	       unshared);
+	return failures || !engines || !processes || compared <= engines +
+	       processes ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -891,6 +1064,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "list"))
 		return list(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "usage-values"))
+		return usage_values(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "clocks"))
 		return clocks(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "boottime-offset")) {
@@ -899,7 +1074,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: trace-check expand TRACE OUT | verify TEXT | "
-		"values TEXT NDJSON | strip-clocks TEXT | list TEXT | clocks TEXT | "
+		"values TEXT NDJSON | usage-values TEXT NDJSON | strip-clocks TEXT | "
+		"list TEXT | clocks TEXT | "
 		"boottime-offset\n");
 	return 2;
 }

@@ -1,8 +1,9 @@
 /*
  * The Perfetto trace writer: nothing timed before a clock snapshot, chunks
  * of bounded size however long the trace, the track cap, window counters
- * that must be counter tracks, write failures that stick, and counters
- * written at the precision of their kind.
+ * that must be counter tracks, write failures that stick, counters
+ * written at the precision of their kind, and values on CLOCK_MONOTONIC
+ * before the GPU's clock is known.
  */
 #include <errno.h>
 #include <float.h>
@@ -104,6 +105,39 @@ START_TEST(test_events_wait_for_a_clock)
 	ck_assert_int_eq(gpm_trace_flush(&w), 0);
 	ck_assert_uint_gt(s.bytes, 0);
 	ck_assert_uint_eq(gpm_trace_bytes_written(&w), s.bytes);
+	gpm_trace_writer_fini(&w);
+}
+END_TEST
+
+/* Values on CLOCK_MONOTONIC (the usage stream's) may come before the
+ * GPU's time is known, once a snapshot relates the CPU's clocks; events
+ * on the GPU's clock still wait for one of it. */
+START_TEST(test_monotonic_values_before_the_gpu_clock)
+{
+	struct gpm_trace_writer w;
+	struct sink s = { 0 };
+	union gpm_trace_value v = { .d = 0.5 };
+
+	ck_assert_int_eq(gpm_trace_writer_init(&w, 6, to_sink, &s), 0);
+	uint64_t dev = gpm_trace_track(&w, 0, "GPU", "", 0);
+	uint64_t busy = counter(&w, dev, "busy", GPM_TRACE_COUNTER_DOUBLE);
+	ck_assert_int_eq(gpm_trace_counter(&w, busy, GPM_TRACE_CLOCK_MONOTONIC,
+					   100, v), -EAGAIN);
+	ck_assert_int_eq(gpm_trace_cpu_clock_snapshot(&w, 100, true, 300), 0);
+	ck_assert(!gpm_trace_clock_known(&w));
+	ck_assert_int_eq(gpm_trace_counter(&w, busy, GPM_TRACE_CLOCK_MONOTONIC,
+					   100, v), 0);
+	ck_assert_int_eq(gpm_trace_counter(&w, busy, GPM_TRACE_CLOCK_GPU, 100, v),
+			 -EAGAIN);
+	ck_assert_int_eq(gpm_trace_instant_on(&w, dev, GPM_TRACE_CLOCK_MONOTONIC,
+					      110, "note", NULL, 0), 0);
+	ck_assert_int_eq(gpm_trace_instant(&w, dev, 110, "x", NULL, 0), -EAGAIN);
+	/* A value goes to a counter track only. */
+	ck_assert_int_eq(gpm_trace_counter(&w, dev, GPM_TRACE_CLOCK_MONOTONIC,
+					   120, v), -EINVAL);
+	ck_assert_int_eq(gpm_trace_clock_snapshot(&w, 5, 130, true, 330), 0);
+	ck_assert_int_eq(gpm_trace_instant(&w, dev, 6, "x", NULL, 0), 0);
+	ck_assert_int_eq(gpm_trace_flush(&w), 0);
 	gpm_trace_writer_fini(&w);
 }
 END_TEST
@@ -226,6 +260,7 @@ static Suite *trace_writer_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_events_wait_for_a_clock);
+	tcase_add_test(tc, test_monotonic_values_before_the_gpu_clock);
 	tcase_add_test(tc, test_chunks_stay_bounded);
 	tcase_add_test(tc, test_track_limits);
 	tcase_add_test(tc, test_write_failures_stick);
