@@ -232,10 +232,17 @@ static void on_usage_subscribed(struct gpc_usage_subscription *u,
 		return;
 	/* The handle is freed when this returns. */
 	s->usage = NULL;
-	if (!s->stopping)
-		fprintf(stderr, "gpuperf %s: the trace has no usage tracks: the "
-			"daemon refused its usage stream: %s\n", s->cmd,
-			err->message);
+	if (s->stopping)
+		return;
+	/* Asked for by name, it is as needed as the counters. */
+	if (s->usage_interval_ns) {
+		gpuperf_streaming_stop(s, gpuperf_report(s->cmd, "the daemon "
+							 "refused the usage "
+							 "stream", err));
+		return;
+	}
+	fprintf(stderr, "gpuperf %s: the trace has no usage tracks: the "
+		"daemon refused its usage stream: %s\n", s->cmd, err->message);
 }
 
 static void on_usage_frame(struct gpc_usage_subscription *u,

@@ -124,6 +124,9 @@ check "--no-usage left usage tracks" \
 	eval '! grep -q "^track usage" "$tmp/nu.pftrace.summary"'
 run 2 stream $S -m RenderBasic --usage-interval 1s -o "$tmp/x"
 expect err "go with --format perfetto"
+run 5 stream $S -m RenderBasic -i 50ms --duration 1s --usage-interval 10ms \
+	--format perfetto -o "$tmp/x"
+expect err "refused the usage stream: a usage interval is from 100 ms"
 
 # ---- clocks: a trace of a daemon elsewhere is on that daemon's BOOTTIME.
 # The daemon runs in a time namespace whose BOOTTIME is 5000 s ahead of
