@@ -134,7 +134,7 @@ expect err "refused the usage stream: a usage interval is from 100 ms"
 ahead=5000
 if unshare --user --map-current-user --time --boottime $ahead true 2>/dev/null; then
 	start_command faraway unshare --user --map-current-user --time \
-		--boottime $ahead "$gpuperfd" -d sim:tglgt2 -m "$shared/intel-metrics/i915" \
+		--boottime $ahead "$gpuperfd" --allow-root -d sim:tglgt2 -m "$shared/intel-metrics/i915" \
 		-l 127.0.0.1:0 --linger 0
 	far_port=$(port faraway)
 	run 0 stream --port "$far_port" -m RenderBasic -c GpuTime,GpuBusy -i 50ms \
