@@ -22,6 +22,11 @@
 
 bool gpuperf_is_rgp(const char *path)
 {
+	/* Only a regular file is looked into: a FIFO or a device would give
+	 * its first bytes to this look and not to the reader after it. */
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
 	unsigned char magic[4];
 	FILE *f = fopen(path, "rb");
 	if (!f)
