@@ -79,6 +79,9 @@ static const char help_text[] =
 	"then one column per counter, named by its symbol. The pair across an\n"
 	"OA_BUFFER_LOST has no valid deltas and gives no row.\n";
 
+/* Bytes of rows written at a time. */
+#define REPLAY_OUTPUT_BATCH (256u << 10)
+
 /* The counters' window in a trace without --interval. */
 #define TRACE_DEFAULT_INTERVAL_NS 10000000ull
 
@@ -601,6 +604,9 @@ static int setup_output(struct replay *r)
 	if (gpuperf_output_init(&r->output, r->out, r->opt.format, r->columns,
 				n) < 0)
 		return failure("out of memory");
+	/* Nobody waits for each row here: writes of many rows cost a
+	 * fraction of a write() per row. */
+	gpuperf_output_set_batch(&r->output, REPLAY_OUTPUT_BATCH);
 	r->output_ready = true;
 	return 0;
 }
@@ -719,6 +725,8 @@ static int replay_records(struct replay *r)
 							    &err);
 		if (ret < 0) {
 			gpm_oa_windower_flush(r->windower);
+			if (!r->write_error)
+				r->write_error = gpuperf_output_flush(&r->output);
 			return input_error(r, "%s%s", err.message,
 					   r->output.rows ?
 					   " (the rows before it were written)" :
@@ -748,6 +756,8 @@ static int replay_records(struct replay *r)
 			break;
 	}
 	gpm_oa_windower_flush(r->windower);
+	if (!r->write_error)
+		r->write_error = gpuperf_output_flush(&r->output);
 	if (r->write_error)
 		return file_error("cannot write %s: %s",
 			       r->opt.output ? r->opt.output : "the output",

@@ -1,6 +1,6 @@
 /*
  * Table, CSV and NDJSON rows (see output.h). Each row is built in memory
- * and handed to stdio whole, then flushed.
+ * after the ones still pending, and they are handed to the file whole.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -108,26 +108,52 @@ static void append(struct gpuperf_output *o, const char *fmt, ...)
 	}
 }
 
+/* Makes room for len more bytes and a NUL; false (the output failed for
+ * good) when it cannot. */
+static bool reserve(struct gpuperf_output *o, size_t len)
+{
+	if (o->failed)
+		return false;
+	if (o->line_cap - o->line_len > len)
+		return true;
+	size_t cap = o->line_cap ? o->line_cap * 2 : 256;
+	while (cap - o->line_len <= len)
+		cap *= 2;
+	char *line = realloc(o->line, cap);
+	if (!line) {
+		o->failed = -ENOMEM;
+		return false;
+	}
+	o->line = line;
+	o->line_cap = cap;
+	return true;
+}
+
 /* Appends len bytes of s to the row, as append() does. */
 static void append_bytes(struct gpuperf_output *o, const char *s, size_t len)
 {
-	if (o->failed)
+	if (!reserve(o, len))
 		return;
-	if (o->line_cap - o->line_len <= len) {
-		size_t cap = o->line_cap ? o->line_cap * 2 : 256;
-		while (cap - o->line_len <= len)
-			cap *= 2;
-		char *line = realloc(o->line, cap);
-		if (!line) {
-			o->failed = -ENOMEM;
-			return;
-		}
-		o->line = line;
-		o->line_cap = cap;
-	}
 	memcpy(o->line + o->line_len, s, len);
 	o->line_len += len;
 	o->line[o->line_len] = '\0';
+}
+
+/* A context as "0x" and its hex digits into buf (GPUPERF_NUMBER_TEXT_MAX
+ * bytes), as "0x%" PRIx64 writes it; returns the length. */
+static size_t context_text(char *buf, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned digits = 1;
+
+	while (digits < 16 && v >> (4 * digits))
+		digits++;
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (unsigned i = 0; i < digits; i++)
+		buf[2 + digits - 1 - i] = hex[(v >> (4 * i)) & 0xf];
+	buf[2 + digits] = '\0';
+	return 2 + digits;
 }
 
 /* A cell as a plain number into buf (GPUPERF_NUMBER_TEXT_MAX bytes);
@@ -178,7 +204,10 @@ static void human_number(char *buf, size_t size,
 		gpuperf_duration_text(buf, size, v);
 		return;
 	case GPUPERF_COLUMN_CONTEXT:
-		snprintf(buf, size, "0x%" PRIx64, c->u);
+		if (size >= GPUPERF_NUMBER_TEXT_MAX)
+			context_text(buf, c->u);
+		else
+			snprintf(buf, size, "0x%" PRIx64, c->u);
 		return;
 	case GPUPERF_COLUMN_COUNTER:
 		gpuperf_human_value(buf, size,
@@ -190,17 +219,20 @@ static void human_number(char *buf, size_t size,
 	case GPUPERF_COLUMN_TEXT:
 		break;
 	}
-	if (plain_number(num, c))
-		snprintf(buf, size, "%s", num);
-	else
-		snprintf(buf, size, "-");
+	size_t len = plain_number(num, c);
+	if (!len)
+		len = (size_t)snprintf(num, sizeof(num), "-");
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, num, len);
+	buf[len] = '\0';
 }
 
 /* Appends s as CSV: quoted when it holds a comma, quote or line break. */
 static void append_csv_field(struct gpuperf_output *o, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
-		append(o, "%s", s);
+		append_bytes(o, s, strlen(s));
 		return;
 	}
 	append(o, "\"");
@@ -248,8 +280,20 @@ static const char *table_key(const struct gpuperf_column *column)
 static void append_padded(struct gpuperf_output *o, const char *text,
 			  int width, bool first)
 {
-	int pad = width - gpuperf_text_width(text);
-	append(o, "%s%*s%s", first ? "" : "  ", pad > 0 ? pad : 0, "", text);
+	size_t len = 0;
+	int cells = 0;
+
+	/* Its length and its terminal cells (a UTF-8 sequence is one). */
+	for (; text[len]; len++)
+		cells += ((unsigned char)text[len] & 0xc0) != 0x80;
+	int pad = width - cells;
+	size_t spaces = (first ? 0 : 2) + (size_t)(pad > 0 ? pad : 0);
+
+	if (!reserve(o, spaces + len))
+		return;
+	memset(o->line + o->line_len, ' ', spaces);
+	memcpy(o->line + o->line_len + spaces, text, len + 1);
+	o->line_len += spaces + len;
 }
 
 static void build_header(struct gpuperf_output *o)
@@ -316,11 +360,44 @@ static bool machine_text(const struct gpuperf_column *column,
 	if (column->kind == GPUPERF_COLUMN_CONTEXT &&
 	    c->type == GPUPERF_CELL_U64) {
 		*quoted = true;
-		*len = (size_t)snprintf(buf, size, "0x%" PRIx64, c->u);
+		*len = context_text(buf, c->u);
 		return true;
 	}
 	*len = plain_number(buf, c);
 	return *len > 0;
+}
+
+/* A CSV row, its numbers written in place: offline replay writes tens of
+ * millions of them. */
+static void build_csv_row(struct gpuperf_output *o,
+			  const struct gpuperf_cell *cells)
+{
+	size_t room = 1;
+
+	for (size_t i = 0; i < o->n_columns; i++)
+		room += cells[i].type == GPUPERF_CELL_TEXT ?
+			2 * strlen(cells[i].text) + 3 : GPUPERF_NUMBER_TEXT_MAX + 1;
+	if (!reserve(o, room))
+		return;
+	for (size_t i = 0; i < o->n_columns; i++) {
+		const struct gpuperf_cell *c = &cells[i];
+		char *at;
+
+		if (i)
+			o->line[o->line_len++] = ',';
+		if (c->type == GPUPERF_CELL_TEXT) {
+			append_csv_field(o, c->text);
+			continue;
+		}
+		at = o->line + o->line_len;
+		if (o->columns[i].kind == GPUPERF_COLUMN_CONTEXT &&
+		    c->type == GPUPERF_CELL_U64)
+			o->line_len += context_text(at, c->u);
+		else
+			o->line_len += plain_number(at, c);
+	}
+	o->line[o->line_len++] = '\n';
+	o->line[o->line_len] = '\0';
 }
 
 static void build_row(struct gpuperf_output *o,
@@ -344,16 +421,8 @@ static void build_row(struct gpuperf_output *o,
 			append_padded(o, num, o->widths[i], first);
 			break;
 		case GPUPERF_FORMAT_CSV:
-			if (!first)
-				append_bytes(o, ",", 1);
-			if (!machine_text(column, c, num, sizeof(num), &len,
-					  &quoted))
-				break;
-			if (c->type == GPUPERF_CELL_TEXT)
-				append_csv_field(o, c->text);
-			else
-				append_bytes(o, num, len);
-			break;
+			build_csv_row(o, cells);
+			return;
 		case GPUPERF_FORMAT_NDJSON:
 			if (!first)
 				append_bytes(o, ",", 1);
@@ -381,10 +450,10 @@ static void build_row(struct gpuperf_output *o,
 }
 
 /*
- * Hands the row to the file in one write() where it has a descriptor, so
- * whoever reads the file or pipe never sees part of a row next to the end,
- * even if this process dies; stdio would split rows longer than its
- * buffer.
+ * Hands the pending rows to the file in one write() where it has a
+ * descriptor, so whoever reads the file or pipe never sees part of a row
+ * next to the end, even if this process dies; stdio would split rows
+ * longer than its buffer.
  */
 static int write_row(struct gpuperf_output *o)
 {
@@ -416,20 +485,29 @@ int gpuperf_output_row(struct gpuperf_output *o,
 {
 	if (o->failed)
 		return o->failed;
-	o->line_len = 0;
 	if (o->rows == 0 && o->format != GPUPERF_FORMAT_NDJSON)
 		build_header(o);
 	build_row(o, cells);
 	if (o->failed)
 		return o->failed;
-
-	int ret = write_row(o);
-	if (ret < 0) {
-		o->failed = ret;
-		return ret;
-	}
 	o->rows++;
-	return 0;
+	return o->line_len < o->batch_bytes ? 0 : gpuperf_output_flush(o);
+}
+
+void gpuperf_output_set_batch(struct gpuperf_output *o, size_t bytes)
+{
+	o->batch_bytes = bytes;
+}
+
+int gpuperf_output_flush(struct gpuperf_output *o)
+{
+	if (o->failed || !o->line_len)
+		return o->failed;
+	int ret = write_row(o);
+	o->line_len = 0;
+	if (ret < 0)
+		o->failed = ret;
+	return ret;
 }
 
 void gpuperf_human_text(char *buf, size_t size,

@@ -6,7 +6,8 @@
  * row goes out whole, in one write() where the FILE * has a descriptor,
  * so output cut short (the process killed, a pipe closed) ends after a
  * complete row: every NDJSON line is valid JSON, every CSV line a full
- * record.
+ * record. Offline, where nobody waits for each row, rows can be batched:
+ * each write() then carries many whole rows, and still ends after one.
  */
 #ifndef GPUPERF_OUTPUT_H
 #define GPUPERF_OUTPUT_H
@@ -85,8 +86,10 @@ struct gpuperf_output {
 	size_t n_columns;
 	const struct gpuperf_column *columns;
 	int *widths;                    /* table column widths */
-	char *line;                     /* the row being built */
+	char *line;                     /* rows not yet written, then the
+					 * one being built */
 	size_t line_len, line_cap;
+	size_t batch_bytes;             /* write once this much is pending */
 	int failed;                     /* sticky negative errno */
 	uint64_t rows;
 	bool units_row;
@@ -103,6 +106,16 @@ int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 int gpuperf_output_row(struct gpuperf_output *o,
 		       const struct gpuperf_cell *cells);
 
+/* Rows stay in memory until bytes of them are pending, then go out in
+ * one write(); gpuperf_output_flush() writes the rest. 0 (the default)
+ * writes each row as it comes. */
+void gpuperf_output_set_batch(struct gpuperf_output *o, size_t bytes);
+
+/* Writes the rows still pending: 0, or the negative errno of the write
+ * (sticky, as gpuperf_output_row's). */
+int gpuperf_output_flush(struct gpuperf_output *o);
+
+/* Frees the output; rows still pending are dropped, not written. */
 void gpuperf_output_fini(struct gpuperf_output *o);
 
 /* CSV only: a second header row with each column's units ("" where it

@@ -3,6 +3,7 @@
  * units, and write failures.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -208,6 +209,52 @@ START_TEST(test_rows_reach_the_fd_whole)
 }
 END_TEST
 
+/* Batched, rows wait until enough are pending, then go out in one
+ * write() that ends after a whole row; the flush writes the rest. */
+START_TEST(test_batched_rows_reach_the_fd_whole)
+{
+	struct gpuperf_output o;
+	int fds[2];
+	char buf[8192];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(fcntl(fds[0], F_SETFL, O_NONBLOCK), 0);
+	FILE *f = fdopen(fds[1], "w");
+	ck_assert_int_eq(gpuperf_output_init(&o, f, GPUPERF_FORMAT_CSV,
+					     columns, N_COLUMNS), 0);
+	gpuperf_output_set_batch(&o, 1000);
+	size_t rows = 0;
+	ssize_t n;
+	while ((n = read(fds[0], buf, sizeof(buf) - 1)) < 0) {
+		ck_assert_int_eq(errno, EAGAIN);
+		ck_assert_uint_lt(rows, 100);
+		ck_assert_int_eq(gpuperf_output_row(&o, rows % 2 ? row2 : row1), 0);
+		rows++;
+	}
+	/* Enough for the batch, and no more rows than it took. */
+	ck_assert_int_ge(n, 1000);
+	ck_assert_int_lt(n, 1000 + 200);
+	buf[n] = '\0';
+	ck_assert_int_eq(buf[n - 1], '\n');
+	size_t lines = 0;
+	for (char *nl = buf; (nl = strchr(nl, '\n')); nl++)
+		lines++;
+	ck_assert_uint_eq(lines, rows + 1);     /* and the header */
+
+	ck_assert_int_eq(gpuperf_output_row(&o, row1), 0);
+	ck_assert_int_eq(read(fds[0], buf, sizeof(buf)), -1);
+	ck_assert_int_eq(gpuperf_output_flush(&o), 0);
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_ptr_eq(strchr(buf, '\n'), buf + n - 1);
+	ck_assert_int_eq(gpuperf_output_flush(&o), 0);
+	gpuperf_output_fini(&o);
+	fclose(f);
+	close(fds[0]);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -219,6 +266,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_format_names);
 	tcase_add_test(tc, test_rows_reach_the_fd_whole);
+	tcase_add_test(tc, test_batched_rows_reach_the_fd_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }
