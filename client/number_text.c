@@ -1,37 +1,48 @@
 /*
  * Numbers as text (see number_text.h).
  *
- * printf's "%.Pg" writes the P significant digits nearest the double's
- * exact binary value, ties to even; strtod() reads a decimal as the double
- * nearest it, ties to even. Both are exact, so both are done here with
- * integers: a double m * 2^e, scaled by 10^-q to P digits, is the fraction
- * num / den, and for |v| from 2^-18 to 2^64 (every percentage, ratio and
- * rate a counter gives) num, den and their products fit 128 bits at every
- * precision asked for. Other doubles (zero, tiny, huge, subnormal) are
- * rare enough to go through printf and strtod.
+ * A double is written with the fewest significant digits that read back
+ * as the same double, and of those digits the ones nearest its exact
+ * value. They are found the way Ulf Adams's Ryu does (PLDI 2018): the
+ * double v = m * 2^e and the halfway points to its neighbours, v - u and
+ * v + u, are scaled by 10^-q with one multiplication each by a 125-bit
+ * approximation of 5^-q (or of 5^i), which the paper shows is exact in
+ * every bit the digits depend on. Digits are then dropped from all three
+ * together while the scaled bounds still differ, and the last one rounds
+ * the scaled v. Whether the parts dropped below the bounds were zero
+ * (the bound is exact, so it belongs to the interval when m is even, as
+ * strtod() rounds ties to even) is tracked exactly with divisibility.
+ *
+ * The tables are computed once, with a few lines of bignum arithmetic,
+ * on first use.
  */
 #include "client/number_text.h"
 
+#include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef unsigned __int128 u128;
 
 #define FRACTION_BITS 52
 #define FRACTION_MASK (((uint64_t)1 << FRACTION_BITS) - 1)
-#define EXPONENT_BIAS (1023 + FRACTION_BITS)
+#define EXPONENT_BIAS 1023
 
-/* Binary exponents of the doubles done with integers: 2^-18 <= |v| < 2^64.
- * At the low end 10^22 * m needs 126 bits, at the high end m << 11 fits
- * 64 (see the bounds in scale()). */
-#define MIN_EXACT_EXPONENT (-70)
-#define MAX_EXACT_EXPONENT 11
+/* Bits kept of 5^i and of 2^k / 5^q. */
+#define POW5_BITS 125
+/* 5^i for every i a negative binary exponent needs: i <= 325. */
+#define POW5_COUNT 326
+/* 2^k / 5^q for every q a positive binary exponent needs: q <= 291. */
+#define POW5_INV_COUNT 292
 
-/* The precisions tried, shortest first; 17 digits always read back. */
-#define MIN_PRECISION 15
-#define MAX_PRECISION 17
+/* printf's "%g" writes plain notation up to this many digits before the
+ * point, and the precision was 15 digits where they sufficed: a shorter
+ * number is laid out as if it had 15. */
+#define LAYOUT_PRECISION 15
+
+static uint64_t pow5_table[POW5_COUNT][2];      /* low, high */
+static uint64_t pow5_inv_table[POW5_INV_COUNT][2];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 /* "00" to "99": two digits a division. */
 static const char two_digits[] =
@@ -39,182 +50,308 @@ static const char two_digits[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-size_t gpuperf_u64_text(char *buf, uint64_t v)
+/* The number of decimal digits of v, 1 to 20. */
+static unsigned decimal_length(uint64_t v)
 {
-	char reversed[20];
-	char *p = reversed + sizeof(reversed);
+	unsigned n = 1;
 
-	while (v >= 100) {
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	return n;
+}
+
+/* The n digits of v, backwards from end. */
+static void write_digits(char *end, uint64_t v, unsigned n)
+{
+	while (n >= 2) {
 		unsigned two = (unsigned)(v % 100);
 		v /= 100;
-		*--p = two_digits[2 * two + 1];
-		*--p = two_digits[2 * two];
+		end -= 2;
+		memcpy(end, two_digits + 2 * two, 2);
+		n -= 2;
 	}
-	if (v >= 10) {
-		*--p = two_digits[2 * v + 1];
-		*--p = two_digits[2 * v];
-	} else {
-		*--p = (char)('0' + v);
-	}
-	size_t n = (size_t)(reversed + sizeof(reversed) - p);
-	memcpy(buf, p, n);
+	if (n)
+		end[-1] = (char)('0' + v);
+}
+
+size_t gpuperf_u64_text(char *buf, uint64_t v)
+{
+	unsigned n = decimal_length(v);
+
+	write_digits(buf + n, v, n);
 	buf[n] = '\0';
 	return n;
 }
 
-/* 10^k for k <= 38, the most 128 bits hold. */
-static u128 pow10_u128(unsigned k)
+/* ceil(log2(5^e)), the bits of 5^e, for 0 <= e <= 3528 (1 for e = 0). */
+static int pow5_bits(int e)
 {
-	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-		100000000000ull, 1000000000000ull, 10000000000000ull,
-		100000000000000ull, 1000000000000000ull,
-		10000000000000000ull, 100000000000000000ull,
-		1000000000000000000ull, 10000000000000000000ull,
-	};
-
-	return k < 20 ? pow10[k] : (u128)pow10[19] * pow10[k - 19];
+	return (int)(((uint32_t)e * 1217359) >> 19) + 1;
 }
 
-/* The sign of m * 2^e - 10^x. x is within one of the exponent of
- * m * 2^e, which keeps both sides below 2^81. */
-static int compare_pow10(uint64_t m, int e, int x)
+/* floor(e * log10(2)) for 0 <= e <= 1650. */
+static int log10_pow2(int e)
 {
-	u128 value = m, power = 1;
-
-	if (e >= 0)
-		value <<= e;
-	else
-		power <<= -e;
-	if (x >= 0)
-		power *= pow10_u128((unsigned)x);
-	else
-		value *= pow10_u128((unsigned)-x);
-	return value < power ? -1 : value > power;
+	return (int)(((uint32_t)e * 78913) >> 18);
 }
 
-/* The decimal exponent of m * 2^e: 10^x <= m * 2^e < 10^(x + 1). The
- * guess from the binary exponent, floor(b * log10(2)) with log10(2) as
- * 78913 / 2^18, is at most one off; the comparisons are exact. */
-static int decimal_exponent(uint64_t m, int e)
+/* floor(e * log10(5)) for 0 <= e <= 2620. */
+static int log10_pow5(int e)
 {
-	int b = e + FRACTION_BITS;      /* 2^b <= m * 2^e < 2^(b + 1) */
-	int x = (b * 78913) >> 18;
-
-	while (compare_pow10(m, e, x) < 0)
-		x--;
-	while (compare_pow10(m, e, x + 1) >= 0)
-		x++;
-	return x;
+	return (int)(((uint32_t)e * 732923) >> 20);
 }
 
-/*
- * m * 2^e on the grid of MAX_PRECISION significant digits, exactly:
- * m * 2^e / 10^q = num / den with q = x - MAX_PRECISION + 1 (x its
- * decimal exponent), whole = floor(num / den), rem = num - whole * den,
- * and one ulp of it (2^e) is ulp / den. Every shorter precision is read
- * off these without dividing again.
- */
-struct scaled {
-	u128 num, den, ulp;
-	uint64_t whole;
-	u128 rem;
+/* Bignums for the tables: 32-bit limbs, least significant first. */
+#define BIG_LIMBS 36
+
+struct big {
+	uint32_t limb[BIG_LIMBS];
 };
 
-static void scale(uint64_t m, int e, int x, struct scaled *s)
+static uint32_t big_limb(const struct big *b, int i)
 {
-	int q = x - MAX_PRECISION + 1;
+	return i >= 0 && i < BIG_LIMBS ? b->limb[i] : 0;
+}
 
-	/* With e >= -70 the exponent x is at least -6, so q >= -22 and num
-	 * stays below 2^53 * 10^22 < 2^127; den is at most 2^70 (q < 0) or
-	 * 2^6 * 10^5 (q >= 0, |v| >= 10^16), so den * 10^17 < 2^127. */
-	s->num = m;
-	s->den = 1;
-	s->ulp = 1;
+/* Bits [shift, shift + 128) of b, shift possibly negative (b shifted
+ * left), into out[0] (low) and out[1] (high). */
+static void big_bits(const struct big *b, int shift, uint64_t out[2])
+{
+	uint32_t w[4];
+
+	for (int j = 0; j < 4; j++) {
+		int p = shift + 32 * j;
+		int i = p >= 0 ? p / 32 : -((31 - p) / 32);
+		int off = p - 32 * i;
+		w[j] = big_limb(b, i) >> off;
+		if (off)
+			w[j] |= big_limb(b, i + 1) << (32 - off);
+	}
+	out[0] = (uint64_t)w[1] << 32 | w[0];
+	out[1] = (uint64_t)w[3] << 32 | w[2];
+}
+
+static void big_mul_small(struct big *b, uint32_t k)
+{
+	uint64_t carry = 0;
+
+	for (int i = 0; i < BIG_LIMBS; i++) {
+		uint64_t x = (uint64_t)b->limb[i] * k + carry;
+		b->limb[i] = (uint32_t)x;
+		carry = x >> 32;
+	}
+}
+
+static void big_div_small(struct big *b, uint32_t k)
+{
+	uint64_t rem = 0;
+
+	for (int i = BIG_LIMBS - 1; i >= 0; i--) {
+		uint64_t x = rem << 32 | b->limb[i];
+		b->limb[i] = (uint32_t)(x / k);
+		rem = x % k;
+	}
+}
+
+/*
+ * pow5_table[i] = floor(5^i / 2^(pow5_bits(i) - POW5_BITS)): the top 125
+ * bits of 5^i. pow5_inv_table[q] = floor(2^k / 5^q) + 1 with
+ * k = pow5_bits(q) - 1 + POW5_BITS: 126 bits of 1 / 5^q, rounded up. The
+ * quotient comes from dividing 2^INV_SHIFT by 5 q times (floor of floor
+ * is floor of the whole), then shifting.
+ */
+#define INV_SHIFT 1088
+
+static void compute_tables(void)
+{
+	struct big b;
+
+	memset(&b, 0, sizeof(b));
+	b.limb[0] = 1;
+	for (int i = 0; i < POW5_COUNT; i++) {
+		big_bits(&b, pow5_bits(i) - POW5_BITS, pow5_table[i]);
+		big_mul_small(&b, 5);
+	}
+	memset(&b, 0, sizeof(b));
+	b.limb[INV_SHIFT / 32] = 1;
+	for (int q = 0; q < POW5_INV_COUNT; q++) {
+		int k = pow5_bits(q) - 1 + POW5_BITS;
+		uint64_t *t = pow5_inv_table[q];
+
+		big_bits(&b, INV_SHIFT - k, t);
+		t[0]++;
+		t[1] += !t[0];
+		big_div_small(&b, 5);
+	}
+}
+
+/* (m * mul) >> j for j >= 64, m below 2^55 and mul below 2^126. */
+static uint64_t mul_shift(uint64_t m, const uint64_t mul[2], int j)
+{
+	u128 low = (u128)m * mul[0];
+	u128 high = (u128)m * mul[1];
+
+	return (uint64_t)(((low >> 64) + high) >> (j - 64));
+}
+
+static unsigned pow5_factor(uint64_t v)
+{
+	unsigned n = 0;
+
+	while (v && v % 5 == 0) {
+		v /= 5;
+		n++;
+	}
+	return n;
+}
+
+static bool multiple_of_pow5(uint64_t v, int p)
+{
+	return pow5_factor(v) >= (unsigned)p;
+}
+
+static bool multiple_of_pow2(uint64_t v, int p)
+{
+	return (v & (((uint64_t)1 << p) - 1)) == 0;
+}
+
+/* digits * 10^exponent: the shortest decimal that reads back as a
+ * positive finite double, the nearest of them. */
+struct shortest {
+	uint64_t digits;
+	int exponent;
+};
+
+static struct shortest shortest_decimal(uint64_t fraction, unsigned biased)
+{
+	/* v = m * 2^e; everything is scaled by 4 so that the halfway
+	 * points are integers too: 4v - 2 (or 4v - 1 at a power of two,
+	 * whose lower neighbour is half as far) and 4v + 2. */
+	int e = biased ? (int)biased - EXPONENT_BIAS - FRACTION_BITS - 2
+		       : 1 - EXPONENT_BIAS - FRACTION_BITS - 2;
+	uint64_t m = biased ? fraction | (uint64_t)1 << FRACTION_BITS : fraction;
+	bool bounds_included = (m & 1) == 0;
+	uint64_t mv = 4 * m;
+	unsigned low_gap = fraction != 0 || biased <= 1;
+	uint64_t mp = mv + 2, mm = mv - 1 - low_gap;
+	uint64_t vr, vp, vm;
+	int e10;
+	bool vm_exact = false, vr_exact = false;
+
 	if (e >= 0) {
-		s->num <<= e;
-		s->ulp <<= e;
+		int q = log10_pow2(e) - (e > 3);
+		int k = POW5_BITS + pow5_bits(q) - 1;
+		int j = -e + q + k;
+
+		e10 = q;
+		vr = mul_shift(mv, pow5_inv_table[q], j);
+		vp = mul_shift(mp, pow5_inv_table[q], j);
+		vm = mul_shift(mm, pow5_inv_table[q], j);
+		/* v * 10^-q = m' * 2^(e - q) / 5^q is whole only when 5^q
+		 * divides it; 5^22 > 2^55 > every m'. */
+		if (q <= 21) {
+			if (mv % 5 == 0)
+				vr_exact = multiple_of_pow5(mv, q);
+			else if (bounds_included)
+				vm_exact = multiple_of_pow5(mm, q);
+			else
+				vp -= multiple_of_pow5(mp, q);
+		}
 	} else {
-		s->den <<= -e;
+		int q = log10_pow5(-e) - (-e > 1);
+		int i = -e - q;
+		int j = q - (pow5_bits(i) - POW5_BITS);
+
+		e10 = q + e;
+		vr = mul_shift(mv, pow5_table[i], j);
+		vp = mul_shift(mp, pow5_table[i], j);
+		vm = mul_shift(mm, pow5_table[i], j);
+		/* v * 10^-e10 = m' * 5^i / 2^q: whole when 2^q divides m'. */
+		if (q <= 1) {
+			vr_exact = true;
+			if (bounds_included)
+				vm_exact = low_gap == 1;
+			else
+				vp--;
+		} else if (q < 63) {
+			vr_exact = multiple_of_pow2(mv, q);
+		}
 	}
-	if (q >= 0) {
-		s->den *= pow10_u128((unsigned)q);
+
+	int removed = 0;
+	unsigned last = 0;
+	uint64_t out;
+	if (vm_exact || vr_exact) {
+		while (vp / 10 > vm / 10) {
+			vm_exact &= vm % 10 == 0;
+			vr_exact &= last == 0;
+			last = (unsigned)(vr % 10);
+			vr /= 10;
+			vp /= 10;
+			vm /= 10;
+			removed++;
+		}
+		/* The lower bound is in the interval: its zeros go too. */
+		if (vm_exact) {
+			while (vm % 10 == 0) {
+				vr_exact &= last == 0;
+				last = (unsigned)(vr % 10);
+				vr /= 10;
+				vp /= 10;
+				vm /= 10;
+				removed++;
+			}
+		}
+		/* Exactly halfway: to the even digit. */
+		if (vr_exact && last == 5 && vr % 2 == 0)
+			last = 4;
+		out = vr + ((vr == vm && (!bounds_included || !vm_exact)) ||
+			    last >= 5);
 	} else {
-		s->num *= pow10_u128((unsigned)-q);
-		s->ulp *= pow10_u128((unsigned)-q);
+		bool round_up = false;
+
+		while (vp / 100 > vm / 100) {
+			round_up = vr % 100 >= 50;
+			vr /= 100;
+			vp /= 100;
+			vm /= 100;
+			removed += 2;
+		}
+		while (vp / 10 > vm / 10) {
+			round_up = vr % 10 >= 5;
+			vr /= 10;
+			vp /= 10;
+			vm /= 10;
+			removed++;
+		}
+		out = vr + (vr == vm || round_up);
 	}
-	/* Below 10^17, where most values are, den is a power of two. */
-	u128 whole = q < 0 ? s->num >> (e < 0 ? -e : 0) : s->num / s->den;
-	s->whole = (uint64_t)whole;
-	s->rem = s->num - whole * s->den;
+	return (struct shortest){ out, e10 + removed };
 }
 
 /*
- * The p significant digits nearest m * 2^e, ties to even, as printf rounds
- * them: *digits gets them and *exp10 (x on entry, the decimal exponent of
- * m * 2^e) the exponent of the first, one more where rounding carried into
- * a new digit. Returns whether strtod() reads them back as m * 2^e, that
- * is, whether they lie within half an ulp of it (the ulp below is half as
- * big when m is a power of two, narrow_below), a tie going to the even m.
+ * n digits times 10^(exp10 - n + 1) as printf's "%.{p}g" lays them out,
+ * with p the larger of n and LAYOUT_PRECISION: plain notation for
+ * exponents -4 to p - 1, else d.ddde+XX; the digits have no trailing
+ * zeros.
  */
-static bool nearest_digits(const struct scaled *s, bool even_m, bool narrow_below,
-			   unsigned p, int *exp10, uint64_t *digits)
+static size_t g_layout(char *buf, bool negative, uint64_t digits, unsigned n,
+		       int exp10)
 {
-	/* p digits are the MAX_PRECISION ones over step: the part below
-	 * the kept digits is (below * den + rem) / den steps of the grid. */
-	uint64_t step = (uint64_t)pow10_u128(MAX_PRECISION - p);
-	uint64_t d = s->whole / step, below = s->whole % step;
-	u128 twice_below = 2 * ((u128)below * s->den + s->rem);
-	u128 half_way = (u128)step * s->den;
-	if (twice_below > half_way || (twice_below == half_way && (d & 1)))
-		d++;
-
-	u128 near = (u128)d * step * s->den;
-	u128 gap = near >= s->num ? 2 * (near - s->num)
-				  : (s->num - near) * (narrow_below ? 4 : 2);
-	bool reads_back = even_m ? gap <= s->ulp : gap < s->ulp;
-
-	if (d == pow10_u128(p)) {
-		d /= 10;
-		(*exp10)++;
-	}
-	*digits = d;
-	return reads_back;
-}
-
-/*
- * What "%.{p}g" makes of digits * 10^(exp10 - p + 1), digits holding p
- * digits: plain notation for exponents -4 to p - 1, else d.ddde+XX, and
- * no trailing zeros after the point.
- */
-static size_t g_text(char *buf, bool negative, uint64_t digits, int exp10,
-		     unsigned p)
-{
-	char s[MAX_PRECISION];
 	char *out = buf;
-	unsigned n = p;
-
-	unsigned left = p;
-	for (; left >= 2; left -= 2) {
-		unsigned two = (unsigned)(digits % 100);
-		digits /= 100;
-		s[left - 1] = two_digits[2 * two + 1];
-		s[left - 2] = two_digits[2 * two];
-	}
-	if (left)
-		s[0] = (char)('0' + digits);
-	while (n > 1 && s[n - 1] == '0')
-		n--;
+	int p = n > LAYOUT_PRECISION ? (int)n : LAYOUT_PRECISION;
 
 	if (negative)
 		*out++ = '-';
-	if (exp10 < -4 || exp10 >= (int)p) {
-		*out++ = s[0];
+	if (exp10 < -4 || exp10 >= p) {
+		/* d[.ddd] */
 		if (n > 1) {
-			*out++ = '.';
-			memcpy(out, s + 1, n - 1);
-			out += n - 1;
+			write_digits(out + n + 1, digits, n);
+			out[0] = out[1];
+			out[1] = '.';
+			out += n + 1;
+		} else {
+			*out++ = (char)('0' + digits);
 		}
 		*out++ = 'e';
 		*out++ = exp10 < 0 ? '-' : '+';
@@ -222,39 +359,30 @@ static size_t g_text(char *buf, bool negative, uint64_t digits, int exp10,
 		if (magnitude < 10)
 			*out++ = '0';
 		out += gpuperf_u64_text(out, magnitude);
-	} else if (exp10 >= 0) {
-		unsigned whole = (unsigned)exp10 + 1;
+		return (size_t)(out - buf);
+	}
+	if (exp10 < 0) {
+		unsigned zeros = (unsigned)-exp10;     /* "0." and the rest */
 
-		memcpy(out, s, whole);
-		out += whole;
-		if (n > whole) {
-			*out++ = '.';
-			memcpy(out, s + whole, n - whole);
-			out += n - whole;
-		}
-	} else {
-		*out++ = '0';
-		*out++ = '.';
-		for (int i = -1; i > exp10; i--)
-			*out++ = '0';
-		memcpy(out, s, n);
+		memcpy(out, "0.0000", zeros + 1);
+		out += zeros + 1;
+		write_digits(out + n, digits, n);
 		out += n;
+	} else if ((unsigned)exp10 + 1 >= n) {
+		/* a whole number: the digits, then zeros */
+		unsigned whole = (unsigned)exp10 + 1;
+		write_digits(out + n, digits, n);
+		memset(out + n, '0', whole - n);
+		out += whole;
+	} else {
+		unsigned whole = (unsigned)exp10 + 1;
+		write_digits(out + n + 1, digits, n);
+		memmove(out, out + 1, whole);
+		out[whole] = '.';
+		out += n + 1;
 	}
 	*out = '\0';
 	return (size_t)(out - buf);
-}
-
-/* The same through printf and strtod, for doubles outside the exact range. */
-static size_t printf_text(char *buf, double v)
-{
-	int n = 0;
-
-	for (int precision = MIN_PRECISION; precision <= MAX_PRECISION; precision++) {
-		n = snprintf(buf, GPUPERF_NUMBER_TEXT_MAX, "%.*g", precision, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return (size_t)n;
 }
 
 size_t gpuperf_double_text(char *buf, double v)
@@ -262,25 +390,23 @@ size_t gpuperf_double_text(char *buf, double v)
 	uint64_t bits;
 
 	memcpy(&bits, &v, sizeof(bits));
+	bool negative = bits >> 63;
 	unsigned biased = (unsigned)(bits >> FRACTION_BITS) & 0x7ff;
-	int e = (int)biased - EXPONENT_BIAS;
-	if (biased == 0 || e < MIN_EXACT_EXPONENT || e > MAX_EXACT_EXPONENT)
-		return printf_text(buf, v);
-
 	uint64_t fraction = bits & FRACTION_MASK;
-	uint64_t m = fraction | (uint64_t)1 << FRACTION_BITS;
-	int x = decimal_exponent(m, e);
-	struct scaled s;
-	uint64_t digits;
-	int exp10;
-	unsigned p;
+	if (biased == 0 && fraction == 0) {
+		const char *zero = negative ? "-0" : "0";
+		size_t len = strlen(zero);
 
-	scale(m, e, x, &s);
-	for (p = MIN_PRECISION;; p++) {
-		exp10 = x;
-		if (nearest_digits(&s, !(m & 1), fraction == 0, p, &exp10, &digits) ||
-		    p == MAX_PRECISION)
-			break;
+		memcpy(buf, zero, len + 1);
+		return len;
 	}
-	return g_text(buf, bits >> 63, digits, exp10, p);
+	pthread_once(&tables_once, compute_tables);
+	struct shortest s = shortest_decimal(fraction, biased);
+	/* Rounding up can carry into zeros. */
+	while (s.digits % 10 == 0) {
+		s.digits /= 10;
+		s.exponent++;
+	}
+	unsigned n = decimal_length(s.digits);
+	return g_layout(buf, negative, s.digits, n, s.exponent + (int)n - 1);
 }

@@ -1,13 +1,14 @@
 /*
  * Plain numbers as text, as CSV and NDJSON cells hold them.
  *
- * A double is written as the shortest of "%.15g", "%.16g" and "%.17g" that
- * reads back as the same double: 15 digits where they suffice, so 0.1
- * stays 0.1, and never a digit that loses the value. Replay prints
- * thousands of these per second, and three snprintf()s plus three
- * strtod()s each cost more than computing the windows; the digits are
- * worked out here with exact integer arithmetic instead, byte for byte
- * what printf would have written.
+ * A double is written with the fewest significant digits that strtod()
+ * reads back as the same double, the nearest such digits where several
+ * would do: 0.1 stays 0.1, and no digit that loses the value, none that
+ * adds nothing. Replay of every report pair prints tens of millions of
+ * them, so the digits are computed directly (see number_text.c), never by
+ * trying printf precisions. They are laid out as printf's "%g" would lay
+ * out that many digits (at least 15): plain from 1e-4 up to 1e15 (1e16,
+ * 1e17 for 16 and 17 digits), else as 1.2345e+20.
  */
 #ifndef GPUPERF_NUMBER_TEXT_H
 #define GPUPERF_NUMBER_TEXT_H
@@ -22,9 +23,9 @@
 size_t gpuperf_u64_text(char *buf, uint64_t v);
 
 /*
- * A finite v as the shortest of "%.15g", "%.16g" and "%.17g" that strtod()
- * turns back into v; returns the length. buf holds at least
- * GPUPERF_NUMBER_TEXT_MAX bytes.
+ * A finite v as its shortest digits that strtod() turns back into v (see
+ * above); returns the length. buf holds at least GPUPERF_NUMBER_TEXT_MAX
+ * bytes.
  */
 size_t gpuperf_double_text(char *buf, double v);
 

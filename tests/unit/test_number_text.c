@@ -1,9 +1,11 @@
 /*
- * Numbers as text: integers as "%" PRIu64 writes them, and doubles byte
- * for byte as the shortest of "%.15g", "%.16g" and "%.17g" that strtod()
- * reads back, over every kind of double: random bit patterns, the exact
- * range's edges, powers of ten and two and their neighbours, ties at the
- * 15th, 16th and 17th digit, and the ratios counters give.
+ * Numbers as text: integers as "%" PRIu64 writes them, and doubles as the
+ * fewest digits that strtod() reads back as the same double, the nearest
+ * such digits, laid out as "%g" lays out that many (at least 15), over
+ * every kind of double: random bit patterns, subnormals, the edges of the
+ * exponent range, powers of ten and two and their neighbours, ties at the
+ * 15th, 16th and 17th digit, and the ratios counters give. The expected
+ * text is worked out from printf and strtod alone.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,14 +23,114 @@ static uint64_t rng(void)
 	return test_xorshift64(&rng_state);
 }
 
-/* What the text must be: printf and strtod, precision by precision. */
+/* digits (n of them) times 10^(exp10 - n + 1) as "%.{p}g" writes it. */
+static void g_text(char *buf, const char *digits, int n, int exp10, int p)
+{
+	while (n > 1 && digits[n - 1] == '0')
+		n--;
+	if (exp10 < -4 || exp10 >= p) {
+		int len = sprintf(buf, "%c", digits[0]);
+		if (n > 1)
+			len += sprintf(buf + len, ".%.*s", n - 1, digits + 1);
+		sprintf(buf + len, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+	} else if (exp10 < 0) {
+		sprintf(buf, "0.%0*d%.*s", -exp10 - 1, 0, n, digits);
+		if (exp10 == -1)
+			sprintf(buf, "0.%.*s", n, digits);
+	} else if (exp10 + 1 >= n) {
+		sprintf(buf, "%.*s%0*d", n, digits, exp10 + 1 - n, 0);
+		if (exp10 + 1 == n)
+			sprintf(buf, "%.*s", n, digits);
+	} else {
+		sprintf(buf, "%.*s.%.*s", exp10 + 1, digits, n - exp10 - 1,
+			digits + exp10 + 1);
+	}
+}
+
+/* The p digits of a "%.{p-1}e" text, and its exponent. */
+static void e_parts(const char *e_text, char *digits, int *exp10)
+{
+	int n = 0;
+	const char *s = e_text;
+
+	for (; *s != 'e'; s++)
+		if (*s >= '0' && *s <= '9')
+			digits[n++] = *s;
+	digits[n] = '\0';
+	*exp10 = atoi(s + 1);
+}
+
+/* Adds step (+1 or -1) to the last of the p digits, as a decimal. */
+static void next_decimal(char *digits, int *exp10, int step)
+{
+	int p = (int)strlen(digits);
+	int i = p - 1;
+
+	if (step > 0) {
+		while (i >= 0 && digits[i] == '9')
+			digits[i--] = '0';
+		if (i < 0) {            /* 99..9 + 1: 10..0, one place up */
+			digits[0] = '1';
+			(*exp10)++;
+			return;
+		}
+		digits[i]++;
+		return;
+	}
+	while (i >= 0 && digits[i] == '0')
+		digits[i--] = '9';
+	digits[i]--;
+	if (digits[0] == '0') {         /* 10..0 - 1: 99..9, one place down */
+		memmove(digits, digits + 1, (size_t)p - 1);
+		digits[p - 1] = '9';
+		(*exp10)--;
+	}
+}
+
+static double decimal_value(const char *digits, int exp10)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%c.%se%d", digits[0], digits + 1, exp10);
+	return strtod(text, NULL);
+}
+
+/* Counts the doubles whose nearest shortest digits do not read back, but
+ * the next ones on the far side of the value do. */
+static unsigned long not_nearest;
+
+/*
+ * What the text must be. For p = 1, 2, ...: the p digits nearest v
+ * (printf's "%.{p-1}e"); if they read back, they are it. If not, the only
+ * other p digits that can lie within v's rounding interval are the next
+ * ones on the far side of v: if those read back, they are it.
+ */
 static void expected_double(char *buf, double v)
 {
-	for (int precision = 15; precision <= 17; precision++) {
-		snprintf(buf, GPUPERF_NUMBER_TEXT_MAX, "%.*g", precision, v);
-		if (strtod(buf, NULL) == v)
-			return;
+	char e_text[64], digits[32];
+	int exp10;
+
+	if (v == 0) {
+		strcpy(buf, signbit(v) ? "-0" : "0");
+		return;
 	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(e_text, sizeof(e_text), "%.*e", p - 1, fabs(v));
+		e_parts(e_text, digits, &exp10);
+		double near = decimal_value(digits, exp10);
+		if (near != fabs(v)) {
+			next_decimal(digits, &exp10, near < fabs(v) ? 1 : -1);
+			if (decimal_value(digits, exp10) != fabs(v))
+				continue;
+			not_nearest++;
+		}
+		char *out = buf;
+		if (signbit(v))
+			*out++ = '-';
+		g_text(out, digits, (int)strlen(digits), exp10, p > 15 ? p : 15);
+		return;
+	}
+	strcpy(buf, "(no 17 digits read back)");
 }
 
 struct tally {
@@ -47,7 +149,8 @@ static void check_double(struct tally *t, double v)
 		expected_double(want, v);
 		size_t len = gpuperf_double_text(got, v);
 		t->checked++;
-		if (strcmp(got, want) || len != strlen(got)) {
+		if (strcmp(got, want) || len != strlen(got) ||
+		    strtod(got, NULL) != v) {
 			if (!t->wrong++)
 				snprintf(t->first_wrong, sizeof(t->first_wrong),
 					 "%a: got %s, want %s", v, got, want);
@@ -89,6 +192,27 @@ START_TEST(test_random_magnitudes)
 }
 END_TEST
 
+/* Every binary exponent a double has, subnormals included, with random
+ * fractions and the smallest and largest. */
+START_TEST(test_every_exponent)
+{
+	struct tally t = { 0 };
+
+	for (int biased = 0; biased < 2047; biased++) {
+		for (int i = 0; i < 12; i++) {
+			uint64_t fraction = i == 0 ? 0 : i == 1 ? (1ull << 52) - 1
+				: i == 2 ? 1 : rng() >> 12;
+			uint64_t bits = (uint64_t)biased << 52 | fraction;
+			double v;
+
+			memcpy(&v, &bits, sizeof(v));
+			check_double(&t, v);
+		}
+	}
+	assert_all_right(&t, 45000);
+}
+END_TEST
+
 START_TEST(test_powers_and_neighbours)
 {
 	struct tally t = { 0 };
@@ -112,6 +236,9 @@ START_TEST(test_powers_and_neighbours)
 	check_double(&t, 2.2250738585072014e-308);
 	check_double(&t, 1.7976931348623157e308);
 	assert_all_right(&t, 1000);
+	/* 2^-77 is one: 6.617444900424221e-24 is nearer but reads back as
+	 * another double; 6.617444900424222e-24 reads back. */
+	ck_assert_uint_gt(not_nearest, 0);
 }
 END_TEST
 
@@ -184,6 +311,7 @@ static Suite *number_text_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_random_bits);
 	tcase_add_test(tc, test_random_magnitudes);
+	tcase_add_test(tc, test_every_exponent);
 	tcase_add_test(tc, test_powers_and_neighbours);
 	tcase_add_test(tc, test_ties);
 	tcase_add_test(tc, test_counter_values);
