@@ -46,11 +46,12 @@ double gpuperf_display_value(const struct gpuperf_display *d, double value,
 			     double seconds);
 
 /* v, already in unit, with an SI prefix: "43.6 GB/s", "1.21 G cycles/s",
- * "55.9 %", "-" when not finite. */
-void gpuperf_human_value(char *buf, size_t size, double v, const char *unit);
+ * "55.9 %", "-" when not finite; returns the length. */
+size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit);
 
-/* ns as a short duration: "105 ns", "834 µs", "6.99 s". */
-void gpuperf_duration_text(char *buf, size_t size, double ns);
+/* ns as a short duration: "105 ns", "834 µs", "6.99 s"; returns the
+ * length. */
+size_t gpuperf_duration_text(char *buf, size_t size, double ns);
 
 /* Columns of text in a terminal: the cells of s, for alignment (UTF-8
  * sequences such as µ count once). */
