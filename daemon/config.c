@@ -34,6 +34,10 @@ void gpd_config_usage(FILE *out)
 		"      --seed N           seed of the simulated workload (default 1)\n"
 		"      --linger MS        keep a stream open MS ms after its last\n"
 		"                         subscriber leaves (default 2000)\n"
+		"      --min-period DURATION  the shortest sampling period anyone\n"
+		"                         may ask for (default 10us; 0: any the\n"
+		"                         unit has, down to about 80 ns, where\n"
+		"                         decoding alone takes a core)\n"
 		"      --dev-root DIR     where device nodes are: DIR/dri/cardN (default /dev)\n"
 		"      --sysfs-root DIR   where sysfs is (default /sys)\n"
 		"      --proc-root DIR    where procfs is (default /proc): the\n"
@@ -74,6 +78,10 @@ void gpd_config_usage(FILE *out)
 		"      --max-message-bytes N    largest request (default 65536)\n"
 		"      --max-request-rate N     requests a second per connection\n"
 		"                               (default 100)\n"
+		"      --max-evaluations N  counter evaluations a second per\n"
+		"                         connection, its subscriptions together\n"
+		"                         (default 1000000); a Subscribe over it\n"
+		"                         is refused\n"
 		"      --queue-frames N   frames queued for a slow client before it\n"
 		"                         loses some (default 64)\n"
 		"      --process-details WHO  who sees the pid, command and client\n"
@@ -178,6 +186,8 @@ enum {
 	OPT_TRIGGER_AFTER,
 	OPT_METRICS_COUNTERS,
 	OPT_METRICS_MAX_PROCESSES,
+	OPT_MIN_PERIOD,
+	OPT_MAX_EVALUATIONS,
 };
 
 static const struct option table[] = {
@@ -228,6 +238,8 @@ static const struct option table[] = {
 	{ "trigger-after", required_argument, NULL, OPT_TRIGGER_AFTER },
 	{ "metrics-counters", required_argument, NULL, OPT_METRICS_COUNTERS },
 	{ "metrics-max-processes", required_argument, NULL, OPT_METRICS_MAX_PROCESSES },
+	{ "min-period", required_argument, NULL, OPT_MIN_PERIOD },
+	{ "max-evaluations", required_argument, NULL, OPT_MAX_EVALUATIONS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -408,6 +420,20 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		if (parse_u64(arg, &d->linger_ms))
 			return gpd_fail(err, -EINVAL, "--linger takes milliseconds, "
 				    "not '%s'", arg);
+		break;
+	case OPT_MIN_PERIOD:
+		/* 1 ns is below every period a unit has: no floor. */
+		if (!strcmp(arg, "0"))
+			d->min_period_ns = 1;
+		else if (gpm_parse_duration(arg, &d->min_period_ns))
+			return gpd_fail(err, -EINVAL, "--min-period takes a "
+				    "duration such as 10us or 1ms (0: none), not "
+				    "'%s'", arg);
+		break;
+	case OPT_MAX_EVALUATIONS:
+		if (parse_u64(arg, &s->max_evaluations) || !s->max_evaluations)
+			return gpd_fail(err, -EINVAL, "--max-evaluations takes a "
+				    "positive number, not '%s'", arg);
 		break;
 	case OPT_LOG_LEVEL:
 		if (gpd_log_parse_level(arg, &cfg->log_level))

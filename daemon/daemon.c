@@ -131,6 +131,8 @@ static int add_device(struct gpd_daemon *d, struct gpd_source *source,
 		return gpd_fail(err, ret, "%s: cannot decode its reports (%s)",
 			    source->name, strerror(-ret));
 	}
+	dev->min_period_ns = d->options.min_period_ns ? d->options.min_period_ns
+						      : GPD_DEFAULT_MIN_PERIOD_NS;
 	d->registry.devices[d->registry.n_devices++] = dev;
 	if (usage && gpd_device_set_usage_source(dev, usage))
 		return gpd_fail(err, -ENOMEM, "out of memory");

@@ -33,6 +33,9 @@ struct gpd_options {
 	bool sim_stepped;               /* sims run by gpd_sim_source_advance */
 	uint64_t linger_ms;             /* stream stays open after the last
 					 * subscriber leaves */
+	/* The shortest sampling period anyone may ask for (--min-period);
+	 * 0: GPD_DEFAULT_MIN_PERIOD_NS, 1: any the unit has. */
+	uint64_t min_period_ns;
 	/* --flight-recorder, --keep-streaming: in order (config_flight.h) */
 	const char **flight_recorders;
 	size_t n_flight_recorders;

@@ -31,6 +31,12 @@
 /* The sampling period used when nobody asked for one. */
 #define GPD_DEFAULT_PERIOD_NS 1000000ull
 
+/* The shortest period anyone may ask for unless the configuration lowers
+ * it (--min-period): the kernel's own limit for unprivileged streams
+ * (i915_oa_max_sample_rate, 100 kHz, in i915_perf.c). The hardware goes
+ * down to about 80 ns, where decoding alone takes a core. */
+#define GPD_DEFAULT_MIN_PERIOD_NS 10000ull
+
 struct gpd_device_stats {
 	uint64_t reports;               /* SAMPLE records decoded */
 	uint64_t reports_lost;          /* REPORT_LOST records */
@@ -128,6 +134,8 @@ struct gpd_device {
 	uint32_t ctx_handle;
 	bool open;
 	uint64_t linger_ms;
+	/* No stream runs faster than this (0: any period the unit has). */
+	uint64_t min_period_ns;
 	uv_timer_t linger_timer;
 
 	struct gpd_device_subscriber *subscribers;

@@ -2,11 +2,14 @@
  * Subscriptions: the arbitration of a device's one configuration between
  * subscribers, and each subscriber's windows and frames.
  *
- * Policy: an idle device takes any subscriber's configuration. On a running
- * device, a request that fits what runs (same set, a period no faster than
- * the running one) joins it; anything else needs a controller, whose change
- * every subscriber is told about. A viewer asking for more is refused with
- * words saying what runs and how to join it.
+ * Policy: only a controller chooses a device's configuration. An idle
+ * device takes a controller's; a viewer's request must fit the one the
+ * device would start with by itself (its default set, at the default
+ * period). On a running device, a request that fits what runs (same set,
+ * a period no faster than the running one) joins it; anything else needs
+ * a controller, whose change every subscriber is told about. A viewer
+ * asking for more is refused with words saying what runs and how to join
+ * it. Nobody's stream runs faster than the device's floor (--min-period).
  */
 #include <errno.h>
 #include <math.h>
@@ -393,15 +396,26 @@ static int resolve_counters(struct gpd_subscription *sub,
 			if (binding->available[i])
 				sub->index[n++] = (unsigned)i;
 	} else {
+		/* A counter asked twice is computed and sent once: copies
+		 * would only multiply the work and the frames' bytes. */
+		bool *taken = calloc(set->n_counters ? set->n_counters : 1,
+				     sizeof(*taken));
+		if (!taken) {
+			free_counters(sub);
+			return gpd_fail(err, -ENOMEM, "out of memory");
+		}
 		for (size_t i = 0; i < sub->n_requested; i++) {
 			int c = gpm_metric_set_lookup_counter(set,
 							      sub->requested[i]);
+			if (c >= 0 && binding->available[c] && taken[c])
+				continue;
 			if (c < 0 || !binding->available[c]) {
 				if (!strict)
 					continue;
 				const char *close = c < 0 ?
 					gpm_metric_set_closest_counter(set,
 						sub->requested[i]) : NULL;
+				free(taken);
 				free_counters(sub);
 				return gpd_fail(err, -ENOENT,
 					    "metric set %s has no counter '%s'%s; "
@@ -413,8 +427,10 @@ static int resolve_counters(struct gpd_subscription *sub,
 					    close ? close : "", close ? "? " : "",
 					    set->symbol_name);
 			}
+			taken[c] = true;
 			sub->index[n++] = (unsigned)c;
 		}
+		free(taken);
 	}
 	for (size_t i = 0; i < n; i++)
 		sub->symbols[i] = set->counters[sub->index[i]].symbol_name;
@@ -540,10 +556,15 @@ static void announce_config(struct gpd_device *dev)
 	gpd_device_dispatch_end(dev);
 }
 
+static int resolve_set_and_period(struct gpd_device *dev, const char *name,
+				  uint64_t period_ns,
+				  const struct gpm_metric_set **set,
+				  unsigned *exponent, struct gpd_error *err);
+
 /* Decides, changing nothing, whether a request for set at *exponent can
  * run on dev. *configure says whether the device must be configured for it,
  * to set at *exponent (which a request joining what runs takes from it). */
-static int arbitrate(const struct gpd_device *dev, enum gpd_role role,
+static int arbitrate(struct gpd_device *dev, enum gpd_role role,
 		     const struct gpm_metric_set *set, unsigned *exponent,
 		     bool period_given, bool *configure, struct gpd_error *err)
 {
@@ -554,22 +575,41 @@ static int arbitrate(const struct gpd_device *dev, enum gpd_role role,
 			    "stream %s; subscribe to %s",
 			    dev->source->name, dev->source->fixed_metric_set,
 			    set->symbol_name, dev->source->fixed_metric_set);
-	if (!dev->subscribers) {
+	if (!dev->subscribers && role == GPD_ROLE_CONTROLLER) {
 		*configure = true;
 		return 0;
 	}
-	bool same_set = dev->set == set;
-	bool fast_enough = !period_given || *exponent >= dev->exponent;
+	/* What the device runs, or would start with by itself. */
+	const struct gpm_metric_set *running = dev->set;
+	unsigned running_exponent = dev->exponent;
+	if (!dev->subscribers && !dev->open) {
+		int ret = resolve_set_and_period(dev, NULL, 0, &running,
+						 &running_exponent, err);
+		if (ret)
+			return ret;
+	}
+	bool same_set = running == set;
+	bool fast_enough = !period_given || *exponent >= running_exponent;
 	if (same_set && fast_enough) {
 		/* A stream its source closed under its subscribers opens
 		 * again as they had it. */
-		*exponent = dev->exponent;
+		*exponent = running_exponent;
 		*configure = !dev->open;
 		return 0;
 	}
 	if (role != GPD_ROLE_CONTROLLER) {
 		char config[160];
-		describe_config(dev, config, sizeof(config));
+		snprintf(config, sizeof(config), "%s sampled every %llu ns",
+			 running->symbol_name, (unsigned long long)
+			 gpd_exponent_to_ns_at(dev->shape.timestamp_frequency,
+					       running_exponent));
+		if (!dev->subscribers)
+			return gpd_fail(err, -EPERM,
+				    "device %s is idle and a viewer does not "
+				    "choose its configuration: it starts with %s; "
+				    "subscribe to that set with a period of at "
+				    "least that one (or name neither), or connect "
+				    "as a controller", dev->source->name, config);
 		return gpd_fail(err, -EBUSY,
 			    "device %s is running %s for other subscribers; a "
 			    "viewer cannot change it: subscribe to that set with "
@@ -577,6 +617,30 @@ static int arbitrate(const struct gpd_device *dev, enum gpd_role role,
 			    "as a controller", dev->source->name, config);
 	}
 	*configure = true;
+	return 0;
+}
+
+/* No stream runs faster than the device's floor. A period asked below it
+ * is refused; any other that the unit's doubling periods would round
+ * below it (the floor itself, a default under a raised floor) takes the
+ * next longer one. A recording's replay runs at the period it was made
+ * with. */
+static int keep_to_floor(const struct gpd_device *dev, uint64_t freq,
+			 uint64_t period_ns, unsigned *exponent,
+			 struct gpd_error *err)
+{
+	uint64_t floor = dev->min_period_ns;
+	if (!floor || dev->source->fixed_period_ns)
+		return 0;
+	if (period_ns && period_ns < floor)
+		return gpd_fail(err, -EINVAL,
+			    "a sampling period of %llu ns is below device %s's "
+			    "shortest, %llu ns (gpuperfd --min-period); ask for "
+			    "%llu ns or more", (unsigned long long)period_ns,
+			    dev->source->name, (unsigned long long)floor,
+			    (unsigned long long)floor);
+	while (*exponent < 31 && gpd_exponent_to_ns_at(freq, *exponent) < floor)
+		(*exponent)++;
 	return 0;
 }
 
@@ -627,7 +691,33 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 						       dev->source->fixed_period_ns ?
 						       dev->source->fixed_period_ns :
 						       GPD_DEFAULT_PERIOD_NS);
-	return 0;
+	return keep_to_floor(dev, freq, period_ns, exponent, err);
+}
+
+/* Counts what sub costs at exponent (see gpd_subscription_evaluations)
+ * and refuses it over max (0: no limit). */
+static int check_evaluations(struct gpd_subscription *sub,
+			     const struct gpm_binding *binding, unsigned exponent,
+			     uint64_t max, struct gpd_error *err)
+{
+	uint64_t period = gpd_exponent_to_ns_at(sub->ticks_frequency, exponent);
+	uint64_t window = sub->window_ns > period ? sub->window_ns : period;
+	uint64_t windows = sub->window_ns ? (1000000000ull + window - 1) / window
+					  : 1;
+	uint64_t rows = sub->per_context ? 1 + GPD_EVALUATION_CONTEXT_ROWS : 1;
+	uint64_t per_window = binding->n_steps + sub->n_counters;
+	sub->evaluations = rows * per_window * windows;
+	if (!max || sub->evaluations <= max)
+		return 0;
+	return gpd_fail(err, -ENOBUFS,
+		    "%llu counter evaluations a second (%zu equations + %zu "
+		    "values, x%llu rows, x%llu windows) is over the %llu this "
+		    "connection has left (--max-evaluations): ask for fewer "
+		    "counters or longer windows%s, or unsubscribe one",
+		    (unsigned long long)sub->evaluations, binding->n_steps,
+		    sub->n_counters, (unsigned long long)rows,
+		    (unsigned long long)windows, (unsigned long long)max,
+		    sub->per_context ? ", no per-context rows" : "");
 }
 
 int gpd_subscribe(const struct gpd_device_registry *devices,
@@ -713,6 +803,9 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 			       set->symbol_name);
 	if (!ret)
 		ret = resolve_counters(sub, set, binding, true, err);
+	if (!ret)
+		ret = check_evaluations(sub, binding, exponent, req->max_evaluations,
+					err);
 	if (ret) {
 		free_subscription(sub);
 		return ret;
@@ -807,6 +900,11 @@ int gpd_mark_end(struct gpd_subscription *sub, struct gpd_error *err)
 	sub->mark_end_ts = now;
 	sub->mark_state = GPD_MARK_CLOSING;
 	return 0;
+}
+
+uint64_t gpd_subscription_evaluations(const struct gpd_subscription *sub)
+{
+	return sub->evaluations;
 }
 
 size_t gpd_subscription_counters(const struct gpd_subscription *sub,

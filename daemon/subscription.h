@@ -64,7 +64,14 @@ struct gpd_subscribe_request {
 	/* Kept by the daemon for itself: it follows what runs, and the
 	 * others_left callback says when only such subscribers are left. */
 	bool passive;
+	/* Counter evaluations a second this subscription may cost
+	 * (gpd_subscription_evaluations()); 0: no limit. */
+	uint64_t max_evaluations;
 };
+
+/* Per-context frames are counted as this many rows besides the window's
+ * own: how many contexts a window holds is known only once it ran. */
+#define GPD_EVALUATION_CONTEXT_ROWS 8
 
 /* One context's share of a window. */
 struct gpd_context_row {
@@ -138,7 +145,15 @@ int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
 int gpd_mark_begin(struct gpd_subscription *sub, struct gpd_error *err);
 int gpd_mark_end(struct gpd_subscription *sub, struct gpd_error *err);
 
-/* What a subscription receives: its counters, in frame order. */
+/* What a subscription costs, in counter evaluations a second: every
+ * equation of its set (counters refer to each other) and every value its
+ * frames carry, each window, for the window and its context rows. A
+ * window shorter than the sampling period counts as one a period; frames
+ * at marks only, as one a second. */
+uint64_t gpd_subscription_evaluations(const struct gpd_subscription *sub);
+
+/* What a subscription receives: its counters, in frame order (each once:
+ * a counter asked twice is sent once). */
 size_t gpd_subscription_counters(const struct gpd_subscription *sub,
 				 const char *const **symbols);
 

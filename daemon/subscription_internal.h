@@ -54,6 +54,7 @@ struct gpd_subscription {
 	unsigned *index;
 	const char **symbols;
 	size_t n_counters;
+	uint64_t evaluations;           /* a second: see subscription.h */
 
 	bool ctx_filter;
 	uint32_t ctx_id;

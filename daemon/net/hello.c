@@ -259,14 +259,22 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	m->topology = describe_topology(h, info);
 	if (!m->topology)
 		return NULL;
+	/* The periods anyone may ask for: none below the floor. */
+	uint64_t floor = src->fixed_period_ns ? 0 : dev->min_period_ns;
+	size_t n_periods = 0;
 	for (unsigned e = 0; e < N_EXPONENTS; e++) {
-		gpuperf__sampling_period__init(&periods[e]);
-		periods[e].exponent = e;
-		periods[e].period_ns = gpd_exponent_to_ns(info, e);
-		period_ptrs[e] = &periods[e];
+		uint64_t ns = gpd_exponent_to_ns(info, e);
+		if (ns < floor)
+			continue;
+		Gpuperf__SamplingPeriod *p = &periods[n_periods];
+		gpuperf__sampling_period__init(p);
+		p->exponent = e;
+		p->period_ns = ns;
+		period_ptrs[n_periods++] = p;
 	}
-	m->n_sampling_periods = N_EXPONENTS;
+	m->n_sampling_periods = n_periods;
 	m->sampling_periods = period_ptrs;
+	m->min_sampling_period_ns = floor;
 	for (size_t i = 0; i < n_sets; i++) {
 		sets[i] = describe_set(h, dev, &dev->metrics->sets[i]);
 		if (!sets[i])

@@ -126,6 +126,8 @@ static void fill_defaults(struct gpd_server_options *o)
 		o->max_requests_per_second = 100;
 	if (!o->max_subscriptions)
 		o->max_subscriptions = 16;
+	if (!o->max_evaluations)
+		o->max_evaluations = 1000000;
 	if (!o->queue_frames)
 		o->queue_frames = 64;
 	if (!o->metrics_window_ms)

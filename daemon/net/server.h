@@ -82,6 +82,9 @@ struct gpd_server_options {
 	uint64_t send_budget;
 	uint32_t max_requests_per_second;       /* 100 */
 	uint32_t max_subscriptions;     /* per connection: 16 */
+	/* Counter evaluations a second per connection, all its
+	 * subscriptions together (gpd_subscription_evaluations): 1000000. */
+	uint64_t max_evaluations;
 	uint32_t queue_frames;          /* per connection: 64 */
 	uint64_t metrics_window_ms;     /* /metrics' window: 1000 */
 	uint64_t max_recording_bytes;   /* 1 GiB */

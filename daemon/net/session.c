@@ -184,6 +184,7 @@ void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 	limits.max_message_bytes = o->max_message_bytes;
 	limits.max_requests_per_second = o->max_requests_per_second;
 	limits.max_subscriptions = o->max_subscriptions;
+	limits.max_evaluations_per_second = o->max_evaluations;
 	limits.max_recordings = GPD_SESSION_MAX_RECORDINGS;
 	limits.queue_frames = o->queue_frames;
 	limits.max_connections = o->max_connections;

@@ -90,6 +90,7 @@ struct gpd_session {
 	struct gpd_session_sub *subs;
 	struct gpd_session_usage *usage;        /* usage subscriptions */
 	unsigned n_subs;                        /* both kinds */
+	uint64_t evaluations;                   /* a second, of subs */
 	uint32_t next_sub_id;
 	struct gpd_session_recording *recordings;
 	unsigned n_recordings;

@@ -48,6 +48,7 @@ void gpd_session_sub_free(struct gpd_session_sub *ss)
 		if (*p == ss) {
 			*p = ss->next;
 			s->n_subs--;
+			s->evaluations -= gpd_subscription_evaluations(ss->sub);
 			break;
 		}
 	}
@@ -181,6 +182,9 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		.per_context = r->per_context,
 		.duration_ns = r->duration_ns,
 		.role = s->role,
+		/* Never 0, which would be no limit. */
+		.max_evaluations = s->server->options.max_evaluations > s->evaluations ?
+				   s->server->options.max_evaluations - s->evaluations : 1,
 	};
 	struct gpd_error err = { 0 };
 	if (gpd_subscribe(s->server->devices, &req, &gpd_session_sub_ops, ss,
@@ -195,6 +199,7 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 	ss->next = s->subs;
 	s->subs = ss;
 	s->n_subs++;
+	s->evaluations += gpd_subscription_evaluations(ss->sub);
 
 	const char *const *symbols;
 	size_t n = gpd_subscription_counters(ss->sub, &symbols);

@@ -58,6 +58,7 @@ static int start(uv_loop_t *loop, struct gpd_daemon *d)
 	static const char *devices[] = { "sim" };
 	struct gpd_options opts = {
 		.device_specs = devices, .n_device_specs = 1, .seed = 1,
+		.min_period_ns = 1,     /* the ingest runs at the fastest */
 	};
 	struct gpd_error err;
 	uv_loop_init(loop);

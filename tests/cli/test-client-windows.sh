@@ -23,7 +23,8 @@ sum() {
 	column "$1" "$2" | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
-start daemon -d sim -l none --unix "$tmp/sock" --linger 0
+# --min-period 0: the fastest period the unit has.
+start daemon -d sim -l none --unix "$tmp/sock" --linger 0 --min-period 0
 S="--unix $tmp/sock"
 
 # ---- the fastest period: windows come, and say what was lost

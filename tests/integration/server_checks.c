@@ -284,7 +284,9 @@ static void check_hello(struct gpc_client *c)
 	      d->max_frequency > 0, "frequencies");
 	CHECK(d->topology.eu_count > 0 && d->topology.subslice_count > 0 &&
 	      d->topology.max_slices > 0, "topology");
-	CHECK(d->n_sampling_periods == 32 &&
+	/* The unit's 32, less those below the floor (--min-period). */
+	CHECK(d->n_sampling_periods > 16 && d->n_sampling_periods < 32 &&
+	      d->sampling_periods[0].period_ns >= 10000 &&
 	      d->sampling_periods[1].period_ns > d->sampling_periods[0].period_ns,
 	      "sampling periods");
 	const struct gpc_metric_set *rb = gpc_find_metric_set(d, "RenderBasic");
@@ -482,12 +484,13 @@ static void check_slow_client(const char *url, const char *hostport)
 		gpc_close_sync(fast);
 		return;
 	}
-	/* The slow one asks for big frames, often, then stops reading (its
+	/* The slow one asks for big frames, often (within its evaluation
+	 * budget), then stops reading (its
 	 * loop does not run): once the socket buffers between are full, its
 	 * queue overflows. */
 	struct stream big[4], small;
 	struct gpc_subscribe_options o = {
-		.window_ns = 1000000, .raw = true, .per_context = true,
+		.window_ns = 2000000, .raw = true, .per_context = true,
 	};
 	for (int i = 0; i < 4; i++)
 		subscribe_to(slow, &big[i], &o);
@@ -726,6 +729,93 @@ static void check_protocol(const char *url)
 	CHECK(r && r->kind_case == K(UNSUBSCRIBED), "Unsubscribed: %s",
 	      error_text(r));
 	wsc_free_message(r);
+	wsc_close(c);
+}
+
+static void send_unsubscribe(struct wsc *c, uint32_t sub)
+{
+	Gpuperf__Unsubscribe u = GPUPERF__UNSUBSCRIBE__INIT;
+	u.subscription_id = sub;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.kind_case = K(UNSUBSCRIBE);
+	env.unsubscribe = &u;
+	Gpuperf__Envelope *r = reply(c, send_env(c, &env), 3000);
+	CHECK(r && r->kind_case == K(UNSUBSCRIBED), "Unsubscribed: %s",
+	      error_text(r));
+	wsc_free_message(r);
+}
+
+/*
+ * What one connection may cost: a counter named 4,096 times is sent once;
+ * subscriptions are counted in evaluations a second against the
+ * connection's budget (Hello says it), one over it is refused and the
+ * budget comes back as they go. The floor on periods is in Hello too.
+ */
+static void check_evaluation_budget(const char *url)
+{
+	Gpuperf__Envelope *hello = NULL;
+	struct wsc *c = open_session(url, NULL, &hello);
+	if (!hello)
+		return;
+	CHECK(hello->hello->limits &&
+	      hello->hello->limits->max_evaluations_per_second == 1000000,
+	      "Hello says the evaluation budget");
+	const Gpuperf__Device *d = hello->hello->n_devices ?
+				   hello->hello->devices[0] : NULL;
+	bool above = d && d->n_sampling_periods;
+	for (size_t i = 0; d && i < d->n_sampling_periods; i++)
+		above &= d->sampling_periods[i]->period_ns >= 10000;
+	CHECK(d && d->min_sampling_period_ns == 10000 && above,
+	      "Hello says the floor on periods and lists none below it");
+	wsc_free_message(hello);
+
+	static const char *copies[4096];
+	for (size_t i = 0; i < 4096; i++)
+		copies[i] = "GpuTime";
+	Gpuperf__Envelope *r = NULL;
+	uint32_t one = subscribe(c, "RenderBasic", 100000000, copies, 4096,
+				 false, false, &r);
+	CHECK(r && r->kind_case == K(SUBSCRIBED) && r->subscribed->n_counters == 1,
+	      "a counter named 4096 times is subscribed once");
+	wsc_free_message(r);
+	Gpuperf__Envelope *f = next_frame(c, one, 3000);
+	CHECK(f && f->frame->n_values == 1, "its frames carry it once");
+	wsc_free_message(f);
+
+	/* Every counter, per context, in 1 ms windows: a few fit. */
+	uint32_t subs[16];
+	unsigned n = 0;
+	const char *refusal = NULL;
+	Gpuperf__Envelope *last = NULL;
+	while (n < 15) {
+		uint64_t id = send_subscribe(c, "RenderBasic", 1000000, NULL, 0,
+					     false, true);
+		last = reply(c, id, 5000);
+		if (!last || last->kind_case != K(SUBSCRIBED))
+			break;
+		subs[n++] = last->subscribed->subscription_id;
+		wsc_free_message(last);
+		last = NULL;
+	}
+	refusal = error_text(last);
+	CHECK(n >= 1 && n < 15 && last && last->kind_case == K(ERROR) &&
+	      last->error->code == GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED &&
+	      strstr(refusal, "--max-evaluations"),
+	      "subscriptions over the connection's budget are refused "
+	      "(%u taken): %s", n, refusal);
+	wsc_free_message(last);
+	/* Another connection has a budget of its own. */
+	struct wsc *other = open_session(url, NULL, NULL);
+	uint32_t theirs = subscribe(other, "RenderBasic", 1000000, NULL, 0,
+				    false, true, NULL);
+	CHECK(theirs != 0, "another connection has its own budget");
+	wsc_close(other);
+	/* The budget comes back as subscriptions go. */
+	if (n)
+		send_unsubscribe(c, subs[--n]);
+	uint32_t again = subscribe(c, "RenderBasic", 1000000, NULL, 0, false,
+				   true, NULL);
+	CHECK(again != 0, "an unsubscribed one's budget is taken again");
 	wsc_close(c);
 }
 
@@ -1055,6 +1145,8 @@ static void run_plain(char **argv)
 	check_tokens(local, remote);
 	section("rate limit");
 	check_rate_limit(local);
+	section("evaluation budget");
+	check_evaluation_budget(local);
 	section("unix");
 	struct gpc_client *u = connect_as(unix_url, NULL, GPC_ROLE_ANY, NULL);
 	CHECK(u && gpc_server_info(u)->role == GPC_ROLE_CONTROLLER,

@@ -55,6 +55,7 @@ struct collector {
 	uint64_t within_mark_reports, mark_reports;
 	/* Windows without a report, and whether their values were numbers. */
 	unsigned empty_frames, empty_with_numbers;
+	size_t n_values;                /* of the last frame */
 };
 
 static void note_context(struct collector *c, uint32_t ctx)
@@ -93,6 +94,7 @@ static void on_frame(void *user, const struct gpd_frame *f)
 {
 	struct collector *c = user;
 	c->frames++;
+	c->n_values = f->n_values;
 	if (!f->from_mark) {
 		c->partial_frames += f->partial;
 		if (c->frames == 1)
@@ -179,7 +181,9 @@ static void on_deadline(uv_timer_t *t)
 	uv_stop(t->loop);
 }
 
-static void fixture_start(struct fixture *fx, size_t sim_buffer)
+/* min_period_ns: the daemon's --min-period (0: its default). */
+static void fixture_start_floor(struct fixture *fx, size_t sim_buffer,
+				uint64_t min_period_ns)
 {
 	static const char *devices[] = { "sim" };
 	struct gpd_options opts = {
@@ -188,6 +192,7 @@ static void fixture_start(struct fixture *fx, size_t sim_buffer)
 		.seed = 7,
 		.linger_ms = 0,
 		.sim_buffer_size = sim_buffer,
+		.min_period_ns = min_period_ns,
 	};
 	struct gpd_error err = { 0 };
 	gpd_log_set_level(GPD_LOG_WARNING);
@@ -195,6 +200,11 @@ static void fixture_start(struct fixture *fx, size_t sim_buffer)
 	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
 		      "%s", err.message);
 	uv_timer_init(&fx->loop, &fx->deadline);
+}
+
+static void fixture_start(struct fixture *fx, size_t sim_buffer)
+{
+	fixture_start_floor(fx, sim_buffer, 0);
 }
 
 /* Runs the loop until a collector stops it or ms pass. */
@@ -299,7 +309,7 @@ START_TEST(contexts_show_up_per_context)
 		.sampling_period_ns = 100000,
 		.window_ns = 50000000,
 		.per_context = true,
-		.role = GPD_ROLE_VIEWER,
+		.role = GPD_ROLE_CONTROLLER,
 	};
 	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
@@ -410,6 +420,125 @@ START_TEST(viewer_with_another_set_is_refused)
 	ck_assert_int_eq(subscribe(&fx, &b, req, &err), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err.message, "NoSuchCounter"));
 	gpd_unsubscribe(a.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/*
+ * A viewer never chooses a device's configuration: on an idle device it
+ * gets the one the device starts with by itself. Nobody, controllers
+ * included, goes below the floor (--min-period, 10 us by default); a
+ * refusal leaves the device as it was.
+ */
+START_TEST(viewers_do_not_configure_and_nobody_goes_below_the_floor)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct gpd_device *dev = fx.daemon.registry.devices[0];
+	struct collector v = { 0 }, c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 1,
+		.window_ns = 20000000,
+		.role = GPD_ROLE_VIEWER,
+	};
+	ck_assert_int_eq(subscribe(&fx, &v, req, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "10000 ns") &&
+		      strstr(err.message, "--min-period"), "%s", err.message);
+	ck_assert(!dev->open);
+	/* Above the floor but faster than the device's own 1 ms. */
+	req.sampling_period_ns = 100000;
+	ck_assert_int_eq(subscribe(&fx, &v, req, &err), -EPERM);
+	ck_assert_msg(strstr(err.message, "viewer") &&
+		      strstr(err.message, "RenderBasic"), "%s", err.message);
+	req.sampling_period_ns = 0;
+	req.metric_set = "ComputeBasic";
+	ck_assert_int_eq(subscribe(&fx, &v, req, &err), -EPERM);
+	ck_assert(!dev->open);
+	ck_assert_uint_eq(dev->n_subscribers, 0);
+	/* What the device would run anyway is the viewer's. */
+	req.metric_set = NULL;
+	ck_assert_msg(subscribe(&fx, &v, req, &err) == 0, "%s", err.message);
+	ck_assert_str_eq(dev->set->symbol_name, "RenderBasic");
+	ck_assert_uint_eq(dev->exponent,
+			  gpd_exponent_for_period_at(dev->shape.timestamp_frequency,
+						     GPD_DEFAULT_PERIOD_NS));
+	gpd_unsubscribe(v.sub);
+
+	/* A controller is held to the floor too, on subscribing and on
+	 * reconfiguring; at the floor itself it gets the period just above. */
+	req.role = GPD_ROLE_CONTROLLER;
+	req.sampling_period_ns = 105;
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), -EINVAL);
+	req.sampling_period_ns = 10000;
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	uint64_t period = gpd_device_period_ns(dev, dev->exponent);
+	ck_assert_uint_ge(period, 10000);
+	ck_assert_uint_lt(period, 20000);
+	ck_assert_int_eq(gpd_reconfigure(c.sub, NULL, 5000, &err), -EINVAL);
+	ck_assert_uint_eq(gpd_device_period_ns(dev, dev->exponent), period);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+
+	/* Only the configuration lowers it. */
+	fixture_start_floor(&fx, 0, 1);
+	dev = fx.daemon.registry.devices[0];
+	req.sampling_period_ns = 105;
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	ck_assert_uint_lt(gpd_device_period_ns(dev, dev->exponent), 10000);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/*
+ * A counter asked many times is computed and sent once, and what a
+ * subscription costs in evaluations a second is counted: over the
+ * budget it is refused before the device changes.
+ */
+START_TEST(duplicates_are_sent_once_and_evaluations_are_budgeted)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	static const char *copies[4096];
+	for (size_t i = 0; i < 4096; i++)
+		copies[i] = i % 2 ? "GpuTime" : "gputime";
+	struct collector c = { .stop_after = 2 }, greedy = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.window_ns = 20000000,
+		.counters = copies,
+		.n_counters = 4096,
+		.role = GPD_ROLE_CONTROLLER,
+		.max_evaluations = 1000000,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	const char *const *symbols;
+	ck_assert_uint_eq(gpd_subscription_counters(c.sub, &symbols), 1);
+	ck_assert_str_eq(symbols[0], "GpuTime");
+	const struct gpd_device *dev = c.sub->device;
+	/* The set's equations and the one value, 50 windows a second. */
+	ck_assert_uint_eq(gpd_subscription_evaluations(c.sub),
+			  (dev->binding->n_steps + 1) * 50);
+	while (c.frames < 2)
+		fixture_run(&fx, 100);
+	ck_assert_uint_eq(c.n_values, 1);
+
+	/* Every counter of another set, per context, in 1 ms windows. */
+	req.metric_set = "ComputeBasic";
+	req.counters = NULL;
+	req.n_counters = 0;
+	req.window_ns = 1000000;
+	req.per_context = true;
+	req.max_evaluations = 100000;
+	ck_assert_int_eq(subscribe(&fx, &greedy, req, &err), -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "--max-evaluations") &&
+		      strstr(err.message, "100000"), "%s", err.message);
+	ck_assert_str_eq(dev->set->symbol_name, "RenderBasic");
+	ck_assert_uint_eq(c.events, 0);
+	ck_assert_uint_eq(dev->n_subscribers, 1);
+	gpd_unsubscribe(c.sub);
 	fixture_stop(&fx);
 }
 END_TEST
@@ -918,7 +1047,7 @@ END_TEST
 START_TEST(the_fastest_period_streams_with_its_loss)
 {
 	struct fixture fx;
-	fixture_start(&fx, 0);
+	fixture_start_floor(&fx, 0, 1);
 	struct collector c = { .stop_after = 3 };
 	struct gpd_error err;
 	struct gpd_subscribe_request req = {
@@ -1117,6 +1246,8 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, frame_cpu_times_follow_the_gpu_clock);
 	tcase_add_test(tc, leaving_from_a_callback_is_safe);
 	tcase_add_test(tc, the_fastest_period_streams_with_its_loss);
+	tcase_add_test(tc, viewers_do_not_configure_and_nobody_goes_below_the_floor);
+	tcase_add_test(tc, duplicates_are_sent_once_and_evaluations_are_budgeted);
 	tcase_add_test(tc, frames_carry_their_raw_deltas);
 	tcase_add_test(tc, a_duration_ends_with_a_last_partial_window);
 	tcase_add_test(tc, a_filter_that_matches_nothing_gives_empty_windows);

@@ -120,7 +120,8 @@ static void on_timeout(uv_timer_t *t)
 
 static const struct gpd_subscriber_ops ops = { .frame = on_frame, .event = on_event };
 
-/* Starts the daemon on the fake GPU (or libs) with spec. */
+/* Starts the daemon on the fake GPU (or libs) with spec, without the
+ * daemon's floor on periods: the GPU's own limits are what is tried. */
 static void start(struct run *r, const char *spec, const struct gpd_nv_libs *libs)
 {
 	memset(r, 0, sizeof(*r));
@@ -128,6 +129,7 @@ static void start(struct run *r, const char *spec, const struct gpd_nv_libs *lib
 		.device_specs = &spec,
 		.n_device_specs = 1,
 		.nvidia_libs = libs,
+		.min_period_ns = 1,
 	};
 	struct gpd_error err = { 0 };
 	ck_assert_msg(gpd_daemon_init(&r->daemon, uv_default_loop(), &o, &err) == 0,
