@@ -1,6 +1,7 @@
 /*
  * gpuperfd: the GPU profiling daemon's entry point: options, the loop.
  */
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,14 @@ static int run(struct gpd_daemon *daemon, const struct gpd_config *cfg,
 		gpd_error("%s", err.message);
 		return 1;
 	}
+	/* Read as root at start, the file must also be readable now for a
+	 * SIGHUP to revoke its tokens. */
+	if (cfg->user && cfg->server.token_file &&
+	    access(cfg->server.token_file, R_OK))
+		gpd_warn("--token-file %s cannot be read as user %s (%s): a "
+			 "reload cannot change or revoke its tokens; give the "
+			 "file to that user's group with mode 640",
+			 cfg->server.token_file, cfg->user, strerror(errno));
 	gpd_daemon_handle_signals(daemon);
 	gpd_info("gpuperfd %s ready with %zu device(s)%s%s", GPUPERF_VERSION,
 		 daemon->registry.n_devices, server->url[0] ? ": open " : "",

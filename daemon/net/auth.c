@@ -2,6 +2,7 @@
  * Bearer tokens and trusted addresses.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,25 @@ static int add_token(struct gpd_auth *auth, const char *token,
 	return 0;
 }
 
+/* At most how many bits of secret token can hold: its length times those
+ * of a character of the smallest alphabet it is written in (decimal, hex,
+ * base64, else printable ASCII). A guess of what it holds, never more. */
+static double token_bits(const char *token)
+{
+	bool decimal = true, hex = true, base64 = true;
+	size_t n = strlen(token);
+	for (const char *c = token; *c; c++) {
+		bool digit = *c >= '0' && *c <= '9';
+		bool lower_hex = *c >= 'a' && *c <= 'f';
+		bool upper_hex = *c >= 'A' && *c <= 'F';
+		decimal &= digit;
+		hex &= digit || lower_hex || upper_hex;
+		base64 &= (bool)isalnum((unsigned char)*c) || strchr("+/-_=", *c);
+	}
+	double per_char = decimal ? 3.32 : hex ? 4 : base64 ? 6 : 6.57;
+	return (double)n * per_char;
+}
+
 static int parse_line(struct gpd_auth *auth, char *line, const char *path,
 		      unsigned lineno, struct gpd_error *err)
 {
@@ -63,6 +83,11 @@ static int parse_line(struct gpd_auth *auth, char *line, const char *path,
 	if (strlen(token) >= GPD_TOKEN_MAX)
 		return gpd_fail(err, -EINVAL, "%s:%u: the token is longer than %d "
 			    "bytes", path, lineno, GPD_TOKEN_MAX - 1);
+	if (token_bits(token) < GPD_TOKEN_MIN_BITS)
+		return gpd_fail(err, -EINVAL, "%s:%u: the token holds less than "
+			    "%d bits, too few to resist guessing; make one with "
+			    "`openssl rand -hex 16` (32 hex digits)", path,
+			    lineno, GPD_TOKEN_MIN_BITS);
 	if (add_token(auth, token, role))
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	return 0;

@@ -16,6 +16,9 @@
 #include "daemon/subscription.h"
 
 #define GPD_TOKEN_MAX 256
+/* A token shorter than this many bits is refused (at least 32 hex
+ * digits, 22 base64 characters). */
+#define GPD_TOKEN_MIN_BITS 128
 
 struct gpd_token {
 	char token[GPD_TOKEN_MAX];
@@ -28,8 +31,9 @@ struct gpd_auth {
 };
 
 /* Reads path into auth. -EINVAL (with err naming the line) for a line that
- * is not `TOKEN ROLE`, a token longer than GPD_TOKEN_MAX - 1 bytes or a
- * file without tokens; an I/O errno when it cannot be read. */
+ * is not `TOKEN ROLE`, a token longer than GPD_TOKEN_MAX - 1 bytes or of
+ * fewer than GPD_TOKEN_MIN_BITS, or a file without tokens; an I/O errno
+ * when it cannot be read. */
 int gpd_auth_load(struct gpd_auth *auth, const char *path,
 		  struct gpd_error *err);
 

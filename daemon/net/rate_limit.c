@@ -3,13 +3,19 @@
  */
 #include "daemon/net/rate_limit.h"
 
+void gpd_rate_limit_init_burst(struct gpd_rate_limit *r, uint32_t per_second,
+			       uint32_t burst, uint64_t now_ns)
+{
+	r->rate = per_second;
+	r->burst = burst;
+	r->tokens = r->burst;
+	r->last_ns = now_ns;
+}
+
 void gpd_rate_limit_init(struct gpd_rate_limit *r, uint32_t per_second,
 			 uint64_t now_ns)
 {
-	r->rate = per_second;
-	r->burst = 2.0 * per_second;
-	r->tokens = r->burst;
-	r->last_ns = now_ns;
+	gpd_rate_limit_init_burst(r, per_second, 2 * per_second, now_ns);
 }
 
 bool gpd_rate_limit_take(struct gpd_rate_limit *r, uint64_t now_ns)

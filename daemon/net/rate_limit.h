@@ -17,6 +17,10 @@ struct gpd_rate_limit {
 void gpd_rate_limit_init(struct gpd_rate_limit *r, uint32_t per_second,
 			 uint64_t now_ns);
 
+/* A bucket of burst tokens, refilled at per_second. */
+void gpd_rate_limit_init_burst(struct gpd_rate_limit *r, uint32_t per_second,
+			       uint32_t burst, uint64_t now_ns);
+
 /* Takes a token; false when the bucket is empty. */
 bool gpd_rate_limit_take(struct gpd_rate_limit *r, uint64_t now_ns);
 

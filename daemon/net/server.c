@@ -287,15 +287,20 @@ static int default_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
+/* What libwebsockets says is mostly about a client's malformed or refused
+ * request, which a client can repeat at will: at most a line every 10 s,
+ * with how many were held back. Its log callback is process-wide and
+ * takes no user data, so the throttle is too. */
+static struct gpd_log_throttle lws_log_throttle;
+
 static void lws_log(int level, const char *line)
 {
 	size_t n = strlen(line);
 	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		n--;
-	if (level & LLL_ERR)
-		gpd_error("libwebsockets: %.*s", (int)n, line);
-	else
-		gpd_warn("libwebsockets: %.*s", (int)n, line);
+	gpd_log_throttled(&lws_log_throttle,
+			  level & LLL_ERR ? GPD_LOG_ERROR : GPD_LOG_WARNING,
+			  "libwebsockets: %.*s", (int)n, line);
 }
 
 static int setup_protocols(struct gpd_server *s, struct gpd_error *err)
@@ -502,11 +507,27 @@ const char *gpd_server_fd_socket(const struct gpd_server *s)
 	return s->fd_socket ? gpd_fd_socket_path(s->fd_socket) : NULL;
 }
 
+/* Ends the sessions whose tokens the reload took away, with the reason. */
+static void revoke_sessions(struct gpd_server *s)
+{
+	unsigned closed = 0;
+	for (struct gpd_session *session = s->sessions; session;
+	     session = session->next)
+		closed += gpd_session_recheck_token(session);
+	if (closed)
+		gpd_info("reload: closed %u connection%s whose token was removed "
+			 "or changed role", closed, closed == 1 ? "" : "s");
+}
+
 int gpd_server_reload_tokens(struct gpd_server *s, const char *path,
 			     struct gpd_error *err)
 {
-	if (path)
-		return gpd_auth_reload(&s->auth, path, err);
+	if (path) {
+		int ret = gpd_auth_reload(&s->auth, path, err);
+		if (!ret)
+			revoke_sessions(s);
+		return ret;
+	}
 	for (size_t i = 0; i < s->n_listeners; i++) {
 		const struct gpd_listener *l = &s->listeners[i];
 		if (!l->trusted)
@@ -515,6 +536,7 @@ int gpd_server_reload_tokens(struct gpd_server *s, const char *path,
 				    "longer names", l->host, l->port);
 	}
 	gpd_auth_fini(&s->auth);
+	revoke_sessions(s);
 	return 0;
 }
 

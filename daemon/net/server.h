@@ -29,6 +29,7 @@
 #include "daemon/log_throttle.h"
 #include "daemon/net/admission.h"
 #include "daemon/net/auth.h"
+#include "daemon/net/auth_brake.h"
 #include "daemon/net/origin.h"
 
 struct gpd_fd_socket;
@@ -116,6 +117,8 @@ struct gpd_server {
 	const struct gpd_device_registry *devices;      /* what it serves */
 	struct gpd_server_options options;      /* defaults filled in */
 	struct gpd_auth auth;                   /* empty without --token-file */
+	struct gpd_auth_brake auth_brake;       /* wrong tokens per address */
+	struct gpd_log_throttle auth_log;       /* ... said in the log */
 	struct gpd_origin_policy origin;
 	struct gpd_hello *hello;
 	struct gpd_metrics_exporter *exporter;
@@ -159,9 +162,11 @@ int gpd_server_init(struct gpd_server *server, uv_loop_t *loop,
 /* Opens the listeners on the loop. */
 int gpd_server_listen(struct gpd_server *server, struct gpd_error *err);
 
-/* A reload's tokens: path's replace the loaded ones (connections already
- * accepted keep their role). NULL drops them, unless a listener needs
- * them (-EPERM). On failure the loaded tokens stay; err says why. */
+/* A reload's tokens: path's replace the loaded ones, and connections whose
+ * token is gone (or has another role) are told so and closed. NULL drops
+ * them, unless a listener needs them (-EPERM). On failure (a broken file:
+ * err names the line) the loaded tokens stay and nothing changes: a
+ * reload is checked whole before anything changes. */
 int gpd_server_reload_tokens(struct gpd_server *server, const char *path,
 			     struct gpd_error *err);
 

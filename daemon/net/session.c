@@ -167,14 +167,54 @@ void gpd_session_fail(struct gpd_session *s, uint64_t request_id,
 	gpd_session_close(s, close_code);
 }
 
+Gpuperf__ErrorCode gpd_session_refusal_code(int code)
+{
+	return code == -EBUSY ? GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED :
+	       code == -EAGAIN ? GPUPERF__ERROR_CODE__RATE_LIMITED :
+	       GPUPERF__ERROR_CODE__UNAUTHENTICATED;
+}
+
 /* Ends a session the server will not keep: a refused token, or no room.
  * 1013 (try again later) would say the latter better, but clients built
  * on libwebsockets 4.1 take it for a protocol error. */
 static void refuse(struct gpd_session *s, int code, const char *why)
 {
-	gpd_session_fail(s, 0, code == -EBUSY ? GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED
-					      : GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+	gpd_session_fail(s, 0, gpd_session_refusal_code(code),
 			 GPD_CLOSE_POLICY_VIOLATION, "%s", why);
+}
+
+/* A token from the client: its role, unless its address has been wrong
+ * too often lately (the brake), or the token is not in the file. Both
+ * are said in the log, at most once in 10 s with how many there were. */
+static int check_token(struct gpd_session *s, const char *token, size_t len,
+		       enum gpd_role *role, char *why, size_t size)
+{
+	struct gpd_server *server = s->server;
+	const char *peer = s->peer[0] ? s->peer : "an unknown address";
+	uint64_t now = gpd_monotonic_ns();
+	if (!gpd_auth_brake_allows(&server->auth_brake, s->peer, now)) {
+		gpd_log_throttled(&server->auth_log, GPD_LOG_WARNING,
+				  "refused a token attempt from %s unheard: too "
+				  "many wrong tokens from it (%llu wrong, %llu "
+				  "refused unheard so far)", peer,
+				  server->auth_brake.failed,
+				  server->auth_brake.braked);
+		snprintf(why, size, "too many wrong tokens from %s; wait a "
+			 "second before trying again", peer);
+		return -EAGAIN;
+	}
+	if (gpd_auth_check(&server->auth, token, len, role)) {
+		gpd_auth_brake_failed(&server->auth_brake, s->peer, now);
+		gpd_log_throttled(&server->auth_log, GPD_LOG_WARNING,
+				  "refused a wrong token from %s (%llu wrong, "
+				  "%llu refused unheard so far)", peer,
+				  server->auth_brake.failed,
+				  server->auth_brake.braked);
+		snprintf(why, size, "the token is not in the server's "
+			 "--token-file");
+		return -EACCES;
+	}
+	return 0;
 }
 
 void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
@@ -217,11 +257,12 @@ int gpd_session_authenticate(struct gpd_session *s, const char *token,
 {
 	enum gpd_role role;
 	if (len) {
-		if (gpd_auth_check(&s->server->auth, token, len, &role)) {
-			snprintf(why, size, "the token is not in the server's "
-				 "--token-file");
-			return -EACCES;
-		}
+		int ret = check_token(s, token, len, &role, why, size);
+		if (ret)
+			return ret;
+		memcpy(s->token, token, len);
+		s->token_len = len;
+		s->token_role = role;
 	} else if (s->trusted) {
 		/* Whoever can reach a loopback or Unix socket already runs
 		 * on this machine. */
@@ -270,6 +311,10 @@ int gpd_session_create(struct gpd_server *server,
 			    server->options.queue_frames, SIZE_MAX);
 	gpd_rate_limit_init(&s->rate, server->options.max_requests_per_second,
 			    gpd_monotonic_ns());
+	gpd_rate_limit_init_burst(&s->refusals,
+				  (server->options.max_requests_per_second + 9) / 10,
+				  server->options.max_requests_per_second,
+				  gpd_monotonic_ns());
 	s->next = server->sessions;
 	if (s->next)
 		s->next->prev_next = &s->next;
@@ -301,6 +346,24 @@ int gpd_session_create(struct gpd_server *server,
 		refuse(s, -EBUSY, why);
 	}
 	return 0;
+}
+
+bool gpd_session_recheck_token(struct gpd_session *s)
+{
+	enum gpd_role role;
+	if (!s->token_len || s->closing)
+		return false;
+	bool kept = !gpd_auth_check(&s->server->auth, s->token, s->token_len,
+				    &role);
+	if (kept && role == s->token_role)
+		return false;
+	gpd_session_fail(s, 0, GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+			 GPD_CLOSE_POLICY_VIOLATION, kept ?
+			 "the role of this connection's token changed in the "
+			 "server's --token-file; connect again" :
+			 "this connection's token was removed from the server's "
+			 "--token-file; connect again with a current one");
+	return true;
 }
 
 void gpd_session_destroy(struct gpd_session *s)
@@ -401,14 +464,25 @@ void gpd_session_receive(struct gpd_session *s, const void *data, size_t len)
 		gpd_proto_free_request(&alloc, env);
 		return;
 	}
-	if (!gpd_rate_limit_take(&s->rate, gpd_monotonic_ns())) {
-		char message[160];
-		snprintf(message, sizeof(message),
-			 "more than %u requests a second; this one was not "
-			 "run, send it again later",
-			 s->server->options.max_requests_per_second);
-		queue_error(s, env->request_id, GPUPERF__ERROR_CODE__RATE_LIMITED,
-			    message);
+	uint32_t rate = s->server->options.max_requests_per_second;
+	uint64_t now = gpd_monotonic_ns();
+	if (!gpd_rate_limit_take(&s->rate, now)) {
+		/* A client that goes on sending after a second's worth of
+		 * refusals is not listening to them. */
+		if (!gpd_rate_limit_take(&s->refusals, now)) {
+			gpd_session_fail(s, env->request_id,
+					 GPUPERF__ERROR_CODE__RATE_LIMITED,
+					 GPD_CLOSE_POLICY_VIOLATION,
+					 "more than %u requests refused over the "
+					 "limit of %u a second; closing", rate, rate);
+		} else {
+			char message[160];
+			snprintf(message, sizeof(message),
+				 "more than %u requests a second; this one was "
+				 "not run, send it again later", rate);
+			queue_error(s, env->request_id,
+				    GPUPERF__ERROR_CODE__RATE_LIMITED, message);
+		}
 	} else if (!s->authenticated &&
 		   env->kind_case != GPUPERF__ENVELOPE__KIND_AUTH) {
 		/* Before authenticating, a client may only say who it is. */

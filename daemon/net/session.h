@@ -81,11 +81,19 @@ struct gpd_session {
 	enum gpd_session_slot slot;     /* what it holds of the server's room */
 	bool authenticated;
 	bool auth_requested;            /* it sent its one Auth */
+	/* The token it authenticated with (token_len 0: none), kept so that
+	 * a reload that removes it ends the session. */
+	char token[GPD_TOKEN_MAX];
+	size_t token_len;
+	enum gpd_role token_role;
 	enum gpd_role role;
 	bool closing;
 	enum gpd_close_code close_code;
 	struct gpd_send_queue queue;
 	struct gpd_rate_limit rate;
+	/* Refusals for the rate it may still get: a second's worth, back at
+	 * a tenth of the rate. */
+	struct gpd_rate_limit refusals;
 
 	struct gpd_session_sub *subs;
 	struct gpd_session_usage *usage;        /* usage subscriptions */
@@ -125,6 +133,11 @@ int gpd_session_create(struct gpd_server *server,
 		       const struct gpd_session_transport *transport,
 		       const struct gpd_session_peer *peer, const char *bearer,
 		       struct gpd_session **out);
+
+/* After the server's tokens were reloaded: a session whose token is no
+ * longer in the file, or now has another role, is told why and closed.
+ * True when it was. */
+bool gpd_session_recheck_token(struct gpd_session *s);
 
 /* Ends every subscription and recording and frees the session. */
 void gpd_session_destroy(struct gpd_session *s);

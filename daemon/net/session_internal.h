@@ -38,11 +38,15 @@ void gpd_session_dispatch(struct gpd_session *s, const Gpuperf__Envelope *env);
 
 /* Authenticates with an Auth request (or a header's token): 0 with the
  * role set and an authenticated slot taken; -EACCES for a token the
- * server does not know, -EBUSY when it has no room; why says which in
- * words for the client. */
+ * server does not know, -EAGAIN when its address has given too many
+ * wrong ones lately (net/auth_brake.h), -EBUSY when it has no room; why
+ * says which in words for the client. */
 int gpd_session_authenticate(struct gpd_session *s, const char *token,
 			     size_t len, Gpuperf__Role wanted,
 			     char *why, size_t size);
+
+/* The error code of a refused authentication (gpd_session_authenticate). */
+Gpuperf__ErrorCode gpd_session_refusal_code(int code);
 
 /* What one client may leave unread: an equal part of --send-budget among
  * the connections, but never less than a Hello and 256 KiB. */

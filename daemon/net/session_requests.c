@@ -89,9 +89,7 @@ static void handle_auth(struct gpd_session *s, const Gpuperf__Envelope *env)
 	int ret = gpd_session_authenticate(s, a->token, strlen(a->token), a->role,
 					   why, sizeof(why));
 	if (ret) {
-		gpd_session_fail(s, env->request_id,
-				 ret == -EBUSY ? GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED
-					       : GPUPERF__ERROR_CODE__UNAUTHENTICATED,
+		gpd_session_fail(s, env->request_id, gpd_session_refusal_code(ret),
 				 GPD_CLOSE_POLICY_VIOLATION, "%s", why);
 		return;
 	}

@@ -840,7 +840,7 @@ async function smoothAt100Fps(page) {
 }
 
 async function viewer(browserContext, url) {
-	const page = await openPage(browserContext, `${url}?token=viewtok`, 'viewer');
+	const page = await openPage(browserContext, `${url}?token=viewtok-0123456789abcdefghij`, 'viewer');
 	await connected(page);
 	await page.waitForFunction(() => window.gpuperfUi.store.length > 2, null, { timeout: 5000 });
 	checks.check(await page.textContent('#role') === 'viewer', 'a viewer token connects as a viewer');
@@ -876,7 +876,7 @@ async function tokenPrompt(context, url, local) {
 	checks.check(asked, 'an address that needs a token prompts for one');
 	if (asked) {
 		await page.screenshot({ path: join(out, 'ui-token-prompt.png') });
-		await page.fill('#token-input', 'ctltok');
+		await page.fill('#token-input', 'ctltok-0123456789abcdefghijk');
 		await page.press('#token-input', 'Enter');
 		await connected(page);
 		checks.check(await page.textContent('#role') === 'controller',
@@ -1037,7 +1037,7 @@ async function lanAddress(context, remotePort) {
 		note('this machine has no LAN address; the UI is not tried on one');
 		return;
 	}
-	const page = await openPage(context, `http://${lan.address}:${remotePort}/?token=ctltok`, 'lan');
+	const page = await openPage(context, `http://${lan.address}:${remotePort}/?token=ctltok-0123456789abcdefghijk`, 'lan');
 	await connected(page);
 	const streams = await page.waitForFunction(() => window.gpuperfUi.store.length > 2, null,
 		{ timeout: 5000 }).then(() => true, () => false);
@@ -1053,7 +1053,7 @@ async function main() {
 	if (!checks.check(existsSync(CHROMIUM), 'chromium is installed', `${CHROMIUM}: run make deps`))
 		return;
 	const tokens = join(tmp, 'tokens');
-	writeFileSync(tokens, 'viewtok viewer\nctltok controller\n');
+	writeFileSync(tokens, 'viewtok-0123456789abcdefghij viewer\nctltok-0123456789abcdefghijk controller\n');
 	chmodSync(tokens, 0o600);
 	const tigerLake = existsSync(I915_METRICS) ?
 		['--device', 'sim:tglgt2', '--metrics-dir', I915_METRICS] : [];

@@ -18,9 +18,9 @@ free_port() {
 	wait "$probe" 2>/dev/null
 }
 
-printf 'goodtoken controller\n' >"$tmp/tokens"
+printf 'goodtoken-0123456789abcdefgh controller\n' >"$tmp/tokens"
 chmod 600 "$tmp/tokens"
-printf '# the token\ngoodtoken\n' >"$tmp/good"
+printf '# the token\ngoodtoken-0123456789abcdefgh\n' >"$tmp/good"
 printf 'wrongtoken\n' >"$tmp/bad"
 start sim -d sim -d sim:tglgt2 -m "$shared/intel-metrics/i915" \
 	-l 127.0.0.1:0 --unix "$tmp/sock" --token-file "$tmp/tokens" --linger 0

@@ -84,7 +84,9 @@ static const uint64_t advances_ns[] = {
 	100000, 1000000, 5000000, 20000000, 50000000,
 };
 static const uint64_t max_bytes[] = { 0, 100, 4096, 1 << 20 };
-static const char *const tokens[] = { "fuzztoken", "ctl", "wrong", "" };
+#define VIEWER_TOKEN "fuzztoken-0123456789abcdefgh"
+#define CONTROLLER_TOKEN "ctl-0123456789abcdefghijklmn"
+static const char *const tokens[] = { VIEWER_TOKEN, CONTROLLER_TOKEN, "wrong", "" };
 static const char *const devices[] = { "", "sim0", "nope" };
 
 /* A subscription as its client knows it. */
@@ -129,7 +131,8 @@ static void setup(void)
 	}
 	char path[] = "/tmp/fuzz-session-tokens-XXXXXX";
 	int fd = mkstemp(path);
-	static const char text[] = "fuzztoken viewer\nctl controller\n";
+	static const char text[] = VIEWER_TOKEN " viewer\n"
+				   CONTROLLER_TOKEN " controller\n";
 	if (fd < 0 || write(fd, text, sizeof(text) - 1) != sizeof(text) - 1)
 		abort();
 	close(fd);
@@ -320,7 +323,8 @@ static void op_connect(struct cursor *c)
 		struct gpd_session_transport t = { .wake = wake };
 		const char *bearer = NULL;
 		if (mode & 2)
-			bearer = mode & 4 ? "Bearer fuzztoken" : "Bearer ctl";
+			bearer = mode & 4 ? "Bearer " VIEWER_TOKEN
+					  : "Bearer " CONTROLLER_TOKEN;
 		struct gpd_session_peer peer = {
 			.trusted = mode & 1,
 			.address = mode & 16 ? "192.0.2.1" : "192.0.2.2",
@@ -474,6 +478,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!daemon_ctx.loop)
 		setup();
+	/* Each input starts with no wrong tokens held against its peers. */
+	memset(&server.auth_brake, 0, sizeof(server.auth_brake));
 	struct cursor c = { .data = data, .size = size };
 	while (c.size) {
 		run_op((enum op)(take(&c) % N_OPS), &c);

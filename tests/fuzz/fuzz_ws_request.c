@@ -24,6 +24,9 @@
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
 
+#define VIEWER_TOKEN "fuzztoken-0123456789abcdefgh"
+#define CONTROLLER_TOKEN "ctl-0123456789abcdefghijklmn"
+
 static uv_loop_t loop;
 static struct gpd_daemon daemon_ctx;
 static struct gpd_server server;
@@ -50,7 +53,8 @@ static void setup(void)
 	}
 	char path[] = "/tmp/fuzz-tokens-XXXXXX";
 	int fd = mkstemp(path);
-	static const char tokens[] = "fuzztoken viewer\nctl controller\n";
+	static const char tokens[] = VIEWER_TOKEN " viewer\n"
+				     CONTROLLER_TOKEN " controller\n";
 	if (fd < 0 || write(fd, tokens, sizeof(tokens) - 1) != sizeof(tokens) - 1)
 		abort();
 	close(fd);
@@ -87,12 +91,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	if (!size)
 		return 0;
+	/* Each input starts with no wrong tokens held against its peer. */
+	memset(&server.auth_brake, 0, sizeof(server.auth_brake));
 	uint8_t mode = data[0];
 	data++;
 	size--;
 	struct gpd_session_transport t = { .wake = wake };
 	struct gpd_session *s;
-	const char *bearer = mode & 2 ? (mode & 4 ? "Bearer fuzztoken" : "Bearer ctl")
+	const char *bearer = mode & 2 ? (mode & 4 ? "Bearer " VIEWER_TOKEN
+						  : "Bearer " CONTROLLER_TOKEN)
 				      : NULL;
 	struct gpd_session_peer peer = { .trusted = mode & 1, .address = "192.0.2.1" };
 	if (gpd_session_create(&server, &t, &peer, bearer, &s))

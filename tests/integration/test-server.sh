@@ -28,7 +28,7 @@ run_checks() {
 	failed=$((failed + $2))
 }
 
-printf 'viewtok viewer\nctltok controller\n' >"$tmp/tokens"
+printf 'viewtok-0123456789abcdefghij viewer\nctltok-0123456789abcdefghijk controller\n' >"$tmp/tokens"
 chmod 600 "$tmp/tokens"
 
 # A non-loopback address without tokens is refused at start; a daemon
@@ -108,6 +108,16 @@ if start origin --device sim --linger 0 --listen 127.0.0.1:0; then
 	check_gets "http://127.0.0.1:$p" "/metrics 127.0.0.1:$p 200" \
 		"/metrics attacker.example 421" "/healthz attacker.example:$p 421" \
 		"/ attacker.example 421" "/ localhost:$p 200"
+	# Twenty more upgrades from another site's page: refused, and summed
+	# up in the log, not a line each.
+	refused=0
+	for i in $(seq 20); do
+		[ "$(upgrade_status "http://127.0.0.1:$p" https://evil.example.com \
+			"127.0.0.1:$p")" = 403 ] && refused=$((refused + 1))
+	done
+	check "$refused of 20 upgrades from another site refused" [ "$refused" = 20 ]
+	lines=$(grep -c "libwebsockets: " "$tmp/origin.log")
+	check "$lines log lines for 23 refused upgrades" [ "$lines" -le 3 ]
 	stop origin
 fi
 if start named --device sim --linger 0 --listen 127.0.0.1:0 \

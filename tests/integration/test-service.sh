@@ -222,8 +222,24 @@ else
 	skip "--user nobody" "root, to start as and drop from"
 fi
 
+# --- a token file the dropped user cannot read ---------------------------
+# Read as root at start, it could not be read again for a reload.
+if [ "$(id -u)" = 0 ]; then
+	printf 'rootonly-0123456789abcdefghijk viewer\n' >"$tmp/rootonly"
+	chmod 600 "$tmp/rootonly"
+	if start unreadable --device sim --listen 127.0.0.1:0 \
+		--token-file "$tmp/rootonly" --user nobody; then
+		check "no warning that nobody cannot read the token file" \
+			grep -q "token-file $tmp/rootonly cannot be read as user nobody" \
+			"$tmp/unreadable.log"
+		stop unreadable
+	fi
+else
+	skip "a token file --user cannot read" "root, to start as and drop from"
+fi
+
 # --- SIGHUP: the --config file re-read, clients kept ----------------------
-printf 'viewtok viewer\n' >"$tmp/tokens"
+printf 'viewtok-0123456789abcdefghij viewer\n' >"$tmp/tokens"
 chmod 600 "$tmp/tokens"
 cat >"$tmp/reload.conf" <<CONF
 device = sim
@@ -240,7 +256,7 @@ if start reload --config "$tmp/reload.conf"; then
 		curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
 			"$remote_url"
 	}
-	check "/metrics with the first token" [ "$(code viewtok)" = 200 ]
+	check "/metrics with the first token" [ "$(code viewtok-0123456789abcdefghij)" = 200 ]
 	# One connection, four requests half a second apart; the reload
 	# comes once the second has been answered.
 	curl -s -N --rate 2/s -w '\n%{http_code} %{num_connects}\n' \
@@ -252,7 +268,7 @@ if start reload --config "$tmp/reload.conf"; then
 		tenths=$((tenths - 1))
 		sleep 0.1
 	done
-	printf 'newtok controller\n' >"$tmp/tokens"
+	printf 'newtok-0123456789abcdefghijk controller\n' >"$tmp/tokens"
 	cat >>"$tmp/reload.conf" <<CONF
 metrics-dir = metrics/sim
 log-level = warning
@@ -273,8 +289,8 @@ CONF
 	check "the device did not queue the reloaded definitions" \
 		grep -q "sim0: busy; it takes the reloaded metric definitions" \
 		"$tmp/reload.log"
-	check "/metrics with the removed token" [ "$(code viewtok)" = 401 ]
-	check "/metrics with the new token" [ "$(code newtok)" = 200 ]
+	check "/metrics with the removed token" [ "$(code viewtok-0123456789abcdefghij)" = 401 ]
+	check "/metrics with the new token" [ "$(code newtok-0123456789abcdefghijk)" = 200 ]
 	# The reload logs its end in the same step as its warning, and the
 	# requests above were served after it: "reload done" would be there.
 	check "the reload did not apply --log-level warning" \
@@ -285,7 +301,7 @@ CONF
 	check "no error for the broken file" \
 		wait_for reload.log "reload: $tmp/reload.conf:9: --seed takes a number"
 	check "/healthz after a failed reload" [ "$(curl -s "$local_url")" = ok ]
-	check "/metrics after a failed reload" [ "$(code newtok)" = 200 ]
+	check "/metrics after a failed reload" [ "$(code newtok-0123456789abcdefghijk)" = 200 ]
 	stop reload
 fi
 

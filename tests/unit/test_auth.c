@@ -9,6 +9,10 @@
 #include "daemon/net/auth.h"
 #include "tests/unit/test_util.h"
 
+/* Tokens of 128 bits and more: 32 hex digits, 22 of base64. */
+#define ABC "abc0123456789abcdef0123456789abc"
+#define DEF "def0123456789abcdef0123456789def"
+
 static const char *write_file(char *path, const char *text)
 {
 	strcpy(path, "/tmp/test-auth-XXXXXX");
@@ -25,19 +29,19 @@ START_TEST(tokens_load_with_roles)
 	struct gpd_auth auth;
 	struct gpd_error err;
 	enum gpd_role role;
-	write_file(path, "# comment\n\nabc viewer\n  def\tcontroller  \r\n");
+	write_file(path, "# comment\n\n" ABC " viewer\n  " DEF "\tcontroller  \r\n");
 	ck_assert_int_eq(gpd_auth_load(&auth, path, &err), 0);
 	unlink(path);
 	ck_assert_uint_eq(auth.n_tokens, 2);
-	ck_assert_int_eq(gpd_auth_check(&auth, "abc", 3, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, ABC, 32, &role), 0);
 	ck_assert_int_eq(role, GPD_ROLE_VIEWER);
-	ck_assert_int_eq(gpd_auth_check(&auth, "def", 3, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, DEF, 32, &role), 0);
 	ck_assert_int_eq(role, GPD_ROLE_CONTROLLER);
-	ck_assert_int_eq(gpd_auth_check(&auth, "ab", 2, &role), -EACCES);
-	ck_assert_int_eq(gpd_auth_check(&auth, "abcd", 4, &role), -EACCES);
+	ck_assert_int_eq(gpd_auth_check(&auth, ABC, 31, &role), -EACCES);
+	ck_assert_int_eq(gpd_auth_check(&auth, ABC "d", 33, &role), -EACCES);
 	ck_assert_int_eq(gpd_auth_check(&auth, "", 0, &role), -EACCES);
 	/* A token given with its length need not be NUL-terminated. */
-	ck_assert_int_eq(gpd_auth_check(&auth, "defXYZ", 3, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, DEF "XYZ", 32, &role), 0);
 	gpd_auth_fini(&auth);
 }
 END_TEST
@@ -47,11 +51,11 @@ START_TEST(bad_token_files_say_where)
 	char path[64];
 	struct gpd_auth auth;
 	struct gpd_error err;
-	write_file(path, "abc viewer\nxyz admin\n");
+	write_file(path, ABC " viewer\n" DEF " admin\n");
 	ck_assert_int_eq(gpd_auth_load(&auth, path, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, ":2:"));
 	unlink(path);
-	write_file(path, "abc viewer extra\n");
+	write_file(path, ABC " viewer extra\n");
 	ck_assert_int_eq(gpd_auth_load(&auth, path, &err), -EINVAL);
 	unlink(path);
 	write_file(path, "# nothing\n");
@@ -60,6 +64,44 @@ START_TEST(bad_token_files_say_where)
 	unlink(path);
 	ck_assert_int_eq(gpd_auth_load(&auth, "/nonexistent/tokens", &err), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/tokens"));
+}
+END_TEST
+
+/* A token that could be guessed is refused, with its line: under 128
+ * bits as it is written (31 hex digits, 21 of base64, 38 decimal). */
+START_TEST(short_tokens_are_refused)
+{
+	static const char *const weak[] = {
+		"0123456789abcdef0123456789abcde",
+		"ABCDEFGHIJKLMNOPQRSTu",
+		"01234567890123456789012345678901234567",
+		"secret",
+	};
+	static const char *const strong[] = {
+		"0123456789abcdef0123456789abcdef",
+		"ABCDEFGHIJKLMNOPQRSTuv",
+		"012345678901234567890123456789012345678",
+	};
+	char path[64], text[128];
+	struct gpd_auth auth;
+	struct gpd_error err;
+	for (size_t i = 0; i < sizeof(weak) / sizeof(weak[0]); i++) {
+		snprintf(text, sizeof(text), ABC " viewer\n%s controller\n",
+			 weak[i]);
+		write_file(path, text);
+		ck_assert_int_eq(gpd_auth_load(&auth, path, &err), -EINVAL);
+		ck_assert_msg(strstr(err.message, ":2:") &&
+			      strstr(err.message, "128 bits"), "%s", err.message);
+		unlink(path);
+	}
+	for (size_t i = 0; i < sizeof(strong) / sizeof(strong[0]); i++) {
+		snprintf(text, sizeof(text), "%s viewer\n", strong[i]);
+		write_file(path, text);
+		ck_assert_msg(gpd_auth_load(&auth, path, &err) == 0, "%s: %s",
+			      strong[i], err.message);
+		gpd_auth_fini(&auth);
+		unlink(path);
+	}
 }
 END_TEST
 
@@ -115,6 +157,7 @@ static Suite *auth_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, tokens_load_with_roles);
 	tcase_add_test(tc, bad_token_files_say_where);
+	tcase_add_test(tc, short_tokens_are_refused);
 	tcase_add_test(tc, bearer_headers);
 	tcase_add_test(tc, loopback_addresses);
 	tcase_add_test(tc, role_names);

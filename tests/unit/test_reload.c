@@ -259,30 +259,33 @@ START_TEST(test_reload_reads_the_file_again)
 }
 END_TEST
 
+#define OLD_TOKEN "old-token-0123456789abcdefghij"
+#define NEW_TOKEN "new-token-0123456789abcdefghij"
+
 START_TEST(test_tokens_reload)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/gpd-tokens-%d", (int)getpid());
-	write_text(path, "old-token viewer\n");
+	write_text(path, OLD_TOKEN " viewer\n");
 	struct gpd_auth auth;
 	struct gpd_error err = { 0 };
 	ck_assert_int_eq(gpd_auth_load(&auth, path, &err), 0);
 	enum gpd_role role;
-	ck_assert_int_eq(gpd_auth_check(&auth, "old-token", 9, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, OLD_TOKEN, strlen(OLD_TOKEN), &role), 0);
 
-	write_text(path, "new-token controller\n");
+	write_text(path, NEW_TOKEN " controller\n");
 	ck_assert_int_eq(gpd_auth_reload(&auth, path, &err), 0);
-	ck_assert_int_eq(gpd_auth_check(&auth, "old-token", 9, &role), -EACCES);
-	ck_assert_int_eq(gpd_auth_check(&auth, "new-token", 9, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, OLD_TOKEN, strlen(OLD_TOKEN), &role), -EACCES);
+	ck_assert_int_eq(gpd_auth_check(&auth, NEW_TOKEN, strlen(NEW_TOKEN), &role), 0);
 	ck_assert_int_eq(role, GPD_ROLE_CONTROLLER);
 
 	/* A broken file keeps the tokens loaded. */
-	write_text(path, "new-token admin\n");
+	write_text(path, NEW_TOKEN " admin\n");
 	ck_assert_int_eq(gpd_auth_reload(&auth, path, &err), -EINVAL);
-	ck_assert_int_eq(gpd_auth_check(&auth, "new-token", 9, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, NEW_TOKEN, strlen(NEW_TOKEN), &role), 0);
 	unlink(path);
 	ck_assert_int_lt(gpd_auth_reload(&auth, path, &err), 0);
-	ck_assert_int_eq(gpd_auth_check(&auth, "new-token", 9, &role), 0);
+	ck_assert_int_eq(gpd_auth_check(&auth, NEW_TOKEN, strlen(NEW_TOKEN), &role), 0);
 	gpd_auth_fini(&auth);
 }
 END_TEST

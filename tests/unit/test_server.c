@@ -1,14 +1,113 @@
 /*
  * The server's options and its life: what is refused before anything is
  * opened, and a server that refused to start finished again as gpuperfd's
- * main does without harm.
+ * main does without harm. Its sessions without sockets: wrong tokens and
+ * their brake, tokens a reload removes, clients past the rate limit.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/device_registry.h"
+#include "daemon/log.h"
 #include "daemon/net/server.h"
+#include "daemon/net/session.h"
 #include "tests/unit/test_util.h"
+
+#define TOKEN_A "token-a-0123456789abcdefghijkl"
+#define TOKEN_B "token-b-0123456789abcdefghijkl"
+
+struct served {
+	uv_loop_t loop;
+	struct gpd_device_registry devices;
+	struct gpd_server server;
+	char path[64];
+};
+
+static void write_tokens(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A server without listeners, tokens in a file of its own. */
+static void serve(struct served *sv, uint32_t requests_per_second)
+{
+	memset(sv, 0, sizeof(*sv));
+	gpd_log_set_level(GPD_LOG_ERROR);
+	snprintf(sv->path, sizeof(sv->path), "/tmp/test-server-%d", (int)getpid());
+	write_tokens(sv->path, TOKEN_A " controller\n" TOKEN_B " viewer\n");
+	static const char *const listen[] = { "127.0.0.1:0", "0.0.0.0:0" };
+	struct gpd_server_options o = {
+		.listen = listen, .n_listen = 2, .token_file = sv->path,
+		.max_requests_per_second = requests_per_second,
+	};
+	struct gpd_error err = { 0 };
+	ck_assert_int_eq(uv_loop_init(&sv->loop), 0);
+	ck_assert_msg(gpd_server_init(&sv->server, &sv->loop, &sv->devices, &o,
+				      &err) == 0, "%s", err.message);
+}
+
+static void unserve(struct served *sv)
+{
+	while (sv->server.sessions)
+		gpd_session_destroy(sv->server.sessions);
+	gpd_server_stop(&sv->server);
+	uv_run(&sv->loop, UV_RUN_DEFAULT);
+	gpd_server_fini(&sv->server);
+	unlink(sv->path);
+	ck_assert_int_eq(uv_loop_close(&sv->loop), 0);
+}
+
+static void wake(void *user)
+{
+}
+
+static struct gpd_session *connect_from(struct served *sv, const char *address,
+					bool trusted, const char *bearer)
+{
+	struct gpd_session_transport t = { .wake = wake };
+	struct gpd_session_peer peer = { .trusted = trusted, .address = address };
+	struct gpd_session *s;
+	ck_assert_int_eq(gpd_session_create(&sv->server, &t, &peer, bearer, &s), 0);
+	return s;
+}
+
+/* What the session queued: how many of each kind; the last error's code
+ * and words into code and why (when not NULL). */
+static unsigned take_queued(struct gpd_session *s, unsigned *hellos,
+			    unsigned *pongs, unsigned *limited, int *code,
+			    char *why, size_t size)
+{
+	struct gpd_message *m;
+	unsigned n = 0;
+	while ((m = gpd_session_pop(s))) {
+		Gpuperf__Envelope *env = gpuperf__envelope__unpack(NULL, m->len,
+								    m->data);
+		ck_assert_ptr_nonnull(env);
+		n++;
+		if (hellos)
+			*hellos += env->kind_case == GPUPERF__ENVELOPE__KIND_HELLO;
+		if (pongs)
+			*pongs += env->kind_case == GPUPERF__ENVELOPE__KIND_PONG;
+		if (env->kind_case == GPUPERF__ENVELOPE__KIND_ERROR) {
+			if (limited)
+				*limited += env->error->code ==
+					    GPUPERF__ERROR_CODE__RATE_LIMITED;
+			if (code)
+				*code = (int)env->error->code;
+			if (why)
+				snprintf(why, size, "%s", env->error->message);
+		}
+		gpuperf__envelope__free_unpacked(env, NULL);
+		free(m);
+	}
+	return n;
+}
 
 START_TEST(refused_server_finishes_twice)
 {
@@ -50,12 +149,133 @@ START_TEST(options_checked_alone)
 }
 END_TEST
 
+/* Each wrong token closes its connection; after a few from one address,
+ * that address is refused unheard, the right token too; another address
+ * is not. */
+START_TEST(wrong_tokens_close_and_brake_their_address)
+{
+	struct served sv;
+	serve(&sv, 0);
+	char why[256];
+	unsigned wrong = 0, braked = 0;
+	for (int i = 0; i < 8; i++) {
+		struct gpd_session *s = connect_from(&sv, "192.0.2.1", false,
+						     "Bearer wrong-0123456789abcdefghijklm");
+		int code = 0;
+		take_queued(s, NULL, NULL, NULL, &code, why, sizeof(why));
+		ck_assert(s->closing);
+		wrong += code == GPUPERF__ERROR_CODE__UNAUTHENTICATED;
+		braked += code == GPUPERF__ERROR_CODE__RATE_LIMITED;
+		gpd_session_destroy(s);
+	}
+	ck_assert_uint_eq(wrong, GPD_AUTH_BRAKE_BURST);
+	ck_assert_uint_eq(braked, 8 - GPD_AUTH_BRAKE_BURST);
+	struct gpd_session *s = connect_from(&sv, "192.0.2.1", false,
+					     "Bearer " TOKEN_A);
+	int code = 0;
+	take_queued(s, NULL, NULL, NULL, &code, why, sizeof(why));
+	ck_assert(s->closing && !s->authenticated);
+	ck_assert_int_eq(code, GPUPERF__ERROR_CODE__RATE_LIMITED);
+	ck_assert_msg(strstr(why, "192.0.2.1"), "%s", why);
+	gpd_session_destroy(s);
+	unsigned hellos = 0;
+	s = connect_from(&sv, "192.0.2.2", false, "Bearer " TOKEN_A);
+	take_queued(s, &hellos, NULL, NULL, NULL, NULL, 0);
+	ck_assert(s->authenticated && !s->closing);
+	ck_assert_uint_eq(hellos, 1);
+	unserve(&sv);
+}
+END_TEST
+
+/* A reload that removes a token, or changes its role, closes the
+ * connections that gave it, saying why; a broken file changes nothing. */
+START_TEST(a_reload_closes_connections_whose_token_is_gone)
+{
+	struct served sv;
+	serve(&sv, 0);
+	struct gpd_session *a = connect_from(&sv, "192.0.2.1", false,
+					     "Bearer " TOKEN_A);
+	struct gpd_session *b = connect_from(&sv, "192.0.2.2", false,
+					     "Bearer " TOKEN_B);
+	struct gpd_session *local = connect_from(&sv, "127.0.0.1", true, NULL);
+	take_queued(a, NULL, NULL, NULL, NULL, NULL, 0);
+	take_queued(b, NULL, NULL, NULL, NULL, NULL, 0);
+	take_queued(local, NULL, NULL, NULL, NULL, NULL, 0);
+	ck_assert(a->authenticated && b->authenticated && local->authenticated);
+
+	struct gpd_error err = { 0 };
+	write_tokens(sv.path, TOKEN_B " viewer\n");
+	ck_assert_int_eq(gpd_server_reload_tokens(&sv.server, sv.path, &err), 0);
+	char why[256] = "";
+	int code = 0;
+	take_queued(a, NULL, NULL, NULL, &code, why, sizeof(why));
+	ck_assert(a->closing);
+	ck_assert_int_eq(code, GPUPERF__ERROR_CODE__UNAUTHENTICATED);
+	ck_assert_msg(strstr(why, "removed"), "%s", why);
+	ck_assert(!b->closing && !local->closing);
+
+	/* A broken file: the line is named, every token and connection
+	 * stays. */
+	write_tokens(sv.path, TOKEN_B " viewer\n" TOKEN_A " admin\n");
+	ck_assert_int_eq(gpd_server_reload_tokens(&sv.server, sv.path, &err),
+			 -EINVAL);
+	ck_assert_msg(strstr(err.message, ":2:"), "%s", err.message);
+	ck_assert(!b->closing && !local->closing);
+
+	write_tokens(sv.path, TOKEN_B " controller\n");
+	ck_assert_int_eq(gpd_server_reload_tokens(&sv.server, sv.path, &err), 0);
+	take_queued(b, NULL, NULL, NULL, &code, why, sizeof(why));
+	ck_assert(b->closing);
+	ck_assert_msg(strstr(why, "role"), "%s", why);
+	ck_assert(!local->closing);
+	unserve(&sv);
+}
+END_TEST
+
+static void ping(struct gpd_session *s, uint64_t id)
+{
+	Gpuperf__Ping p = GPUPERF__PING__INIT;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.request_id = id;
+	env.kind_case = GPUPERF__ENVELOPE__KIND_PING;
+	env.ping = &p;
+	uint8_t buf[64];
+	size_t len = gpuperf__envelope__pack(&env, buf);
+	gpd_session_receive(s, buf, len);
+}
+
+/* A client that goes on sending past a second's worth of refusals is
+ * closed. */
+START_TEST(requests_past_the_rate_limit_close)
+{
+	struct served sv;
+	serve(&sv, 10);
+	struct gpd_session *s = connect_from(&sv, "127.0.0.1", true, NULL);
+	unsigned hellos = 0, pongs = 0, limited = 0;
+	take_queued(s, &hellos, NULL, NULL, NULL, NULL, 0);
+	for (uint64_t i = 1; i <= 1000 && !s->closing; i++)
+		ping(s, i);
+	take_queued(s, NULL, &pongs, &limited, NULL, NULL, 0);
+	ck_assert(s->closing);
+	/* The burst of twice the rate, then the rate's worth of refusals and
+	 * the one that closes (and what a slow machine refills meanwhile). */
+	ck_assert_uint_ge(pongs, 20);
+	ck_assert_uint_le(pongs, 25);
+	ck_assert_uint_ge(limited, 11);
+	ck_assert_uint_le(limited, 13);
+	unserve(&sv);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
 	Suite *s = suite_create("server");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, refused_server_finishes_twice);
 	tcase_add_test(tc, options_checked_alone);
+	tcase_add_test(tc, wrong_tokens_close_and_brake_their_address);
+	tcase_add_test(tc, a_reload_closes_connections_whose_token_is_gone);
+	tcase_add_test(tc, requests_past_the_rate_limit_close);
 	suite_add_tcase(s, tc);
 	return s;
 }
