@@ -1057,9 +1057,11 @@ async function main() {
 	chmodSync(tokens, 0o600);
 	const tigerLake = existsSync(I915_METRICS) ?
 		['--device', 'sim:tglgt2', '--metrics-dir', I915_METRICS] : [];
+	// --min-period 0: the loss step samples every 6.7 µs, below the
+	// daemon's default floor.
 	const daemon = await startDaemon('ui', ['--device', 'sim', ...tigerLake, '--linger', '0',
 		'--listen', '127.0.0.1:0', '--listen', '0.0.0.0:0', '--token-file', tokens,
-		'--flight-recorder', '16Mi', '--web-root', WEB_ROOT], out);
+		'--flight-recorder', '16Mi', '--web-root', WEB_ROOT, '--min-period', '0'], out);
 	daemons.push(daemon);
 	const local = daemon.urls['127.0.0.1'];
 	const remotePort = new URL(daemon.urls['0.0.0.0']).port;
