@@ -104,6 +104,38 @@ int gpd_proc_scan_drm(const char *proc_root, const char *driver,
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if
+ * none starts there. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 :
+		     (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (!len || len > n || (len == 2 && s[0] < 0xc2))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Any process names itself (prctl PR_SET_NAME) and the kernel escapes
+ * nothing in stat: control characters and bytes that are not UTF-8
+ * become '?', so the name is safe on a terminal, in protobuf strings
+ * and in Prometheus labels. */
+static void make_printable(char *command)
+{
+	unsigned char *s = (unsigned char *)command;
+	size_t n = strlen(command);
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_sequence(s + i, n - i);
+		if (!len || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+			s[i++] = '?';
+			continue;
+		}
+		i += len;
+	}
+}
+
 int gpd_proc_parse_stat(const char *text, char *command, size_t size,
 			int32_t *ppid)
 {
@@ -122,6 +154,7 @@ int gpd_proc_parse_stat(const char *text, char *command, size_t size,
 		len = size - 1;
 	memcpy(command, open_paren + 1, len);
 	command[len] = '\0';
+	make_printable(command);
 	*ppid = parent;
 	return 0;
 }

@@ -184,6 +184,14 @@ START_TEST(test_proc_stat)
 	ck_assert_int_eq(gpd_proc_parse_stat("1 (a-very-long-command-name) R 0",
 					     command, sizeof(command), &ppid), 0);
 	ck_assert_str_eq(command, "a-very-long-com");
+	/* A name that would drive a terminal, or is not UTF-8, is made safe;
+	 * UTF-8 names stay as they are. */
+	ck_assert_int_eq(gpd_proc_parse_stat("1 (\x1b[2Jx\xff\x7f) R 0",
+					     command, sizeof(command), &ppid), 0);
+	ck_assert_str_eq(command, "?[2Jx??");
+	ck_assert_int_eq(gpd_proc_parse_stat("1 (caf\xc3\xa9) R 0",
+					     command, sizeof(command), &ppid), 0);
+	ck_assert_str_eq(command, "caf\xc3\xa9");
 }
 END_TEST
 
