@@ -103,7 +103,10 @@ static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *re
 	}
 	dev->stats.reports++;
 	uint64_t ts = gpm_oa_ts_extend(&dev->ts, report->timestamp);
-	if (dev->ring)
+	/* A stream of one application's context is for that application's
+	 * client alone: neither the ring nor the daemon's own (passive)
+	 * subscribers keep it. */
+	if (dev->ring && !dev->ctx_filter)
 		ring_record(dev, rec, ts);
 	dev->read_has_sample = true;
 	dev->read_newest_ts = ts;
@@ -117,7 +120,7 @@ static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *re
 				    ctx : dev->running_ctx;
 		for (struct gpd_device_subscriber *s = dev->subscribers; s;
 		     s = s->next)
-			if (!s->dead)
+			if (!s->dead && !(s->passive && dev->ctx_filter))
 				s->ops->pair(s, &dev->decoder,
 					     &dev->report[dev->prev], report,
 					     pair_ctx, dev->prev_ts, ts);
@@ -134,7 +137,7 @@ static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *re
 static void handle_loss(struct gpd_device *dev, const struct gpm_oa_record *rec,
 			bool buffer_lost)
 {
-	if (dev->ring)
+	if (dev->ring && !dev->ctx_filter)
 		ring_record(dev, rec, 0);
 	if (buffer_lost) {
 		/* What the buffer held is gone: no delta may span the gap. */

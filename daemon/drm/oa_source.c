@@ -157,7 +157,12 @@ int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
 	}
 	s->cfg = *cfg;
 	s->set_id = set_id;
-	s->silence_ms = silence_ms > SILENCE_MIN_MS ? silence_ms : SILENCE_MIN_MS;
+	/* A stream filtered to one context by the kernel is silent whenever
+	 * that context does not run: its silence says nothing of a reset. */
+	s->silence_ms = cfg->ctx_filter ? 0 :
+			silence_ms > SILENCE_MIN_MS ? silence_ms : SILENCE_MIN_MS;
+	if (!s->silence_ms)
+		return 0;
 	/* An open may come long after the loop last looked at the clock. */
 	uv_update_time(s->base.loop);
 	uv_timer_start(&s->watchdog, on_silence, s->silence_ms, 0);
@@ -167,7 +172,7 @@ int gpd_drm_oa_source_start(struct gpd_drm_oa_source *s, int fd,
 void gpd_drm_oa_source_records_came(struct gpd_drm_oa_source *s)
 {
 	s->reads++;
-	if (s->pump)
+	if (s->pump && s->silence_ms)
 		uv_timer_start(&s->watchdog, on_silence, s->silence_ms, 0);
 }
 
