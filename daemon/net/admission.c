@@ -59,7 +59,11 @@ static bool room(const struct gpd_server *server, const struct gpd_session *s,
 		}
 		return true;
 	case GPD_SLOT_TCP:
-		if (authenticated + o->reserved_unix >= o->max_connections) {
+		/* The Unix socket's clients use its reserve first: only those
+		 * past it take from what TCP may have. */
+		if (a->tcp + (a->unix_socket > o->reserved_unix ? a->unix_socket
+								: o->reserved_unix) >=
+		    o->max_connections) {
 			snprintf(why, size, "the server has its maximum of %u "
 				 "connections; try again later or raise "
 				 "--max-connections", o->max_connections - o->reserved_unix);

@@ -71,7 +71,8 @@ static void drop_slow_reader(struct gpd_session *s, size_t share)
 			  "dropping a client%s%s that reads too slowly: %zu bytes "
 			  "unread, its share of --send-budget is %zu",
 			  s->peer[0] ? " at " : "", s->peer, s->queue.bytes, share);
-	server->slow_readers_dropped++;
+	if (!s->closing)
+		server->slow_readers_dropped++;
 	clear_queue(s);
 	queue_error(s, 0, GPUPERF__ERROR_CODE__RESOURCE_EXHAUSTED, message);
 	gpd_session_close(s, GPD_CLOSE_POLICY_VIOLATION);

@@ -259,16 +259,23 @@ void gpd_session_handle_snapshot(struct gpd_session *s,
 		gpd_session_error(s, env->request_id, -ENOMEM, "out of memory");
 		return;
 	}
-	ret = gpd_snapshot_take(dev, from, to, &ss->snap, &err);
-	if (!ret && server->snapshot_bytes + ss->snap.size >
-		    server->options.snapshot_memory) {
+	/* While others are being sent, one that may not fit is refused
+	 * before the ring is copied, not after. */
+	bool may_not_fit = server->snapshot_bytes &&
+			   server->snapshot_bytes + gpd_snapshot_bound(dev) >
+				   server->options.snapshot_memory;
+	if (!may_not_fit)
+		ret = gpd_snapshot_take(dev, from, to, &ss->snap, &err);
+	if (may_not_fit || (!ret && server->snapshot_bytes + ss->snap.size >
+					    server->options.snapshot_memory)) {
 		close_stalled(server, now);
 		ret = gpd_fail(&err, -E2BIG, "snapshots being sent hold %.1f MB "
 			       "and this one takes %.1f MB, more than the server "
 			       "allows (%.1f MB, its --flight-recorder-memory); "
 			       "ask again once they are sent, or for a shorter "
 			       "span", (double)server->snapshot_bytes / 1e6,
-			       (double)ss->snap.size / 1e6,
+			       (double)(may_not_fit ? gpd_snapshot_bound(dev)
+						    : ss->snap.size) / 1e6,
 			       (double)server->options.snapshot_memory / 1e6);
 		gpd_snapshot_free(&ss->snap);
 	}

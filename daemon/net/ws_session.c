@@ -22,7 +22,13 @@ struct ws_pss {
 	bool rx_text;
 	bool rx_refused;                /* the rest of this message is ignored */
 	bool close_sent;
+	bool close_timed;               /* closing: bounded in time */
 };
+
+/* A session the daemon closes keeps its subscriptions, snapshots and
+ * slot until the connection goes; a client that no longer reads would
+ * keep them for ever: it gets this long to take what is left. */
+#define CLOSING_TIMEOUT_S 10
 
 size_t gpd_ws_pss_size(void)
 {
@@ -37,6 +43,11 @@ static struct gpd_listener *listener_of(struct lws *wsi)
 static void wake(void *user)
 {
 	struct ws_pss *pss = user;
+	if (pss->session && pss->session->closing && !pss->close_timed) {
+		pss->close_timed = true;
+		lws_set_timeout(pss->wsi, PENDING_TIMEOUT_CLOSE_SEND,
+				CLOSING_TIMEOUT_S);
+	}
 	lws_callback_on_writable(pss->wsi);
 }
 
