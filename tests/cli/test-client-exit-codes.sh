@@ -62,8 +62,9 @@ size=$(wc -c <"$tmp/cap.i915perf")
 check "--max-bytes 100k wrote $size bytes" [ "$size" -le 100000 ]
 check "--max-bytes 100k wrote only $size bytes" [ "$size" -gt 90000 ]
 "$reader" "$tmp/cap.i915perf" >"$tmp/reader" 2>&1
+status=$?
 check "i915-perf-reader refused the capped recording: $(head -3 "$tmp/reader")" \
-	[ $? = 0 ]
+	[ "$status" = 0 ]
 run 0 record $S -m RenderBasic -p 100us --max-bytes 64KiB -o "$tmp/cap2.i915perf"
 size=$(wc -c <"$tmp/cap2.i915perf")
 check "--max-bytes 64KiB wrote $size bytes" [ "$size" -le 65536 ]

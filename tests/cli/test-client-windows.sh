@@ -100,8 +100,9 @@ awk -F, 'FNR == 1 { f++; for (i = 1; i <= NF; i++) col[f, $i] = i; if (f == 1) {
 		}
 		exit bad > 0
 	}' "$tmp/streamed.csv" "$tmp/replayed.csv" >"$tmp/diff" 2>&1
+status=$?
 check "the replay source's windows differ from gpuperf replay's: $(head -3 "$tmp/diff")" \
-	[ $? = 0 ]
+	[ "$status" = 0 ]
 check "the replay source gave no raw column" grep -q raw_a7 "$tmp/streamed.csv"
 stop replayer
 

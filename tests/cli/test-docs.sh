@@ -44,12 +44,14 @@ run 0 record --unix "$tmp/sock" -d sim0 -m RenderBasic --duration 300ms -o "$tmp
 run 0 record --unix "$tmp/sock" -d sim1 -m RenderBasic --duration 300ms -o "$tmp/tgl.i915perf"
 if [ -x "$reader" ]; then
 	"$reader" "$tmp/sim.i915perf" >"$tmp/reader-sim" 2>&1
+	status=$?
 	check "i915-perf-reader opened a default sim recording, which the README says it refuses" \
-		[ $? != 0 ]
+		[ "$status" != 0 ]
 	expect reader-sim "unsupported device (0x5f00)"
 	"$reader" "$tmp/tgl.i915perf" >"$tmp/reader-tgl" 2>&1
+	status=$?
 	check "i915-perf-reader refused a sim:tglgt2 recording: $(head -2 "$tmp/reader-tgl")" \
-		[ $? = 0 ]
+		[ "$status" = 0 ]
 else
 	fail "$reader is missing (Debian package intel-gpu-tools)"
 fi

@@ -113,7 +113,8 @@ control busy.rcs0=0.5 wait.rcs0=0.1 sema.rcs0=0.05 busy.vcs0=0.25 \
 machine i915 i915:tglgt2 "$i915_metrics"
 top i915 -i 300ms --duration 1100ms
 wait $top_pid
-check "top on i915 failed: $(cat "$tmp/i915.top.err")" [ $? = 0 ]
+status=$?
+check "top on i915 failed: $(cat "$tmp/i915.top.err")" [ "$status" = 0 ]
 f="$tmp/i915.top"
 check "rcs0 is not 50% busy, 10% waiting, 5% on semaphores: $(tail -1 "$f")" last_has "$f" \
 	'.engines[] | select(.name == "rcs0") | (.busy_ratio - 0.5 | fabs) < 0.002 and

@@ -105,7 +105,7 @@ static inline void fixture_stop(struct fixture *fx)
 	ck_assert_int_eq(uv_loop_close(&fx->loop), 0);
 }
 
-#define COLLECTOR_FRAMES 12
+#define COLLECTOR_FRAMES 64
 #define COLLECTOR_VALUES 128
 #define COLLECTOR_EVENTS 16
 
