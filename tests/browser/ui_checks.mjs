@@ -101,12 +101,20 @@ async function enginesAndProcesses(page) {
 	const commands = await page.$$eval('#process-rows tr td:nth-child(2)', (els) => els.map((e) => e.textContent));
 	checks.check(commands.includes('gnome-shell'), 'the Processes table lists the sim\'s processes',
 		commands.join(', '));
+	// The table is drawn anew as usage frames come: each click is judged
+	// once the rows are in some order, or after 5 s, by the rows then.
+	const sortedPids = (ascending) => page.waitForFunction((up) => {
+		const p = [...document.querySelectorAll('#process-rows tr td:first-child')]
+			.map((e) => Number(e.textContent));
+		return p.length > 1 && p.every((v, i) => !i || (up ? p[i - 1] < v : p[i - 1] > v));
+	}, ascending, { timeout: 5000 }).catch(() => null).then(() =>
+		page.$$eval('#process-rows tr td:first-child', (els) => els.map((e) => Number(e.textContent))));
 	await page.click('#process-table th button[data-sort="pid"]');
-	const pids = await page.$$eval('#process-rows tr td:first-child', (els) => els.map((e) => Number(e.textContent)));
+	const pids = await sortedPids(true);
 	checks.check(pids.length > 1 && pids.every((p, i) => !i || pids[i - 1] < p),
 		'clicking PID sorts the processes by pid', pids.join(', '));
 	await page.click('#process-table th button[data-sort="pid"]');
-	const down = await page.$$eval('#process-rows tr td:first-child', (els) => els.map((e) => Number(e.textContent)));
+	const down = await sortedPids(false);
 	checks.check(down.every((p, i) => !i || down[i - 1] > p), 'clicking it again sorts them the other way',
 		down.join(', '));
 	const end = await page.evaluate(() => Number(window.gpuperfUi.usage.frame.cpuEndNs));
