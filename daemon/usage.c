@@ -247,15 +247,21 @@ static void fill_devicewide(const struct gpd_usage_layout *layout,
 	f->rc6 = f->power_w = f->energy_j = f->temperature_c = NAN;
 	for (unsigned g = 0; g < GPD_USAGE_MAX_GAUGES; g++)
 		f->gauges[g] = NAN;
-	if (seconds > 0 && (have & GPD_USAGE_HAVE_ACTUAL_FREQ))
+	/* Frequencies and RC6 accumulate over the counters' own time:
+	 * measured against the clock read before them they would carry the
+	 * delay between the two reads (a loaded machine's scheduling). */
+	uint64_t counted_ns = cur->time_ns - prev->time_ns;
+	if (have & GPD_USAGE_HAVE_COUNTER_TIME)
+		counted_ns = cur->counter_time_ns - prev->counter_time_ns;
+	double counted_s = (double)counted_ns / 1e9;
+	if (counted_s > 0 && (have & GPD_USAGE_HAVE_ACTUAL_FREQ))
 		f->actual_freq_hz = (cur->actual_freq_mhz_s -
-				     prev->actual_freq_mhz_s) / seconds * 1e6;
-	if (seconds > 0 && (have & GPD_USAGE_HAVE_REQUESTED_FREQ))
+				     prev->actual_freq_mhz_s) / counted_s * 1e6;
+	if (counted_s > 0 && (have & GPD_USAGE_HAVE_REQUESTED_FREQ))
 		f->requested_freq_hz = (cur->requested_freq_mhz_s -
-					prev->requested_freq_mhz_s) / seconds * 1e6;
+					prev->requested_freq_mhz_s) / counted_s * 1e6;
 	if (have & GPD_USAGE_HAVE_RC6)
-		f->rc6 = share(cur->rc6_ns - prev->rc6_ns,
-			       cur->time_ns - prev->time_ns);
+		f->rc6 = share(cur->rc6_ns - prev->rc6_ns, counted_ns);
 	if (have & GPD_USAGE_HAVE_ENERGY) {
 		f->energy_j = cur->energy_j - prev->energy_j;
 		if (seconds > 0)

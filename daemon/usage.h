@@ -98,6 +98,7 @@ enum {
 	GPD_USAGE_HAVE_TEMPERATURE = 1 << 5,
 	GPD_USAGE_HAVE_FREQ_RANGE = 1 << 6,
 	GPD_USAGE_HAVE_GAUGES = 1 << 7,
+	GPD_USAGE_HAVE_COUNTER_TIME = 1 << 8,
 };
 
 /* A DRM client (one struct drm_file, however many fds share it), or for
@@ -123,6 +124,10 @@ struct gpd_usage_process {
 
 struct gpd_usage_reading {
 	uint64_t time_ns;                       /* CLOCK_MONOTONIC of the read */
+	/* The counters' own time base (a perf group's enabled ns), taken in
+	 * the same read as they were: frequencies and RC6 are measured
+	 * against it, so a read delayed after time_ns skews nothing. */
+	uint64_t counter_time_ns;               /* GPD_USAGE_HAVE_COUNTER_TIME */
 	/* Counters restart when a source reopens: readings of different
 	 * generations have no difference. */
 	uint64_t generation;

@@ -177,6 +177,8 @@ static void read_pmu(struct drm_usage *u, struct gpd_usage_reading *r)
 	u->enabled_prev = v.time_enabled;
 	u->have_enabled = true;
 	u->enabled_sum += enabled_delta;
+	r->counter_time_ns = u->enabled_sum;
+	r->have |= GPD_USAGE_HAVE_COUNTER_TIME;
 	double seconds = (double)enabled_delta / 1e9;
 	bool any_engine = false;
 	for (unsigned i = 0; i < u->plan.n_events; i++) {

@@ -15,7 +15,7 @@ static bool is_pmu_key(const char *key)
 {
 	static const char *const keys[] = {
 		"actual_mhz", "requested_mhz", "rc6", "rapl_watts", "pmu_base",
-		"cap_sys_ptrace",
+		"cap_sys_ptrace", "pmu_read_lag_ms",
 	};
 	static const char *const prefixes[] = { "busy.", "wait.", "sema." };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

@@ -58,6 +58,12 @@
  *       rc6=S                share of the time in RC6 (xe: GT C6)
  *       rapl_watts=W         RAPL's energy-gpu rate
  *       pmu_base=N           where every count starts (to make one wrap)
+ *       pmu_read_lag_ms=N    every third group read of a card's PMU takes
+ *                            its counts N ms
+ *                            late, as a reader preempted between its own
+ *                            clock and read(2) would find them (a test's
+ *                            stand-in for a loaded machine, not a kernel
+ *                            behaviour)
  *       cap_sys_ptrace=0     the caller lacks CAP_SYS_PTRACE: another
  *                            user's /proc/PID/fd and fdinfo (one whose
  *                            PID/status has another Uid) refuse it (proc.c)

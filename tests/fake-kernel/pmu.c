@@ -216,6 +216,7 @@ struct fk_pmu_event {
 	uint64_t read_format;
 	uint64_t id;
 	uint64_t opened_ns;
+	unsigned reads;                 /* a leader's group reads */
 	uint64_t reads_sum;             /* xe frequencies: summed per read */
 	struct fk_pmu_event *leader;
 	struct fk_pmu_event *members[64];
@@ -404,6 +405,13 @@ ssize_t fk_pmu_read(struct fk_pmu_event *ev, void *buf, size_t len)
 		       !!(f & PERF_FORMAT_TOTAL_TIME_RUNNING) + (size_t)n * per;
 	if (len < words * 8)
 		return -ENOSPC;
+	/* pmu_read_lag_ms: the reader lost the CPU just before reading;
+	 * the counts and the enabled time move on together. */
+	double lag_ms = fk_control_value("pmu_read_lag_ms", 0);
+	if (lag_ms > 0 && group && ev->card && ev->leader->reads++ % 3 == 1) {
+		struct timespec lag = { 0, (long)(lag_ms * 1e6) };
+		nanosleep(&lag, NULL);
+	}
 	uint64_t out[3 + 3 * 64], now = now_ns();
 	size_t w = 0;
 	uint64_t enabled = now - ev->opened_ns;

@@ -134,6 +134,16 @@ check "RC6 is not 20%" last_has "$f" '(.rc6_ratio - 0.2 | fabs) < 0.002'
 check "RAPL's power is not 7.5 W: $(tail -1 "$f" | jq .power_watts)" last_has "$f" \
 	'(.power_watts - 7.5 | fabs) < 0.25'
 expect i915.requests "perf_event_open type=40 config=0x100000 group="
+# A reader preempted between its clock and the PMU's read: clocks and RC6
+# are measured against the counters' own enabled time, not that clock.
+control busy.rcs0=0.5 actual_mhz=1100 requested_mhz=1200 rc6=0.2 \
+	rapl_watts=7.5 pmu_read_lag_ms=60
+run 0 top --unix "$tmp/i915.sock" -i 300ms --duration 1300ms --format ndjson
+check "a late PMU read skewed the clocks or RC6: $(tail -2 "$tmp/out")" \
+	eval "tail -n +2 \"$tmp/out\" | jq -s -e 'length >= 2 and all(.[];
+	 (.actual_frequency_hertz - 1.1e9 | fabs) < 3e6 and
+	 (.requested_frequency_hertz - 1.2e9 | fabs) < 3e6 and
+	 (.rc6_ratio - 0.2 | fabs) < 0.002)' >/dev/null"
 expect i915.requests "perf_event_open type=39 config=0x4 group=-1"
 
 # ---- processes: known counts, a client on two fds, coming and going
