@@ -4,7 +4,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -16,7 +18,8 @@
 static const char *const cmd = "snapshot";
 
 static const char usage[] =
-	"gpuperf snapshot [-d DEVICE] [--last D] -o FILE [CONNECTION OPTIONS]";
+	"gpuperf snapshot [-d DEVICE] [--last D] [--format i915perf|perfetto]\n"
+	"       [--metrics-dir DIR...] [-i WINDOW] -o FILE [CONNECTION OPTIONS]";
 
 static const char help[] =
 	"Fetches what a device's flight recorder (gpuperfd --flight-recorder)\n"
@@ -29,13 +32,28 @@ static const char help[] =
 	"  -d, --device DEVICE   the device (default: the first)\n"
 	"      --last D          the last D (e.g. 10s, 500ms; default: all the\n"
 	"                        recorder holds)\n"
-	"  -o, --output FILE     where the newest recording goes\n\n";
+	"  -o, --output FILE     where the newest recording goes\n"
+	"      --format F        i915perf (the default), or perfetto: each\n"
+	"                        recording as a Perfetto trace of every\n"
+	"                        counter per WINDOW, as 'gpuperf replay\n"
+	"                        --format perfetto' makes it, for\n"
+	"                        ui.perfetto.dev (the recordings are fetched\n"
+	"                        beside FILE, converted, then removed)\n"
+	"      --metrics-dir DIR perfetto: the metric definitions (oa-*.xml) of\n"
+	"                        the device, as gpuperf replay takes them\n"
+	"                        (repeatable; the built-in sim needs none)\n"
+	"  -i, --interval WINDOW perfetto: the counters' window (default 10ms)\n\n";
 
 struct snapshot {
 	struct gpuperf_connection conn;
 	const char *device;
 	const char *path;
 	uint64_t last_ns;
+	bool perfetto;
+	const char *interval;           /* as given, for gpuperf replay */
+	const char **metrics_dirs;
+	size_t n_metrics_dirs;
+	char *fetched;                  /* perfetto: the recordings' path */
 	uv_loop_t loop;
 	struct gpc_client *client;
 	int exit_code;
@@ -60,6 +78,12 @@ static int parse(int argc, char **argv, struct snapshot *s, bool *show_help)
 		    (m = gpuperf_arg_value(argc, argv, &i, "--device", "-d",
 					   &value)) ||
 		    (m = gpuperf_arg_value(argc, argv, &i, "--last", NULL,
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--format", NULL,
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--metrics-dir", NULL,
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--interval", "-i",
 					   &value))) {
 			if (m < 0 || !*value)
 				return gpuperf_usage_error(cmd, usage, "%s needs "
@@ -72,7 +96,24 @@ static int parse(int argc, char **argv, struct snapshot *s, bool *show_help)
 			s->path = value;
 		else if (!strncmp(arg, "--device", 8) || !strcmp(arg, "-d"))
 			s->device = value;
-		else if (gpuperf_parse_duration(value, &s->last_ns) < 0)
+		else if (!strncmp(arg, "--format", 8) &&
+			 strcmp(value, "i915perf") && strcmp(value, "perfetto"))
+			return gpuperf_usage_error(cmd, usage, "--format takes "
+						   "i915perf or perfetto, not "
+						   "'%s'", value);
+		else if (!strncmp(arg, "--format", 8))
+			s->perfetto = !strcmp(value, "perfetto");
+		else if (!strncmp(arg, "--metrics-dir", 13))
+			s->metrics_dirs[s->n_metrics_dirs++] = value;
+		else if (!strncmp(arg, "--interval", 10) || !strcmp(arg, "-i")) {
+			uint64_t ns;
+			if (gpuperf_parse_duration(value, &ns) < 0)
+				return gpuperf_usage_error(cmd, usage, "--interval "
+							   "takes a duration such "
+							   "as 10ms, not '%s'",
+							   value);
+			s->interval = value;
+		} else if (gpuperf_parse_duration(value, &s->last_ns) < 0)
 			return gpuperf_usage_error(cmd, usage, "--last takes a "
 						   "duration such as 10s or "
 						   "500ms, not '%s'", value);
@@ -80,12 +121,59 @@ static int parse(int argc, char **argv, struct snapshot *s, bool *show_help)
 	if (!s->path)
 		return gpuperf_usage_error(cmd, usage, "name the file to write "
 					   "with -o");
+	if (!s->perfetto && (s->interval || s->n_metrics_dirs))
+		return gpuperf_usage_error(cmd, usage, "--interval and "
+					   "--metrics-dir go with --format "
+					   "perfetto");
 	return 0;
 }
 
-static void on_done(void *user, int exit_code)
+/* Each recording fetched into a trace at the name it would have had, as
+ * gpuperf replay makes one; the recordings go either way. */
+static int convert(struct snapshot *s, size_t n)
+{
+	int ret = 0;
+	for (size_t k = 0; k < n; k++) {
+		char *from = gpuperf_snapshot_path(s->fetched, k, n);
+		char *to = gpuperf_snapshot_path(s->path, k, n);
+		const char *argv[8 + 2 * 64];
+		int argc = 0;
+		argv[argc++] = "replay";
+		argv[argc++] = from;
+		argv[argc++] = "--format";
+		argv[argc++] = "perfetto";
+		argv[argc++] = "-o";
+		argv[argc++] = to;
+		if (s->interval) {
+			argv[argc++] = "--interval";
+			argv[argc++] = s->interval;
+		}
+		for (size_t i = 0; i < s->n_metrics_dirs && i < 64; i++) {
+			argv[argc++] = "--metrics-dir";
+			argv[argc++] = s->metrics_dirs[i];
+		}
+		argv[argc] = NULL;
+		int code = from && to ?
+			   gpuperf_cmd_replay(argc, (char **)argv) :
+			   gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of memory");
+		if (!code)
+			fprintf(stderr, "gpuperf %s: %s: the Perfetto trace of %s\n",
+				cmd, to, from);
+		if (code && !ret)
+			ret = code;
+		if (from)
+			unlink(from);
+		free(from);
+		free(to);
+	}
+	return ret;
+}
+
+static void on_done(void *user, int exit_code, size_t n_files)
 {
 	struct snapshot *s = user;
+	if (!exit_code && s->perfetto)
+		exit_code = convert(s, n_files);
 	s->exit_code = exit_code;
 	gpc_close(s->client, NULL, NULL);
 	s->client = NULL;
@@ -107,11 +195,15 @@ int gpuperf_cmd_snapshot(int argc, char **argv)
 	struct snapshot s = { 0 };
 	bool show_help = false;
 
+	s.metrics_dirs = calloc((size_t)argc, sizeof(*s.metrics_dirs));
+	if (!s.metrics_dirs)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of memory");
 	int ret = parse(argc, argv, &s, &show_help);
 	if (ret || show_help) {
 		if (show_help)
 			printf("usage: %s\n\n%s%s", usage, help,
 			       gpuperf_connection_help);
+		free(s.metrics_dirs);
 		return ret;
 	}
 	if (uv_loop_init(&s.loop))
@@ -124,8 +216,13 @@ int gpuperf_cmd_snapshot(int argc, char **argv)
 		.device = s.device,
 		.last_ns = s.last_ns,
 	};
+	/* A trace is made of the recordings, fetched beside it. */
+	if (!ret && s.perfetto && asprintf(&s.fetched, "%s.part.i915perf",
+					   s.path) < 0)
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of memory");
 	if (!ret)
-		ret = gpuperf_snapshot_fetch(cmd, s.client, &o, s.path, on_done, &s);
+		ret = gpuperf_snapshot_fetch(cmd, s.client, &o, s.perfetto ?
+					     s.fetched : s.path, on_done, &s);
 	if (!ret) {
 		uv_run(&s.loop, UV_RUN_DEFAULT);
 		ret = s.exit_code;
@@ -134,5 +231,7 @@ int gpuperf_cmd_snapshot(int argc, char **argv)
 		gpc_close(s.client, NULL, NULL);
 	uv_run(&s.loop, UV_RUN_DEFAULT);
 	uv_loop_close(&s.loop);
+	free(s.metrics_dirs);
+	free(s.fetched);
 	return ret;
 }

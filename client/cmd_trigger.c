@@ -228,7 +228,7 @@ static void finish(struct trigger_cmd *t, int exit_code)
 
 static void take_due(struct trigger_cmd *t);
 
-static void on_saved(void *user, int exit_code)
+static void on_saved(void *user, int exit_code, size_t n_files)
 {
 	struct trigger_cmd *t = user;
 	struct firing done = t->pending[0];

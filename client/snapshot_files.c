@@ -96,8 +96,9 @@ static void finish(struct gpuperf_snapshot_files *f, int exit_code)
 				unlink(f->paths[i]);
 	gpuperf_snapshot_done_cb done = f->done;
 	void *user = f->user;
+	size_t n = f->n;
 	release(f);
-	done(user, exit_code);
+	done(user, exit_code, n);
 }
 
 static void describe(const struct gpuperf_snapshot_files *f,

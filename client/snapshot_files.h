@@ -15,9 +15,11 @@
 
 struct gpuperf_snapshot_files;
 
-/* The snapshot is written (exit_code 0) or failed, said on stderr
- * (exit_code the command's). The fetch is freed after this returns. */
-typedef void (*gpuperf_snapshot_done_cb)(void *user, int exit_code);
+/* The snapshot is written (exit_code 0) into n_files files, named by
+ * gpuperf_snapshot_path(), or failed, said on stderr (exit_code the
+ * command's). The fetch is freed after this returns. */
+typedef void (*gpuperf_snapshot_done_cb)(void *user, int exit_code,
+					 size_t n_files);
 
 /* Asks for the snapshot; progress and the files written go to stderr,
  * each line starting "gpuperf CMD: ". 0, or the exit status after saying

@@ -3,12 +3,14 @@
 # Lake GT2 kept streaming: a snapshot holds, report for report, what a
 # recording of the same span holds; IGT's i915-perf-reader and gpuperf
 # replay read it; a set change mid-ring gives one recording per set, each
-# readable; a ring that overwrote the past says so; /metrics shows the
-# ring; bad arguments and devices without a ring are refused with words.
+# readable, and with --format perfetto one trace per set; a ring that
+# overwrote the past says so; /metrics shows the ring; bad arguments and
+# devices without a ring are refused with words.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+. "$(dirname "$0")/../perfetto/trace_checks.sh"
 reader=/usr/bin/i915-perf-reader
 M="--metrics-dir $shared/intel-metrics/i915"
 
@@ -90,6 +92,24 @@ expect reader "Metric used : RenderBasic"
 expect reader2 "Metric used : ComputeBasic"
 run 0 replay "$tmp/change-2.i915perf" $M -c GpuTime --format csv
 expect out "ComputeBasic"
+
+# ---- as Perfetto traces: one a recording, each what gpuperf replay makes
+# of that recording, and no recording left behind
+run 0 snapshot $S --last 60s --format perfetto $M -i 100ms \
+	-o "$tmp/change.pftrace"
+expect err "change-1.pftrace: the Perfetto trace of"
+expect err "change-2.pftrace: the Perfetto trace of"
+expect err "change.pftrace: the Perfetto trace of"
+check "a recording fetched for the trace was left: $(ls "$tmp" | grep part)" \
+	[ -z "$(ls "$tmp" | grep part)" ]
+check_trace "$tmp/change-2.pftrace"
+expect change-2.pftrace.summary "track Compute Metrics Basic set"
+check_trace "$tmp/change.pftrace"
+expect change.pftrace.summary "track Render Metrics Basic set"
+run 2 snapshot $S --format pdf -o "$tmp/x.pftrace"
+expect err "--format takes i915perf or perfetto, not 'pdf'"
+run 2 snapshot $S -i 100ms -o "$tmp/x.i915perf"
+expect err "--interval and --metrics-dir go with --format perfetto"
 
 # ---- /metrics: the ring's size, fill and overwrites
 curl -s --max-time 10 --unix-socket "$tmp/sock" http://localhost/metrics \
