@@ -229,7 +229,8 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
 	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table \
-	$(BUILD)/tests/daemon-proxy $(BUILD)/tests/episodes-recording
+	$(BUILD)/tests/daemon-proxy $(BUILD)/tests/episodes-recording \
+	$(BUILD)/tests/libhold-open.so
 
 # Writes amdgpu gpu_metrics tables for the fake sysfs trees.
 $(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
@@ -247,6 +248,11 @@ $(BUILD)/tests/daemon-proxy: tests/cli/daemon_proxy.c $(LIBPROTO)
 $(BUILD)/tests/episodes-recording: tests/cli/episodes_recording.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
+
+# Holds one open() of a process back (tests/integration/test-daemon-triggers.sh).
+$(BUILD)/tests/libhold-open.so: tests/integration/hold_open.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
 
 # Reads the Perfetto traces the tests write (tests/perfetto/check-trace.sh).
 $(BUILD)/tests/trace-check: tests/perfetto/trace_check.c

@@ -119,7 +119,7 @@ void gpd_config_usage(FILE *out)
 		"                         save a snapshot into --trigger-dir and tell\n"
 		"                         the device's clients; without DEVICE=,\n"
 		"                         every device with a flight recorder\n"
-		"                         (repeatable)\n"
+		"                         (repeatable; SIGHUP re-reads them)\n"
 		"      --trigger-dir DIR  where triggers save snapshots, as\n"
 		"                         trigger-DEVICE-YYYYMMDD-HHMMSS-N.i915perf\n"
 		"      --trigger-dir-max SIZE  those files take at most SIZE there\n"
@@ -619,7 +619,8 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 	int n = (int)cfg->n_args;
 	cfg->values = calloc(cfg->n_args, sizeof(*cfg->values));
 	cfg->lists = calloc(8 * cfg->n_args, sizeof(*cfg->lists));
-	if (!cfg->values || !cfg->lists)
+	cfg->trigger_lines = calloc(cfg->n_args, sizeof(*cfg->trigger_lines));
+	if (!cfg->values || !cfg->lists || !cfg->trigger_lines)
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	cfg->daemon.device_specs = cfg->lists;
 	cfg->daemon.metrics_dirs = cfg->lists + cfg->n_args;
@@ -629,6 +630,8 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 	cfg->daemon.flight_recorders = cfg->lists + 5 * cfg->n_args;
 	cfg->daemon.keep_streaming = cfg->lists + 6 * cfg->n_args;
 	cfg->daemon.triggers = cfg->lists + 7 * cfg->n_args;
+	cfg->daemon.trigger_lines = cfg->trigger_lines;
+	cfg->daemon.trigger_file = cfg->file.path;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -641,10 +644,13 @@ static int parse(struct gpd_config *cfg, const unsigned *lines,
 			.value = optarg,
 		};
 		int ret = apply(cfg, c, optarg, err);
+		/* A file's line is one argument: the one just read. */
+		size_t at = (size_t)optind - 1;
+		bool from_file = at >= 1 && at <= n_from_file;
+		if (!ret && c == OPT_TRIGGER && from_file)
+			cfg->trigger_lines[cfg->daemon.n_triggers - 1] = lines[at];
 		if (ret) {
-			/* A file's line is one argument: the one just read. */
-			size_t at = (size_t)optind - 1;
-			if (at >= 1 && at <= n_from_file) {
+			if (from_file) {
 				char words[sizeof(err->message)];
 				snprintf(words, sizeof(words), "%s", err->message);
 				gpd_fail(err, ret, "%s:%u: %s", cfg->file.path,
@@ -705,6 +711,7 @@ void gpd_config_fini(struct gpd_config *cfg)
 	free(cfg->args);
 	free(cfg->values);
 	free(cfg->lists);
+	free(cfg->trigger_lines);
 	gpd_config_file_fini(&cfg->file);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -50,6 +50,7 @@ struct gpd_config {
 					 * --server-name, --allow-origin,
 					 * --flight-recorder, --keep-streaming,
 					 * --trigger */
+	unsigned *trigger_lines;        /* of the file, for each --trigger */
 };
 
 /* Reads the command line (argv must outlive cfg) and the file its

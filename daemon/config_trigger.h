@@ -20,6 +20,7 @@
 #include "daemon/error.h"
 
 struct gpd_daemon;
+struct gpd_options;
 
 #define GPD_DEFAULT_TRIGGER_DIR_MAX (1ull << 30)
 #define GPD_DEFAULT_TRIGGER_BEFORE_NS 5000000000ull
@@ -34,11 +35,25 @@ struct gpd_trigger_spec {
 int gpd_trigger_spec_parse(const char *text, struct gpd_trigger_spec *out,
 			   struct gpd_error *err);
 
-/* Checks the triggers against the devices and the directory, then starts
- * watching. 0, or a negative code with err saying what to fix; no watch
- * runs then. */
+/* Checks the triggers of d's options against the devices and the
+ * directory, then starts watching. 0, or a negative code with err saying
+ * what to fix; no watch runs then. */
 int gpd_daemon_start_triggers(struct gpd_daemon *d, struct gpd_error *err);
 
+/*
+ * A reload's triggers (those of o, its strings copied), check then act:
+ * the whole set is checked first and, only once every trigger can watch,
+ * replaces the running one; a firing of a replaced trigger in flight is
+ * still saved. An unchanged set is left as it runs. 0, or a negative
+ * code with err saying what to fix (`FILE:LINE: ` before a trigger of the
+ * configuration file); the running triggers are kept then.
+ */
+int gpd_daemon_reload_triggers(struct gpd_daemon *d,
+			       const struct gpd_options *o,
+			       struct gpd_error *err);
+
+/* Stops every trigger, and every firing in flight that has not begun
+ * writing (the daemon stops). */
 void gpd_daemon_stop_triggers(struct gpd_daemon *d);
 
 #endif

@@ -15,6 +15,7 @@
 #include "daemon/device_registry.h"
 #include "daemon/device_spec.h"
 #include "daemon/subscription.h"
+#include "daemon/trigger_save.h"
 #include "daemon/trigger_watch.h"
 
 struct gpm_metrics_db;
@@ -22,6 +23,7 @@ struct gpd_config;
 struct gpd_nv_libs;
 struct gpd_keeper;
 struct gpd_server;
+struct gpd_trigger_set;
 
 struct gpd_options {
 	const char **device_specs;      /* --device, in order; none = auto */
@@ -46,6 +48,10 @@ struct gpd_options {
 	 * (config_trigger.h); 0: the defaults. */
 	const char **triggers;
 	size_t n_triggers;
+	/* Where each was given: a line of trigger_file, 0 on the command
+	 * line; errors found when they start say it. */
+	const unsigned *trigger_lines;
+	const char *trigger_file;
 	const char *trigger_dir;
 	uint64_t trigger_dir_max;
 	uint64_t trigger_before_ns, trigger_after_ns;
@@ -68,10 +74,12 @@ struct gpd_daemon {
 	/* Devices kept streaming (--keep-streaming). */
 	struct gpd_keeper **keepers;
 	size_t n_keepers;
-	/* The triggers of the configuration, one a device they watch. */
-	struct gpd_trigger_dir trigger_dir;
-	struct gpd_trigger_watch **watches;
-	size_t n_watches;
+	/* The triggers of the configuration (config_trigger.h), those a
+	 * reload replaced while a firing of theirs was in flight, and the
+	 * writer of their snapshots. */
+	struct gpd_trigger_set *triggers;
+	struct gpd_trigger_watch *retired_watches;
+	struct gpd_trigger_saver trigger_saver;
 	/* Definitions a reload replaced that a busy device still uses. */
 	struct gpm_metrics_db **retired;
 	size_t n_retired;

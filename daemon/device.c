@@ -314,6 +314,38 @@ void gpd_device_announce(struct gpd_device *dev, enum gpd_event_kind kind,
 	gpd_device_dispatch_end(dev);
 }
 
+struct gpd_trigger_counts *gpd_device_trigger_counts(struct gpd_device *dev,
+						     const char *expression)
+{
+	struct gpd_trigger_counts *c;
+	for (c = dev->trigger_counts; c; c = c->next)
+		if (!strcmp(c->expression, expression))
+			break;
+	if (!c && (c = calloc(1, sizeof(*c)))) {
+		snprintf(c->expression, sizeof(c->expression), "%s", expression);
+		c->next = dev->trigger_counts;
+		dev->trigger_counts = c;
+	}
+	if (c)
+		c->refs++;
+	return c;
+}
+
+void gpd_device_trigger_counts_put(struct gpd_device *dev,
+				   struct gpd_trigger_counts *counts)
+{
+	if (!counts || --counts->refs)
+		return;
+	for (struct gpd_trigger_counts **p = &dev->trigger_counts; *p;
+	     p = &(*p)->next) {
+		if (*p == counts) {
+			*p = counts->next;
+			break;
+		}
+	}
+	free(counts);
+}
+
 static void on_source_event(void *user, enum gpd_event_kind kind,
 			    const char *message)
 {
@@ -809,6 +841,11 @@ static void on_linger_closed(uv_handle_t *handle)
 	}
 	free_bindings(dev);
 	free(dev->partial);
+	while (dev->trigger_counts) {
+		struct gpd_trigger_counts *c = dev->trigger_counts;
+		dev->trigger_counts = c->next;
+		free(c);
+	}
 	free(dev);
 }
 

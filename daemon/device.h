@@ -53,6 +53,22 @@ struct gpd_record_tap {
 	struct gpd_record_tap *next;
 };
 
+/* What a trigger of the daemon's watching the device counted, for
+ * /metrics: one per expression, kept while a trigger of it watches (a
+ * reload that keeps an expression keeps its counts). */
+struct gpd_trigger_counts {
+	struct gpd_trigger_counts *next;
+	unsigned refs;
+	char expression[256];
+	uint64_t firings;               /* episodes the condition began */
+	uint64_t saved;                 /* firings whose snapshot was written */
+	/* Firings while the one before was still being saved: not saved. */
+	uint64_t skipped;
+	/* Firings whose snapshot could not be taken or written (nothing in
+	 * the span, over the directory's cap, a write error). */
+	uint64_t failed;
+};
+
 struct gpd_device;
 struct gpd_device_subscriber;
 
@@ -168,6 +184,8 @@ struct gpd_device {
 	struct gpd_device_stats stats;
 	/* The newest records, kept for snapshots; NULL without one. */
 	struct gpd_flight_recorder *ring;
+	/* The counts of the daemon's triggers on it. */
+	struct gpd_trigger_counts *trigger_counts;
 	bool closing;
 };
 
@@ -267,6 +285,12 @@ void gpd_device_release_if_idle(struct gpd_device *dev);
  * (a trigger of the daemon's fired). */
 void gpd_device_announce(struct gpd_device *dev, enum gpd_event_kind kind,
 			 const char *message);
+/* The counts of the triggers of expression on dev, made the first time
+ * (zero) and held until put back; NULL when out of memory. */
+struct gpd_trigger_counts *gpd_device_trigger_counts(struct gpd_device *dev,
+						     const char *expression);
+void gpd_device_trigger_counts_put(struct gpd_device *dev,
+				   struct gpd_trigger_counts *counts);
 /* Brackets code that calls subscribers back. */
 void gpd_device_dispatch_begin(struct gpd_device *dev);
 void gpd_device_dispatch_end(struct gpd_device *dev);

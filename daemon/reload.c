@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "daemon/config.h"
+#include "daemon/config_trigger.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/net/server.h"
@@ -13,7 +14,8 @@
 
 /* The options a reload applies; gpd_reload warns about the others. */
 static const char *const reloadable[] = {
-	"metrics-dir", "token-file", "log-level", NULL,
+	"metrics-dir", "token-file", "log-level", "trigger", "trigger-dir",
+	"trigger-dir-max", "trigger-before", "trigger-after", NULL,
 };
 
 static unsigned long long monotonic_us(void)
@@ -39,6 +41,9 @@ static bool apply(struct gpd_daemon *d, struct gpd_config *next)
 	if (d->server &&
 	    gpd_server_reload_tokens(d->server, next->server.token_file, &err))
 		gpd_error("reload: %s; keeping the tokens loaded", err.message);
+	if (gpd_daemon_reload_triggers(d, &next->daemon, &err))
+		gpd_error("reload: %s; keeping the running triggers",
+			  err.message);
 	char changed[256];
 	size_t n = gpd_config_changes(d->config, next, reloadable, changed,
 				      sizeof(changed));

@@ -5,8 +5,10 @@
  * What changes at once: the metric directories (re-read even when they
  * are the same; each device takes the new definitions as soon as nobody
  * streams from it), the tokens of --token-file (connections already
- * accepted keep their role), and --log-level. Every other option needs a
- * restart; a reload that finds one changed says which.
+ * accepted keep their role), --log-level, and the triggers (--trigger
+ * and the --trigger-* options: the new set checked whole before it
+ * replaces the running one, firings in flight saved). Every other option
+ * needs a restart; a reload that finds one changed says which.
  */
 #ifndef GPD_RELOAD_H
 #define GPD_RELOAD_H

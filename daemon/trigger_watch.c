@@ -1,10 +1,8 @@
 /*
- * A trigger of the daemon's configuration watching a device, and the
- * directory its snapshots go to (see trigger_watch.h).
+ * A trigger of the daemon's configuration watching a device (see
+ * trigger_watch.h).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <uv.h>
 
@@ -22,6 +18,7 @@
 #include "daemon/log.h"
 #include "daemon/snapshot.h"
 #include "daemon/subscription.h"
+#include "daemon/trigger_save.h"
 #include "daemon/trigger_watch.h"
 #include "metrics/metric_set.h"
 #include "metrics/trigger.h"
@@ -31,160 +28,32 @@
 /* Past --trigger-after, what the daemon may still have to read of the
  * unit's buffer before the ring holds the span. */
 #define READ_SLACK_MS 100
-#define FILE_PREFIX "trigger-"
-#define FILE_SUFFIX ".i915perf"
 
 struct gpd_trigger_watch {
+	/* NULL once stopped: the device may be gone. */
 	struct gpd_device *dev;
-	struct gpd_subscription *sub;
-	const struct gpd_trigger_dir *dir;
+	struct gpd_subscription *sub;   /* NULL once stopped or retired */
+	struct gpd_trigger_counts *counts;
+	char device[64];
+	struct gpd_trigger_dir dir;     /* path: its own copy */
+	struct gpd_trigger_saver *saver;
 	char text[256];
 	struct gpm_trigger trigger;
 	struct gpm_trigger_state state;
 	long counter;                   /* in the subscription's; -1: none */
 	bool waiting_said;              /* that the set lacks the counter */
-	/* The firing whose --trigger-after is yet to come. */
+	/* The firing in flight, from the moment it fired until its snapshot
+	 * is written or has failed: waiting for --trigger-after, then
+	 * being saved. */
 	bool pending;
 	uint64_t fired_cpu_ns;
 	uint64_t fired_wall_s;
-	uint64_t not_saved;             /* firings during another's wait */
+	uint64_t fired_episode;
 	uv_timer_t after;
+	/* Retired by a reload, with a firing still in flight: in the
+	 * daemon's list of those (pprev NULL when in none). */
+	struct gpd_trigger_watch **pprev, *next;
 };
-
-/* ------------------------------------------------------------------ */
-/* The directory                                                        */
-
-struct dir_file {
-	char name[256];
-	uint64_t bytes;
-	struct timespec mtime;
-};
-
-static bool ours(const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(name, FILE_PREFIX, strlen(FILE_PREFIX)) &&
-	       n > strlen(FILE_SUFFIX) &&
-	       !strcmp(name + n - strlen(FILE_SUFFIX), FILE_SUFFIX);
-}
-
-static int older_first(const void *a, const void *b)
-{
-	const struct dir_file *x = a, *y = b;
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
-		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The watches' files in the directory, oldest first; free() *files. */
-static int list_files(const char *path, struct dir_file **files, size_t *n,
-		      uint64_t *total)
-{
-	size_t cap = 0;
-	*files = NULL;
-	*n = 0;
-	*total = 0;
-	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (!ours(e->d_name) || strlen(e->d_name) >= sizeof((*files)->name) ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (*n == cap) {
-			size_t more = cap ? 2 * cap : 16;
-			struct dir_file *f = realloc(*files, more * sizeof(*f));
-			if (!f) {
-				closedir(d);
-				free(*files);
-				*files = NULL;
-				*n = 0;
-				return -ENOMEM;
-			}
-			*files = f;
-			cap = more;
-		}
-		struct dir_file *f = &(*files)[(*n)++];
-		snprintf(f->name, sizeof(f->name), "%s", e->d_name);
-		f->bytes = (uint64_t)st.st_size;
-		f->mtime = st.st_mtim;
-		*total += f->bytes;
-	}
-	closedir(d);
-	if (*n)
-		qsort(*files, *n, sizeof(**files), older_first);
-	return 0;
-}
-
-/* Deletes the oldest of the watches' files until `incoming` more bytes
- * fit under the cap. */
-static int make_room(const struct gpd_trigger_dir *dir, uint64_t incoming,
-		     struct gpd_error *err)
-{
-	struct dir_file *files;
-	size_t n;
-	uint64_t total;
-	int ret = list_files(dir->path, &files, &n, &total);
-	if (ret)
-		return gpd_fail(err, ret, "cannot read %s: %s", dir->path,
-				strerror(-ret));
-	for (size_t i = 0; i < n && total + incoming > dir->max_bytes; i++) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir->path, files[i].name);
-		if (unlink(path) && errno != ENOENT) {
-			ret = gpd_fail(err, -errno, "cannot delete %s to make room: "
-				       "%s", path, strerror(errno));
-			break;
-		}
-		gpd_info("trigger: deleted %s (%.3g MB) to stay within "
-			 "--trigger-dir-max", path, (double)files[i].bytes / 1e6);
-		total -= files[i].bytes;
-	}
-	free(files);
-	return ret;
-}
-
-/* Writes size bytes to path whole, or not at all: a temporary name first,
- * renamed once written, so nobody reads half a recording. */
-static int write_whole(const char *path, const void *data, size_t size,
-		       struct gpd_error *err)
-{
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return gpd_fail(err, -errno, "cannot write %s: %s", tmp,
-				strerror(errno));
-	const char *p = data;
-	size_t left = size;
-	int ret = 0;
-	while (left && !ret) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			ret = -errno;
-		else {
-			p += w;
-			left -= (size_t)w;
-		}
-	}
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		return gpd_fail(err, ret, "cannot write %s: %s", path,
-				strerror(-ret));
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Saving a firing                                                      */
@@ -201,75 +70,124 @@ static void announce(struct gpd_trigger_watch *w, bool failed,
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
-	gpd_log(failed ? GPD_LOG_WARNING : GPD_LOG_INFO, "%s: %s",
-		w->dev->source->name, message);
-	gpd_device_announce(w->dev, GPD_EVENT_TRIGGER_FIRED, message);
+	gpd_log(failed ? GPD_LOG_WARNING : GPD_LOG_INFO, "%s: %s", w->device,
+		message);
+	if (w->dev)
+		gpd_device_announce(w->dev, GPD_EVENT_TRIGGER_FIRED, message);
 }
 
+static void unlink_retired(struct gpd_trigger_watch *w)
+{
+	if (!w->pprev)
+		return;
+	*w->pprev = w->next;
+	if (w->next)
+		w->next->pprev = w->pprev;
+	w->pprev = NULL;
+	w->next = NULL;
+}
+
+static void on_closed(uv_handle_t *handle)
+{
+	struct gpd_trigger_watch *w = handle->data;
+	free((char *)w->dir.path);
+	free(w);
+}
+
+/* A watch no longer watching, with nothing in flight, goes. */
+static void release_if_done(struct gpd_trigger_watch *w)
+{
+	if (w->sub || w->pending)
+		return;
+	unlink_retired(w);
+	if (w->dev)
+		gpd_device_trigger_counts_put(w->dev, w->counts);
+	w->counts = NULL;
+	w->dev = NULL;
+	uv_close((uv_handle_t *)&w->after, on_closed);
+}
+
+/* The firing is over: saved, or said why not. */
+static void firing_done(struct gpd_trigger_watch *w, bool saved)
+{
+	if (w->counts) {
+		if (saved)
+			w->counts->saved++;
+		else
+			w->counts->failed++;
+	}
+	w->pending = false;
+	release_if_done(w);
+}
+
+static void on_saved(struct gpd_trigger_save *save)
+{
+	struct gpd_trigger_watch *w = save->user;
+	if (save->ret)
+		announce(w, true, "trigger '%s' fired (%" PRIu64 "); the snapshot "
+			 "was not saved: %s", w->text, w->fired_episode,
+			 save->err.message);
+	else
+		announce(w, false, "trigger '%s' fired (%" PRIu64 "); saved %s "
+			 "(%.3g MB)", w->text, w->fired_episode, save->names,
+			 (double)save->bytes / 1e6);
+	bool saved = !save->ret;
+	free(save);
+	firing_done(w, saved);
+}
+
+/* The span of the firing is in the ring: its copy goes to the saver. */
 static void save(struct gpd_trigger_watch *w)
 {
-	const struct gpd_trigger_dir *dir = w->dir;
-	struct gpd_snapshot snap;
+	const struct gpd_trigger_dir *dir = &w->dir;
+	struct gpd_trigger_save *save = calloc(1, sizeof(*save));
+	if (!save) {
+		announce(w, true, "trigger '%s' fired (%" PRIu64 "); no snapshot: "
+			 "out of memory", w->text, w->fired_episode);
+		firing_done(w, false);
+		return;
+	}
 	struct gpd_error err = { 0 };
 	uint64_t from = w->fired_cpu_ns > dir->before_ns ?
 			w->fired_cpu_ns - dir->before_ns : 1;
 	int ret = gpd_snapshot_take(w->dev, from, w->fired_cpu_ns + dir->after_ns,
-				    &snap, &err);
+				    &save->snap, &err);
 	if (ret) {
 		announce(w, true, "trigger '%s' fired (%" PRIu64 "); no snapshot: "
-			 "%s", w->text, w->state.episodes, err.message);
+			 "%s", w->text, w->fired_episode, err.message);
+		free(save);
+		firing_done(w, false);
 		return;
 	}
-	if (snap.size > dir->max_bytes) {
+	if (save->snap.size > dir->max_bytes) {
 		announce(w, true, "trigger '%s' fired (%" PRIu64 "); its snapshot "
 			 "of %.3g MB is more than --trigger-dir-max (%.3g MB) "
 			 "allows, so it is not written", w->text,
-			 w->state.episodes, (double)snap.size / 1e6,
+			 w->fired_episode, (double)save->snap.size / 1e6,
 			 (double)dir->max_bytes / 1e6);
-		gpd_snapshot_free(&snap);
+		gpd_snapshot_free(&save->snap);
+		free(save);
+		firing_done(w, false);
 		return;
 	}
-	ret = make_room(dir, snap.size, &err);
-	char stamp[32], names[1024] = "";
+	char stamp[32];
 	time_t wall = (time_t)w->fired_wall_s;
 	struct tm tm;
 	if (!localtime_r(&wall, &tm) ||
 	    !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
 		snprintf(stamp, sizeof(stamp), "%" PRIu64, w->fired_wall_s);
-	size_t used = 0;
-	for (size_t i = 0; !ret && i < snap.n_segments; i++) {
-		/* The newest segment gets the plain name, as gpuperf
-		 * snapshot names them. */
-		char path[4096], suffix[32] = "";
-		if (i + 1 < snap.n_segments)
-			snprintf(suffix, sizeof(suffix), "-%zu", i + 1);
-		snprintf(path, sizeof(path), "%s/" FILE_PREFIX "%s-%s-%" PRIu64
-			 "%s" FILE_SUFFIX, dir->path, w->dev->source->name, stamp,
-			 w->state.episodes, suffix);
-		const struct gpd_snapshot_segment *s = &snap.segments[i];
-		ret = write_whole(path, snap.data + s->offset, s->size, &err);
-		if (!ret)
-			used += (size_t)snprintf(names + used, sizeof(names) - used,
-						 "%s%s", i ? ", " : "", path);
-		if (used >= sizeof(names))
-			used = sizeof(names) - 1;
-	}
-	if (ret)
-		announce(w, true, "trigger '%s' fired (%" PRIu64 "); the snapshot "
-			 "was not saved: %s", w->text, w->state.episodes,
-			 err.message);
-	else
-		announce(w, false, "trigger '%s' fired (%" PRIu64 "); saved %s "
-			 "(%.3g MB)", w->text, w->state.episodes, names,
-			 (double)snap.size / 1e6);
-	gpd_snapshot_free(&snap);
+	snprintf(save->dir, sizeof(save->dir), "%s", dir->path);
+	snprintf(save->stem, sizeof(save->stem), "%s/" GPD_TRIGGER_FILE_PREFIX
+		 "%s-%s-%" PRIu64, dir->path, w->device, stamp, w->fired_episode);
+	save->max_bytes = dir->max_bytes;
+	save->done = on_saved;
+	save->user = w;
+	gpd_trigger_saver_queue(w->saver, save);
 }
 
 static void on_after(uv_timer_t *timer)
 {
-	struct gpd_trigger_watch *w = timer->data;
-	w->pending = false;
-	save(w);
+	save(timer->data);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,19 +240,26 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	if (!gpm_trigger_step(&w->trigger, &w->state, value,
 			      f->gpu_end_ns - f->gpu_start_ns))
 		return;
+	if (w->counts)
+		w->counts->firings++;
 	if (w->pending) {
-		w->not_saved++;
+		if (w->counts)
+			w->counts->skipped++;
 		announce(w, true, "trigger '%s' fired (%" PRIu64 ") while the "
-			 "snapshot of the one before waits for its "
-			 "--trigger-after; this one is not saved (%" PRIu64 " so "
-			 "far)", w->text, w->state.episodes, w->not_saved);
+			 "snapshot of the one before is still being saved; this "
+			 "one is not saved (%" PRIu64 " so far)", w->text,
+			 w->state.episodes, w->counts ? w->counts->skipped : 0);
 		return;
 	}
 	w->pending = true;
 	w->fired_cpu_ns = f->cpu_end_ns;
 	w->fired_wall_s = (uint64_t)time(NULL);
+	w->fired_episode = w->state.episodes;
+	gpd_info("%s: trigger '%s': episode %" PRIu64 " began; its snapshot "
+		 "follows --trigger-after (%.3g s)", w->device, w->text,
+		 w->fired_episode, (double)w->dir.after_ns / 1e9);
 	uv_timer_start(&w->after, on_after,
-		       w->dir->after_ns / 1000000 + READ_SLACK_MS, 0);
+		       w->dir.after_ns / 1000000 + READ_SLACK_MS, 0);
 }
 
 static void on_event(void *user, const struct gpd_event *ev)
@@ -363,25 +288,84 @@ static const struct gpd_subscriber_ops watch_ops = {
 	.event = on_event,
 };
 
+/* ------------------------------------------------------------------ */
+/* Starting and stopping                                                */
+
+/* The trigger's counter in set, and its unit (NULL for `lost`). */
+static int find_counter(const struct gpm_metric_set *set,
+			const struct gpm_trigger *t, const char **units,
+			struct gpd_error *err)
+{
+	*units = NULL;
+	if (t->lost || !set)
+		return 0;
+	int k = gpm_metric_set_lookup_counter(set, t->subject);
+	if (k < 0) {
+		const char *close = gpm_metric_set_closest_counter(set, t->subject);
+		return gpd_fail(err, -ENOENT, "metric set %s has no counter '%s'; "
+				"%s%s%slist them with 'gpuperf counters %s'",
+				set->symbol_name, t->subject,
+				close ? "did you mean " : "", close ? close : "",
+				close ? "? " : "", set->symbol_name);
+	}
+	*units = set->counters[k].units;
+	return 0;
+}
+
+int gpd_trigger_watch_check(const struct gpd_device *dev, const char *text,
+			    struct gpd_error *err)
+{
+	struct gpm_trigger t;
+	struct gpm_trigger_error terr;
+	char words[1024];
+	if (gpm_trigger_parse(text, &t, &terr)) {
+		gpm_trigger_error_text(text, &terr, words, sizeof(words));
+		return gpd_fail(err, -EINVAL, "--trigger: %s", words);
+	}
+	const char *units;
+	int ret = find_counter(dev->set, &t, &units, err);
+	if (ret) {
+		snprintf(words, sizeof(words), "%s", err->message);
+		return gpd_fail(err, ret, "--trigger %s: %s", text, words);
+	}
+	if ((units || t.lost) && gpm_trigger_bind(&t, units, &terr)) {
+		gpm_trigger_error_text(text, &terr, words, sizeof(words));
+		return gpd_fail(err, -EINVAL, "--trigger: %s", words);
+	}
+	return 0;
+}
+
 int gpd_trigger_watch_start(const struct gpd_device_registry *devices,
 			    struct gpd_device *dev, const char *text,
 			    const struct gpd_trigger_dir *dir,
+			    struct gpd_trigger_saver *saver,
 			    struct gpd_trigger_watch **out,
 			    struct gpd_error *err)
 {
 	struct gpd_trigger_watch *w = calloc(1, sizeof(*w));
-	if (!w)
+	char *path = strdup(dir->path);
+	if (w)
+		w->counts = gpd_device_trigger_counts(dev, text);
+	if (!w || !path || !w->counts) {
+		if (w)
+			gpd_device_trigger_counts_put(dev, w->counts);
+		free(w);
+		free(path);
 		return gpd_fail(err, -ENOMEM, "out of memory");
+	}
 	w->dev = dev;
-	w->dir = dir;
+	snprintf(w->device, sizeof(w->device), "%s", dev->source->name);
+	w->dir = *dir;
+	w->dir.path = path;
+	w->saver = saver;
 	w->counter = -1;
 	snprintf(w->text, sizeof(w->text), "%s", text);
 	struct gpm_trigger_error terr;
+	int ret = 0;
 	if (gpm_trigger_parse(w->text, &w->trigger, &terr)) {
 		char words[1024];
 		gpm_trigger_error_text(w->text, &terr, words, sizeof(words));
-		free(w);
-		return gpd_fail(err, -EINVAL, "--trigger: %s", words);
+		ret = gpd_fail(err, -EINVAL, "--trigger: %s", words);
 	}
 	const char *counters[] = { w->trigger.subject };
 	struct gpd_subscribe_request req = {
@@ -392,8 +376,8 @@ int gpd_trigger_watch_start(const struct gpd_device_registry *devices,
 		.role = GPD_ROLE_VIEWER,
 		.passive = true,
 	};
-	int ret = gpd_subscribe(devices, &req, &watch_ops, w, &w->sub, err);
-	if (ret) {
+	if (!ret && (ret = gpd_subscribe(devices, &req, &watch_ops, w, &w->sub,
+					 err))) {
 		char words[sizeof(err->message)];
 		snprintf(words, sizeof(words), "%s", err->message);
 		gpd_fail(err, ret, "--trigger %s: %s", text, words);
@@ -407,6 +391,8 @@ int gpd_trigger_watch_start(const struct gpd_device_registry *devices,
 	if (ret) {
 		if (w->sub)
 			gpd_unsubscribe(w->sub);
+		gpd_device_trigger_counts_put(dev, w->counts);
+		free(path);
 		free(w);
 		return ret;
 	}
@@ -418,16 +404,51 @@ int gpd_trigger_watch_start(const struct gpd_device_registry *devices,
 	return 0;
 }
 
-static void on_closed(uv_handle_t *handle)
+/* No more windows. */
+static void stop_watching(struct gpd_trigger_watch *w)
 {
-	free(handle->data);
+	if (w->sub)
+		gpd_unsubscribe(w->sub);
+	w->sub = NULL;
 }
 
 void gpd_trigger_watch_stop(struct gpd_trigger_watch *w)
 {
 	if (!w)
 		return;
-	gpd_unsubscribe(w->sub);
-	uv_timer_stop(&w->after);
-	uv_close((uv_handle_t *)&w->after, on_closed);
+	stop_watching(w);
+	unlink_retired(w);
+	if (w->pending && uv_is_active((uv_handle_t *)&w->after)) {
+		uv_timer_stop(&w->after);
+		gpd_info("%s: trigger '%s': the snapshot of episode %" PRIu64
+			 " is not taken: the daemon stops", w->device, w->text,
+			 w->fired_episode);
+		w->pending = false;
+	}
+	/* A snapshot being written finishes, told to the log alone. */
+	gpd_device_trigger_counts_put(w->dev, w->counts);
+	w->counts = NULL;
+	w->dev = NULL;
+	release_if_done(w);
+}
+
+void gpd_trigger_watch_retire(struct gpd_trigger_watch *w,
+			      struct gpd_trigger_watch **retired)
+{
+	stop_watching(w);
+	if (!w->pending) {
+		release_if_done(w);
+		return;
+	}
+	w->next = *retired;
+	if (w->next)
+		w->next->pprev = &w->next;
+	w->pprev = retired;
+	*retired = w;
+}
+
+void gpd_trigger_watch_stop_retired(struct gpd_trigger_watch **retired)
+{
+	while (*retired)
+		gpd_trigger_watch_stop(*retired);
 }

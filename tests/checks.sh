@@ -4,7 +4,7 @@
 #
 # It is not a test itself. It counts checks (ok, fail, skip, check, expect,
 # run), runs gpuperfd in the background and waits for it (start,
-# start_command, wait_for, port, stop), keeps every file of a run in the
+# start_command, wait_for, wait_lines, port, stop), keeps every file of a run in the
 # temporary folder $tmp, ends the background processes in $pids and
 # removes $tmp on exit, and prints the closing line tests/run-tests.sh
 # reads (finish).
@@ -98,6 +98,17 @@ wait_for() {
 			return 1
 		fi
 		tenths_left=$((tenths_left - 1))
+		sleep 0.1
+	done
+}
+
+# wait_lines FILE N [SECONDS]: waits up to SECONDS (30) for FILE to hold N
+# lines; succeeds only if they came.
+wait_lines() {
+	lines_tenths_left=$((${3:-30} * 10))
+	while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
+		[ "$lines_tenths_left" -gt 0 ] || return 1
+		lines_tenths_left=$((lines_tenths_left - 1))
 		sleep 0.1
 	done
 }

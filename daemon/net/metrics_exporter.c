@@ -76,6 +76,8 @@ struct device_view {
 	struct gpd_device_stats stats;
 	bool has_ring;                  /* a flight recorder; its stats */
 	struct gpd_flight_recorder_stats ring;
+	struct gpd_trigger_counts *triggers;    /* copies, next unused */
+	size_t n_triggers;
 };
 
 struct render_job {
@@ -353,6 +355,56 @@ static void render_rings(const struct render_job *job, struct gpd_metrics_text *
 		    offsetof(struct gpd_flight_recorder_stats, segments));
 }
 
+/* One line a trigger of the daemon's, of one of its counts. */
+static void render_trigger_counts(const struct render_job *job,
+				  struct gpd_metrics_text *t, const char *name,
+				  const char *help, size_t offset)
+{
+	gpd_metrics_text_family(t, name, GPD_METRICS_COUNTER, NULL, help);
+	for (size_t i = 0; i < job->n_devices; i++) {
+		const struct device_view *d = &job->devices[i];
+		for (size_t k = 0; k < d->n_triggers; k++) {
+			uint64_t value;
+			memcpy(&value, (const char *)&d->triggers[k] + offset,
+			       sizeof(value));
+			gpd_metrics_text_sample(t, name, GPD_METRICS_COUNTER);
+			gpd_metrics_text_printf(t, "%s,trigger=\"", d->labels);
+			gpd_metrics_text_label(t, d->triggers[k].expression);
+			gpd_metrics_text_printf(t, "\"");
+			gpd_metrics_text_end(t, (double)value);
+		}
+	}
+}
+
+static void render_triggers(const struct render_job *job,
+			    struct gpd_metrics_text *t)
+{
+	bool any = false;
+	for (size_t i = 0; i < job->n_devices; i++)
+		any |= job->devices[i].n_triggers > 0;
+	if (!any)
+		return;
+	render_trigger_counts(job, t, "gpuperf_trigger_firings",
+			      "Times a trigger of the daemon's (--trigger) fired: "
+			      "episodes of its condition.",
+			      offsetof(struct gpd_trigger_counts, firings));
+	render_trigger_counts(job, t, "gpuperf_trigger_snapshots_saved",
+			      "Firings whose snapshot was written into "
+			      "--trigger-dir.",
+			      offsetof(struct gpd_trigger_counts, saved));
+	render_trigger_counts(job, t, "gpuperf_trigger_firings_skipped",
+			      "Firings not saved because the trigger's firing "
+			      "before was still being saved (its --trigger-after "
+			      "or its writing).",
+			      offsetof(struct gpd_trigger_counts, skipped));
+	render_trigger_counts(job, t, "gpuperf_trigger_saves_failed",
+			      "Firings whose snapshot could not be taken or "
+			      "written: nothing in the span, more than "
+			      "--trigger-dir-max, a write error (the log says "
+			      "which).",
+			      offsetof(struct gpd_trigger_counts, failed));
+}
+
 static void render(struct render_job *job, struct gpd_metrics_text *t)
 {
 	/* OpenMetrics has no room for comments: there, the reason is in
@@ -374,6 +426,7 @@ static void render(struct render_job *job, struct gpd_metrics_text *t)
 			      "overflowed before the daemon read it.",
 			      offsetof(struct gpd_device_stats, buffers_lost));
 	render_rings(job, t);
+	render_triggers(job, t);
 	gpd_metrics_text_family(t, "gpuperf_device_up", GPD_METRICS_GAUGE, NULL,
 				"0 once the device is lost (unplugged, wedged, "
 				"its driver gone) until it recovers; else 1.");
@@ -447,6 +500,7 @@ static void job_free(struct render_job *job)
 	for (size_t i = 0; i < job->n_devices; i++) {
 		counters_unref(job->devices[i].counters);
 		free(job->devices[i].values);
+		free(job->devices[i].triggers);
 		gpd_metrics_usage_view_fini(&job->usage[i]);
 	}
 	free(job->devices);
@@ -512,6 +566,15 @@ static int view_device(struct exported_device *ed, struct device_view *v)
 		v->has_ring = true;
 		v->ring = ed->dev->ring->stats;
 	}
+	size_t n = 0;
+	for (const struct gpd_trigger_counts *c = ed->dev->trigger_counts; c;
+	     c = c->next)
+		n++;
+	if (n && !(v->triggers = calloc(n, sizeof(*v->triggers))))
+		return -ENOMEM;
+	for (const struct gpd_trigger_counts *c = ed->dev->trigger_counts; c;
+	     c = c->next)
+		v->triggers[v->n_triggers++] = *c;
 	v->up = !ed->lost;
 	v->streaming = ed->have_values;
 	if (!ed->have_values || !ed->counters)

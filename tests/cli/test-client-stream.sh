@@ -22,17 +22,6 @@ json_lines() {
 	fi
 }
 
-# wait_lines FILE N: waits up to 30 s for FILE to hold N lines; succeeds
-# only if they came.
-wait_lines() {
-	tenths=300
-	while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
-		[ "$tenths" -gt 0 ] || return 1
-		tenths=$((tenths - 1))
-		sleep 0.1
-	done
-}
-
 # ends_with_newline FILE: the last byte of FILE is a newline.
 ends_with_newline() {
 	tail -c 1 "$1" | od -An -c | grep -q '\\n'
