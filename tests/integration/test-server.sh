@@ -181,7 +181,10 @@ if start amplify --device sim --linger 0 --listen 127.0.0.1:0 \
 	echo "amplify: the reader got $rows windows of 200 ms, $dropped dropped, buffers lost $lost, the largest gap between windows $gap_ms ms"
 	check "the reader streamed only $rows windows" [ "$rows" -ge 5 ]
 	check "the reader lost $dropped frames under the attack" [ "$dropped" = 0 ]
-	check "the reader's windows were $gap_ms ms apart" [ "$gap_ms" -le 50 ]
+	# A missed window would leave a gap of a whole window (200 ms); less
+	# than half of one is the CPU clock's fit moving, which a loaded
+	# machine's late correlations do.
+	check "the reader's windows were $gap_ms ms apart" [ "$gap_ms" -lt 100 ]
 	stop amplify
 fi
 unset ASAN_OPTIONS

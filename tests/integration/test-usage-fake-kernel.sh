@@ -93,6 +93,23 @@ lines() {
 	done
 }
 
+# until_line FILE JQ [SECONDS]: waits until a line of FILE satisfies the
+# jq filter (at most SECONDS, default 20, which only bounds a hang).
+until_line() {
+	tenths=$((${3:-20} * 10))
+	until jq -e "$2" "$1" 2>/dev/null | grep -qx true; do
+		[ "$tenths" -le 0 ] && return 1
+		tenths=$((tenths - 1))
+		sleep 0.1
+	done
+}
+
+# stop_top: ends the gpuperf top started by top(), as Ctrl-C would.
+stop_top() {
+	kill -INT "$top_pid" 2>/dev/null
+	wait "$top_pid"
+}
+
 # last_has FILE JQ: the last line of FILE satisfies the jq filter.
 last_has() {
 	tail -1 "$1" | jq -e "$2" >/dev/null
@@ -158,7 +175,7 @@ drm_fd 200 6 i915 12 'drm-engine-video:	500000000 ns' \
 	'drm-engine-capacity-video:	2'
 # Another driver's file, and another device's: not this card's.
 drm_fd 200 7 amdgpu 13 'drm-engine-gfx:	5 ns'
-top i915 -i 300ms --duration 3s
+top i915 -i 300ms --duration 60s
 lines "$tmp/i915.top" 2
 drm_fd 100 4 i915 11 'drm-engine-render:	1300000000 ns' \
 	'drm-engine-capacity-video:	2' 'drm-engine-video:	0 ns' \
@@ -167,11 +184,14 @@ drm_fd 200 5 i915 12 'drm-engine-video:	700000000 ns' \
 	'drm-engine-capacity-video:	2'
 drm_fd 200 6 i915 12 'drm-engine-video:	700000000 ns' \
 	'drm-engine-capacity-video:	2'
-lines "$tmp/i915.top" 4
+until_line "$tmp/i915.top" '.processes[] | select(.pid == 100) |
+	.gpu_time_ns == 300000000'
 rm -rf "${proc:?}/100"
 process 300 200 vainfo
 drm_fd 300 3 i915 14 'drm-engine-copy:	0 ns'
-wait $top_pid
+until_line "$tmp/i915.top" '[.processes[] | select(.pid == 100)] == [] and
+	any(.processes[]; .pid == 300)'
+stop_top
 f="$tmp/i915.top"
 check "glxgears's 300 ms of render time were not seen: $(cat "$f")" any_after "$f" 1 \
 	'.processes[] | select(.pid == 100) | .gpu_time_ns == 300000000'
@@ -310,13 +330,17 @@ machine xe xe:tglgt2 "$xe_metrics"
 process 500 1 compute
 drm_fd 500 4 xe 21 'drm-cycles-rcs:	1000' 'drm-total-cycles-rcs:	10000' \
 	'drm-total-vram0:	64 MiB'
-top xe -i 300ms --duration 3s
+top xe -i 300ms --duration 60s
 lines "$tmp/xe.top" 2
 # 4800 busy of 19200 ticks; 2.5 J across the wrap.
 drm_fd 500 4 xe 21 'drm-cycles-rcs:	5800' 'drm-total-cycles-rcs:	29200' \
 	'drm-total-vram0:	64 MiB'
-echo 2499000 >"$hwmon/energy1_input"
-wait $top_pid
+# Written whole (renamed into place): a sysfs read never sees a file
+# half-written.
+echo 2499000 >"$hwmon/energy1_input.new"
+mv "$hwmon/energy1_input.new" "$hwmon/energy1_input"
+until_line "$tmp/xe.top" '(.energy_joules - 2.5 | fabs) < 1e-9'
+stop_top
 f="$tmp/xe.top"
 check "xe's engines: $(tail -1 "$f")" last_has "$f" \
 	'(.engines[] | select(.name == "rcs0") | (.busy_ratio - 0.25 | fabs) < 0.002) and
