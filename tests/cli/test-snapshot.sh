@@ -64,8 +64,10 @@ run 0 snapshot $S --last 500ms -o "$tmp/last.i915perf"
 run 0 replay "$tmp/last.i915perf" $M --interval 100ms -c GpuTime --format csv
 span=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "duration_ns") c = i; next }
 	{ s += $c } END { print s + 0 }' "$tmp/out")
+# What the daemon has yet to read is a poll on a quiet machine; a loaded
+# one reads later, so up to a fifth may still be unread.
 check "the last 500 ms span $span ns" \
-	eval '[ "$span" -ge 475000000 ] && [ "$span" -le 500000000 ]'
+	eval '[ "$span" -ge 400000000 ] && [ "$span" -le 500000000 ]'
 
 # ---- a set change mid-ring: one recording per set, each readable
 run 0 stream $S -m ComputeBasic -p 500us -c GpuTime -i 100ms --duration 500ms \
