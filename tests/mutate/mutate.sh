@@ -58,12 +58,13 @@ tests_of() {
 	done <"$map"
 }
 
-# targets TESTS...: what make builds for them: a test binary itself, the
-# two programs, the server checks and the fake kernel for a script.
+# targets TESTS...: what make builds for them: a test binary itself and
+# the fake kernel that the suites of a machine preload; the two programs,
+# the server checks and the fake kernel for a script.
 targets() {
 	for t in "$@"; do
 		case $t in
-		build/tests/*) echo "$t" ;;
+		build/tests/*) printf '%s\n' "$t" build/tests/libfake-kernel.so ;;
 		*) echo build/gpuperfd build/gpuperf build/tests/server-checks \
 			build/tests/libfake-kernel.so build/libgpuperf.so ;;
 		esac
