@@ -15,6 +15,7 @@
 #include "daemon/recorder.h"
 #include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"
+#include "metrics/oa_record.h"
 #include "metrics/recording.h"
 #include "tests/unit/test_util.h"
 
@@ -1223,6 +1224,202 @@ START_TEST(names_in_any_case_and_typos_answered)
 }
 END_TEST
 
+/*
+ * A source that hands its records over in pieces: the device's interface
+ * asks for whole records, but a read may end anywhere when a source
+ * frames badly, and one malformed record must not cost more than its own
+ * read. The device's own listener is wrapped; each delivery is counted
+ * whole, then passed on in pieces of 1 to 300 bytes (or whole, with a
+ * record corrupted).
+ */
+static struct chopper {
+	void (*inner)(void *user, const void *data, size_t len);
+	void *inner_user;
+	size_t report_size;
+	uint64_t rng;
+	uint64_t samples, losses;       /* whole records delivered */
+	unsigned deliveries;
+	bool whole;                     /* pass deliveries on unsplit */
+	unsigned corrupt_at;            /* delivery to corrupt (1-based), 0: none */
+	uint64_t samples_before_corrupt;
+	bool corrupted;
+} chop;
+
+static void chop_records(void *user, const void *data, size_t len)
+{
+	struct chopper *k = user;
+	unsigned char *copy = malloc(len + 8);
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, data, len);
+	k->deliveries++;
+	struct gpm_oa_record_reader rd;
+	struct gpm_oa_record rec;
+	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915, k->report_size,
+				  copy, len);
+	unsigned n = 0;
+	while (gpm_oa_record_next(&rd, &rec) > 0) {
+		n++;
+		/* The second record of this delivery claims 3 bytes: no
+		 * record is that short, so nothing after it can be framed. */
+		if (k->deliveries == k->corrupt_at && n == 2) {
+			copy[rec.data - copy + 6] = 3;
+			copy[rec.data - copy + 7] = 0;
+			k->corrupted = true;
+			break;
+		}
+		if (rec.type == GPM_OA_RECORD_SAMPLE)
+			k->samples++;
+		else
+			k->losses++;
+	}
+	if (k->corrupted && !k->samples_before_corrupt)
+		k->samples_before_corrupt = k->samples;
+	for (size_t at = 0; at < len;) {
+		size_t piece = 1 + test_xorshift64(&k->rng) % 300;
+		if (k->whole || piece > len - at)
+			piece = len - at;
+		k->inner(k->inner_user, copy + at, piece);
+		at += piece;
+	}
+	free(copy);
+}
+
+static void chop_device(struct gpd_device *dev)
+{
+	struct gpd_source *src = dev->source;
+	chop = (struct chopper){
+		.inner = src->listener.records,
+		.inner_user = src->listener.user,
+		.report_size = dev->decoder.format->size,
+		.rng = 0x9e3779b97f4a7c15ull,
+	};
+	src->listener.records = chop_records;
+	src->listener.user = &chop;
+}
+
+START_TEST(records_split_across_reads_are_joined)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 6 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.window_ns = 50000000,
+		.raw = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	struct gpd_device *dev = c.sub->device;
+	chop_device(dev);
+	fixture_run(&fx, 10000);
+	ck_assert_uint_ge(c.frames, 6);
+	ck_assert_uint_gt(chop.samples, 1000);
+	/* Every record was decoded once, whatever its pieces. */
+	ck_assert_uint_eq(dev->stats.bad_records, 0);
+	ck_assert_uint_eq(dev->stats.reports, chop.samples);
+	ck_assert_uint_eq(dev->stats.reports_lost + dev->stats.buffers_lost,
+			  chop.losses);
+	ck_assert_uint_gt(c.checked_values, 100);
+	ck_assert_uint_eq(c.out_of_bounds, 0);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+START_TEST(a_malformed_record_costs_the_rest_of_its_read)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 8 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.window_ns = 50000000,
+		.raw = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	struct gpd_device *dev = c.sub->device;
+	chop_device(dev);
+	chop.whole = true;
+	chop.corrupt_at = 3;
+	gpd_log_set_level(GPD_LOG_ERROR);
+	fixture_run(&fx, 10000);
+	ck_assert(chop.corrupted);
+	ck_assert_uint_eq(dev->stats.bad_records, 1);
+	/* The reads after it are whole again: the stream goes on, and every
+	 * record outside the dropped read is decoded. */
+	ck_assert_uint_ge(c.frames, 8);
+	ck_assert_uint_eq(dev->stats.reports, chop.samples);
+	ck_assert_uint_gt(chop.samples, chop.samples_before_corrupt + 1000);
+	ck_assert_uint_eq(c.out_of_bounds, 0);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/*
+ * --linger: the stream stays open for a while after its last subscriber
+ * leaves, so a client that comes straight back finds it running; then it
+ * closes.
+ */
+START_TEST(the_stream_lingers_then_closes)
+{
+	static const char *devices[] = { "sim" };
+	struct gpd_options opts = {
+		.device_specs = devices,
+		.n_device_specs = 1,
+		.seed = 7,
+		.linger_ms = 300,
+	};
+	struct fixture fx;
+	struct gpd_error err = { 0 };
+	gpd_log_set_level(GPD_LOG_WARNING);
+	uv_loop_init(&fx.loop);
+	ck_assert_msg(gpd_daemon_init(&fx.daemon, &fx.loop, &opts, &err) == 0,
+		      "%s", err.message);
+	uv_timer_init(&fx.loop, &fx.deadline);
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.window_ns = 20000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct collector c = { .stop_after = 2 };
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	struct gpd_device *dev = c.sub->device;
+	fixture_run(&fx, 10000);
+	ck_assert_uint_ge(c.frames, 2);
+
+	/* Left: still open, and a subscriber back within the linger keeps
+	 * it open past the linger's end. */
+	gpd_unsubscribe(c.sub);
+	ck_assert(dev->open);
+	struct collector again = { .stop_after = 1 };
+	ck_assert_msg(subscribe(&fx, &again, req, &err) == 0, "%s", err.message);
+	uint64_t from = uv_now(&fx.loop);
+	while (uv_now(&fx.loop) - from < 700)
+		fixture_run(&fx, 100);
+	ck_assert_msg(dev->open, "the stream closed under a subscriber");
+	ck_assert_uint_ge(again.frames, 1);
+
+	/* Left for good: open until the linger ends, then closed. */
+	gpd_unsubscribe(again.sub);
+	uv_update_time(&fx.loop);
+	from = uv_now(&fx.loop);
+	ck_assert(dev->open);
+	for (int i = 0; i < 100 && dev->open; i++)
+		fixture_run(&fx, 50);
+	uv_update_time(&fx.loop);
+	ck_assert_msg(!dev->open, "the stream did not close once the linger ended");
+	ck_assert_uint_ge(uv_now(&fx.loop) - from, 300);
+	fixture_stop(&fx);
+}
+END_TEST
+
 static Suite *daemon_sim_suite(void)
 {
 	Suite *s = suite_create("daemon_sim");
@@ -1253,6 +1450,9 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, a_filter_that_matches_nothing_gives_empty_windows);
 	tcase_add_test(tc, interval_windows_tile_a_mark);
 	tcase_add_test(tc, names_in_any_case_and_typos_answered);
+	tcase_add_test(tc, records_split_across_reads_are_joined);
+	tcase_add_test(tc, a_malformed_record_costs_the_rest_of_its_read);
+	tcase_add_test(tc, the_stream_lingers_then_closes);
 	suite_add_tcase(s, tc);
 	return s;
 }
