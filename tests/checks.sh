@@ -125,7 +125,7 @@ start_command() {
 	started_pid=$!
 	pids="$pids $started_pid"
 	eval "${started}_pid=$started_pid"
-	if wait_for "$started.log" "ready with" 15 "$started_pid"; then
+	if wait_for "$started.log" "ready with" 60 "$started_pid"; then
 		[ "$count_starts" != yes ] || ok
 		return 0
 	fi

@@ -101,7 +101,7 @@ export function startDaemon(name, args, dir, env = {}) {
 						return exited;
 					},
 				});
-			} else if (daemon.exitCode !== null || Date.now() - started > 10000) {
+			} else if (daemon.exitCode !== null || Date.now() - started > 60000) {
 				clearInterval(poll);
 				daemon.kill('SIGKILL');
 				reject(new Error(`gpuperfd ${name} did not start:\n${text}`));
