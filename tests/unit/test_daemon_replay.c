@@ -367,7 +367,10 @@ static const char *refusal(const char *spec, bool with_metrics)
 	uv_loop_init(&loop);
 	memset(&err, 0, sizeof(err));
 	ck_assert_int_ne(gpd_daemon_init(&d, &loop, &opts, &err), 0);
+	/* A refused start is wound down as gpuperfd's main does. */
+	gpd_daemon_stop(&d);
 	uv_run(&loop, UV_RUN_DEFAULT);
+	gpd_daemon_fini(&d);
 	ck_assert_int_eq(uv_loop_close(&loop), 0);
 	return err.message;
 }

@@ -101,7 +101,7 @@ static int i915_add_config(int fd, const char *uuid, uint32_t mux,
 		.boolean_regs_ptr = boolean ? (uintptr_t)b_regs : 0,
 		.flex_regs_ptr = flex ? (uintptr_t)flex_regs : 0,
 	};
-	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
+	memcpy(cfg.uuid, uuid, strnlen(uuid, sizeof(cfg.uuid)));
 	return ioctl_ret(fd, DRM_IOCTL_I915_PERF_ADD_CONFIG, &cfg);
 }
 
@@ -149,7 +149,7 @@ static int xe_add_config(int fd, const char *uuid, uint32_t reg)
 {
 	uint32_t regs[2] = { reg, 0 };
 	struct drm_xe_oa_config cfg = { .n_regs = 1, .regs_ptr = (uintptr_t)regs };
-	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
+	memcpy(cfg.uuid, uuid, strnlen(uuid, sizeof(cfg.uuid)));
 	return xe_observation(fd, DRM_XE_OBSERVATION_OP_ADD_CONFIG, &cfg);
 }
 
