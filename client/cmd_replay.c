@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client/cli_args.h"
 #include "client/commands.h"
 #include "client/output.h"
 #include "client/recording_readahead.h"
@@ -177,33 +178,6 @@ static int usage_error(const char *fmt, ...)
 	return GPUPERF_EXIT_USAGE;
 }
 
-/* "100ms", "1s", "500us", "20000ns" into nanoseconds. */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t ns;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", 1000000000 },
-	};
-	char *end;
-
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !(v > 0))
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].suffix))
-			continue;
-		double total = v * (double)units[i].ns;
-		if (total < 1 || total > 1e18)
-			return -ERANGE;
-		*ns = (uint64_t)total;
-		return 0;
-	}
-	return -EINVAL;
-}
 
 /* Matches "--name VALUE", "--name=VALUE" and, given short, "-c VALUE";
  * advances *i past the value. 1 matched, 0 not, -1 value missing. */
@@ -274,10 +248,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 						   "--interval and --per-context");
 			mode_set = true;
 			opt->mode = GPM_OA_WINDOW_INTERVAL;
-			if (parse_duration(value, &opt->interval_ns) < 0)
-				return usage_error("bad duration '%s': give a "
-						   "positive number with ns, us, "
-						   "ms or s, e.g. 100ms", value);
+			if (gpuperf_parse_duration(value, &opt->interval_ns) < 0)
+				return usage_error("--interval takes a duration "
+						   "such as 10ms, not '%s'", value);
 			continue;
 		}
 		if ((m = option_value(argc, argv, &i, "--metrics-dir", NULL,

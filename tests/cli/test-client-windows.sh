@@ -105,6 +105,12 @@ check "the replay source's windows differ from gpuperf replay's: $(head -3 "$tmp
 	[ "$status" = 0 ]
 check "the replay source gave no raw column" grep -q raw_a7 "$tmp/streamed.csv"
 stop replayer
+# Durations are read alike by every command: minutes too.
+run 0 replay "$tmp/rec.i915perf" -c GpuTime --interval 1m --format csv
+check "a 1 minute window of a 1 s recording is not one row: $(cat "$tmp/out")" \
+	[ "$(wc -l <"$tmp/out")" = 2 ]
+run 2 replay "$tmp/rec.i915perf" --interval 10parsecs
+expect err "--interval takes a duration such as 10ms, not '10parsecs'"
 
 # ---- a stream with no window: said, and a failure. The recording cut
 # before its first report replays no window.
