@@ -385,9 +385,11 @@ const char gpuperf_usage_csv_columns[] =
 	"timestamp_ns,duration_ns,device,kind,name,engine_class,pid,command,"
 	"busy_ratio,wait_ratio,sema_ratio,value,unit";
 
+/* A value, or none where it is unknown; infinities are none too, as in
+ * gpuperf stream's output: neither CSV readers nor JSON agree on them. */
 static void number(struct gpuperf_text *t, double v, const char *none)
 {
-	if (isnan(v)) {
+	if (!isfinite(v)) {
 		gpuperf_text_printf(t, "%s", none);
 		return;
 	}
