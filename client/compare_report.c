@@ -264,6 +264,19 @@ int gpuperf_compare_write_junit(const struct comparison *c, FILE *out)
 
 /* Markdown for a GitHub Actions job summary: the verdict in a line, then
  * the counters that failed, then every counter in a table. */
+
+/* Text in Markdown, as it reads: the characters that would end a table
+ * cell or start emphasis or code are escaped, and a line break is a space
+ * (a counter's name comes from a result file and may hold any of them). */
+static void markdown_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\|*_`<>[]", *s))
+			fputc('\\', out);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	}
+}
+
 int gpuperf_compare_write_markdown(const struct comparison *c, FILE *out)
 {
 	char base[GPUPERF_HUMAN_TEXT_MAX], result[GPUPERF_HUMAN_TEXT_MAX];
@@ -291,7 +304,9 @@ int gpuperf_compare_write_markdown(const struct comparison *c, FILE *out)
 		if (!fails(k))
 			continue;
 		numbers_text(numbers, sizeof(numbers), c, k);
-		fprintf(out, "- **%s** %s: %s\n", k->name, verdict_text(k), numbers);
+		fputs("- **", out);
+		markdown_text(out, k->name);
+		fprintf(out, "** %s: %s\n", verdict_text(k), numbers);
 	}
 	fputs(failures ? "\n" : "", out);
 	fputs("| Counter | Baseline | Result | Change | Interval | Verdict |\n"
@@ -299,13 +314,17 @@ int gpuperf_compare_write_markdown(const struct comparison *c, FILE *out)
 	for (size_t i = 0; i < c->n_counters; i++) {
 		const struct counter_result *k = &c->counters[i];
 		if (k->verdict == VERDICT_NO_VALUE) {
-			fprintf(out, "| %s | - | - | - | | no value |\n", k->name);
+			fputs("| ", out);
+			markdown_text(out, k->name);
+			fputs(" | - | - | - | | no value |\n", out);
 			continue;
 		}
 		value_text(base, sizeof(base), c, k, k->shift.baseline_median);
 		value_text(result, sizeof(result), c, k, k->shift.result_median);
 		percent_text(change, sizeof(change), k->change);
-		fprintf(out, "| %s | %s | %s | %s | ", k->name, base, result, change);
+		fputs("| ", out);
+		markdown_text(out, k->name);
+		fprintf(out, " | %s | %s | %s | ", base, result, change);
 		if (k->shift.has_interval) {
 			percent_text(low, sizeof(low), k->low);
 			percent_text(high, sizeof(high), k->high);

@@ -72,6 +72,13 @@ check "the JSON report lacks PsThreads' regression: $(jq -c '.counters[] | selec
 	       .verdict == "worse" and .direction == "lower_is_better" and
 	       .result_median > .baseline_median and (.interval_percent | length) == 2)' \
 	"$tmp/heavy.json"
+# A counter's name comes from the files: a '|' in it stays in its cell.
+for f in "$tmp"/base-?.csv "$tmp"/heavy-?.csv; do
+	sed '1s/GpuBusy/Gpu|Busy_*/' "$f" >"${f%.csv}-piped.csv"
+done
+run 1 compare "$tmp"/base-?-piped.csv -- "$tmp"/heavy-?-piped.csv --markdown "$tmp/piped.md"
+check "a '|' in a counter's name broke the Markdown table: $(grep Gpu "$tmp/piped.md")" \
+	grep -Eq '^\| Gpu\\\|Busy\\_\\\* \| [^|]+ \| [^|]+ \| [^|]+ \| [^|]* \| [^|]+ \|$' "$tmp/piped.md"
 run 2 compare "$tmp/base-1.csv" "$tmp/same-1.csv" --junit
 expect err "--junit needs a file name"
 run 3 compare "$tmp/base-1.csv" "$tmp/same-1.csv" --json /nonexistent/dir/r.json
