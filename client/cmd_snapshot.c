@@ -3,6 +3,7 @@
  * past, fetched from the daemon as IGT i915-perf recordings.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,9 @@ struct snapshot {
 	char *fetched;                  /* perfetto: the recordings' path */
 	uv_loop_t loop;
 	struct gpc_client *client;
+	struct gpuperf_snapshot_files *fetch;   /* while it runs */
+	uv_signal_t sigint, sigterm;
+	bool signals_open;
 	int exit_code;
 };
 
@@ -169,14 +173,33 @@ static int convert(struct snapshot *s, size_t n)
 	return ret;
 }
 
+static void close_signals(struct snapshot *s)
+{
+	if (!s->signals_open)
+		return;
+	uv_close((uv_handle_t *)&s->sigint, NULL);
+	uv_close((uv_handle_t *)&s->sigterm, NULL);
+	s->signals_open = false;
+}
+
 static void on_done(void *user, int exit_code, size_t n_files)
 {
 	struct snapshot *s = user;
+	s->fetch = NULL;
+	close_signals(s);
 	if (!exit_code && s->perfetto)
 		exit_code = convert(s, n_files);
 	s->exit_code = exit_code;
 	gpc_close(s->client, NULL, NULL);
 	s->client = NULL;
+}
+
+/* Ctrl-C: no half a snapshot is left behind. */
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct snapshot *s = h->data;
+	if (s->fetch)
+		gpuperf_snapshot_cancel(s->fetch);
 }
 
 /* A device without a flight recorder is said before asking. */
@@ -222,11 +245,19 @@ int gpuperf_cmd_snapshot(int argc, char **argv)
 		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of memory");
 	if (!ret)
 		ret = gpuperf_snapshot_fetch(cmd, s.client, &o, s.perfetto ?
-					     s.fetched : s.path, on_done, &s);
+					     s.fetched : s.path, on_done, &s,
+					     &s.fetch);
 	if (!ret) {
+		uv_signal_init(&s.loop, &s.sigint);
+		uv_signal_init(&s.loop, &s.sigterm);
+		s.sigint.data = s.sigterm.data = &s;
+		uv_signal_start(&s.sigint, on_signal, SIGINT);
+		uv_signal_start(&s.sigterm, on_signal, SIGTERM);
+		s.signals_open = true;
 		uv_run(&s.loop, UV_RUN_DEFAULT);
 		ret = s.exit_code;
 	}
+	close_signals(&s);
 	if (s.client)
 		gpc_close(s.client, NULL, NULL);
 	uv_run(&s.loop, UV_RUN_DEFAULT);

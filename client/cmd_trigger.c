@@ -277,7 +277,8 @@ static void take_due(struct trigger_cmd *t)
 		.to_cpu_ns = f->cpu_ns + t->after_ns,
 	};
 	t->fetching = true;
-	int ret = gpuperf_snapshot_fetch(cmd, t->client, &o, f->path, on_saved, t);
+	int ret = gpuperf_snapshot_fetch(cmd, t->client, &o, f->path, on_saved, t,
+					 NULL);
 	if (ret) {
 		t->fetching = false;
 		finish(t, ret);

@@ -26,6 +26,7 @@ struct gpuperf_snapshot_files {
 	int *fds;
 	uint64_t *written;
 	bool failed;
+	struct gpc_snapshot *snap;
 };
 
 char *gpuperf_snapshot_path(const char *path, size_t k, size_t n)
@@ -208,10 +209,21 @@ static void on_done(struct gpc_snapshot *snap, const struct gpc_error *err,
 	finish(f, f->failed ? GPUPERF_EXIT_FILE : GPUPERF_EXIT_OK);
 }
 
+void gpuperf_snapshot_cancel(struct gpuperf_snapshot_files *f)
+{
+	size_t written = 0;
+	for (size_t i = 0; i < f->n; i++)
+		written += f->paths && f->paths[i] && f->fds[i] >= 0;
+	fprintf(stderr, "gpuperf %s: interrupted before the snapshot was whole%s\n",
+		f->cmd, written ? "; its partial files are removed" : "");
+	gpc_snapshot_abandon(f->snap);
+	finish(f, GPUPERF_EXIT_FAILURE);
+}
+
 int gpuperf_snapshot_fetch(const char *cmd, struct gpc_client *client,
 			   const struct gpc_snapshot_options *options,
 			   const char *path, gpuperf_snapshot_done_cb done,
-			   void *user)
+			   void *user, struct gpuperf_snapshot_files **fetch)
 {
 	struct gpuperf_snapshot_files *f = calloc(1, sizeof(*f));
 	if (f)
@@ -228,12 +240,13 @@ int gpuperf_snapshot_fetch(const char *cmd, struct gpc_client *client,
 		.data = on_data,
 		.done = on_done,
 	};
-	struct gpc_snapshot *snap;
-	int ret = gpc_snapshot(client, options, &cbs, f, &snap);
+	int ret = gpc_snapshot(client, options, &cbs, f, &f->snap);
 	if (ret) {
 		release(f);
 		return gpuperf_fail(cmd, gpuperf_exit_for(ret), "cannot ask for a "
 				    "snapshot: %s", gpc_strerror(ret));
 	}
+	if (fetch)
+		*fetch = f;
 	return 0;
 }

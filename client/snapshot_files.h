@@ -27,7 +27,12 @@ typedef void (*gpuperf_snapshot_done_cb)(void *user, int exit_code,
 int gpuperf_snapshot_fetch(const char *cmd, struct gpc_client *client,
 			   const struct gpc_snapshot_options *options,
 			   const char *path, gpuperf_snapshot_done_cb done,
-			   void *user);
+			   void *user, struct gpuperf_snapshot_files **fetch);
+
+/* Ends a fetch before the daemon has sent it all (Ctrl-C): says so, removes
+ * what was written, and calls done with GPUPERF_EXIT_FAILURE. The caller
+ * then closes the connection, before the loop runs again. */
+void gpuperf_snapshot_cancel(struct gpuperf_snapshot_files *fetch);
 
 /* The device named (NULL: the first) when it keeps a flight recorder and
  * this connection may take snapshots of it; else NULL after saying why

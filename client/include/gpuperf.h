@@ -767,6 +767,11 @@ int gpc_snapshot(struct gpc_client *client,
 /* NULL until started. */
 const struct gpc_snapshot_info *gpc_snapshot_info(const struct gpc_snapshot *snap);
 
+/* Gives up on a snapshot (the user interrupted it): no callback comes
+ * after this, the handle is freed, and what the daemon still sends of it
+ * is dropped. */
+void gpc_snapshot_abandon(struct gpc_snapshot *snap);
+
 /* ------------------------------------------------------------------ */
 /* Performance queries                                                  */
 

@@ -182,6 +182,12 @@ void gpc__snapshots_free(struct gpc_client *c)
 	}
 }
 
+void gpc_snapshot_abandon(struct gpc_snapshot *snap)
+{
+	unlink_snapshot(snap);
+	free_snapshot(snap);
+}
+
 const struct gpc_snapshot_info *gpc_snapshot_info(const struct gpc_snapshot *snap)
 {
 	return snap->started ? &snap->info : NULL;
