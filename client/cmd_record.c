@@ -4,7 +4,7 @@
  * Ctrl-C or --duration; the daemon then closes the file with its last
  * correlation point, so i915-perf-reader accepts it. With --format
  * perfetto the daemon turns the same stream into a Perfetto trace as it
- * records it.
+ * records it, with the device's usage stream beside it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +27,8 @@ static const char *const cmd = "record";
 
 static const char usage[] =
 	"gpuperf record -m SET -o FILE [--duration D] [-p PERIOD]\n"
-	"       [--format i915perf|perfetto [-c C1,C2|all] [-i INTERVAL]]\n"
+	"       [--format i915perf|perfetto [-c C1,C2|all] [-i INTERVAL]\n"
+	"        [--usage-interval D | --no-usage]]\n"
 	"       [--max-bytes N] [-d DEVICE] [CONNECTION OPTIONS]";
 
 static const char help[] =
@@ -51,10 +52,17 @@ static const char help[] =
 	"                        perfetto' makes of an i915perf recording:\n"
 	"                        the counters per window, a slice per span of\n"
 	"                        each hardware context, losses and clock\n"
-	"                        snapshots; open it in ui.perfetto.dev\n"
+	"                        snapshots, and the device's engines,\n"
+	"                        clocks, power and processes (what gpuperf\n"
+	"                        top shows; a recording holds none of them,\n"
+	"                        so its replay's trace has no usage tracks);\n"
+	"                        open it in ui.perfetto.dev\n"
 	"  -c, --counters C1,C2  perfetto: the counters, by symbol; 'all' (the\n"
 	"                        default) is every one\n"
-	"  -i, --interval D      perfetto: the counters' window (default 10ms)\n\n";
+	"  -i, --interval D      perfetto: the counters' window (default 10ms)\n"
+	"      --usage-interval D  perfetto: the usage tracks' interval\n"
+	"                        (default 1s, at least 100ms)\n"
+	"      --no-usage        perfetto: without usage tracks\n\n";
 
 /* A recording's header alone takes about 1 kB; the daemon refuses
  * limits with no room for it and a report. */
@@ -75,6 +83,8 @@ struct record {
 	bool perfetto;
 	const char *counters;           /* "a,b"; NULL: all */
 	uint64_t interval_ns;
+	uint64_t usage_interval_ns;
+	bool no_usage;
 
 	uv_loop_t loop;
 	struct gpc_client *client;
@@ -105,6 +115,10 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 			*show_help = true;
 			return 0;
 		}
+		if (gpuperf_arg_flag(arg, "--no-usage", NULL)) {
+			r->no_usage = true;
+			continue;
+		}
 		if ((m = gpuperf_arg_value(argc, argv, &i, "--metric-set", "-m",
 					   &value)) ||
 		    (m = gpuperf_arg_value(argc, argv, &i, "--output", "-o",
@@ -122,7 +136,9 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 		    (m = gpuperf_arg_value(argc, argv, &i, "--counters", "-c",
 					   &value)) ||
 		    (m = gpuperf_arg_value(argc, argv, &i, "--interval", "-i",
-					   &value))) {
+					   &value)) ||
+		    (m = gpuperf_arg_value(argc, argv, &i, "--usage-interval",
+					   NULL, &value))) {
 			if (m < 0 || !*value)
 				return gpuperf_usage_error(cmd, usage, "%s needs "
 							   "a value", arg);
@@ -144,6 +160,12 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 			r->perfetto = !strcmp(value, "perfetto");
 		} else if (!strncmp(arg, "--counters", 10) || !strcmp(arg, "-c")) {
 			r->counters = strcmp(value, "all") ? value : NULL;
+		} else if (!strncmp(arg, "--usage-interval", 16)) {
+			if (gpuperf_parse_duration(value, &r->usage_interval_ns) < 0)
+				return gpuperf_usage_error(cmd, usage, "%s takes "
+							   "a duration such as "
+							   "1s, not '%s'", arg,
+							   value);
 		} else if (!strncmp(arg, "--interval", 10) || !strcmp(arg, "-i")) {
 			if (gpuperf_parse_duration(value, &r->interval_ns) < 0)
 				return gpuperf_usage_error(cmd, usage, "%s takes "
@@ -174,9 +196,14 @@ static int parse(int argc, char **argv, struct record *r, bool *show_help)
 	if (!r->path)
 		return gpuperf_usage_error(cmd, usage, "name the file to write "
 					   "with -o");
-	if (!r->perfetto && (r->counters || r->interval_ns))
-		return gpuperf_usage_error(cmd, usage, "-c and -i choose what a "
-					   "trace shows; add --format perfetto");
+	if (!r->perfetto && (r->counters || r->interval_ns ||
+			     r->usage_interval_ns || r->no_usage))
+		return gpuperf_usage_error(cmd, usage, "-c, -i, --usage-interval "
+					   "and --no-usage choose what a trace "
+					   "shows; add --format perfetto");
+	if (r->usage_interval_ns && r->no_usage)
+		return gpuperf_usage_error(cmd, usage, "--usage-interval or "
+					   "--no-usage: give one of them");
 	return 0;
 }
 
@@ -272,6 +299,16 @@ static void on_started(struct gpc_recording *rec, const struct gpc_error *err,
 		"Ctrl-C ends it\n", info->metric_set, info->device, period,
 		r->path, info->format == GPC_RECORDING_PERFETTO ?
 		" as a Perfetto trace" : "");
+	if (info->format == GPC_RECORDING_PERFETTO && info->usage_interval_ns) {
+		char every[GPUPERF_HUMAN_TEXT_MAX];
+		gpuperf_duration_text(every, sizeof(every),
+				      (double)info->usage_interval_ns);
+		fprintf(stderr, "gpuperf record: the device's usage every %s on "
+			"tracks of the trace\n", every);
+	} else if (info->format == GPC_RECORDING_PERFETTO && *info->usage_note) {
+		fprintf(stderr, "gpuperf record: the trace has no usage tracks: "
+			"%s\n", info->usage_note);
+	}
 	r->start_ms = uv_now(&r->loop);
 	uint64_t every = r->tty ? PROGRESS_TTY_MS : PROGRESS_LOG_MS;
 	uv_timer_start(&r->progress, on_progress, every, every);
@@ -377,6 +414,8 @@ static int record_run(struct record *r)
 		.window_ns = r->interval_ns,
 		.counters = (const char *const *)counters,
 		.n_counters = n_counters,
+		.usage_interval_ns = r->usage_interval_ns,
+		.no_usage = r->no_usage,
 	};
 	struct gpc_recording_cbs cbs = {
 		.started = on_started,

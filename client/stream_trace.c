@@ -54,7 +54,7 @@ static void free_counters(struct gpuperf_stream_trace *t)
 void gpuperf_stream_trace_fini(struct gpuperf_stream_trace *t)
 {
 	if (t->started) {
-		gpuperf_usage_trace_fini(&t->usage);
+		gpm_usage_trace_fini(&t->usage);
 		gpm_trace_writer_fini(&t->writer);
 	}
 	free_counters(t);
@@ -154,7 +154,7 @@ static int start(struct gpuperf_stream_trace *t, const char *device,
 		 "it streamed frames.", device);
 	int ret = gpm_trace_layout_init(&t->layout, &t->writer, label,
 					description);
-	gpuperf_usage_trace_init(&t->usage, &t->writer, t->layout.device);
+	gpm_usage_trace_init(&t->usage, &t->writer, t->layout.device);
 	return ret;
 }
 
@@ -225,6 +225,68 @@ int gpuperf_stream_trace_frame(struct gpuperf_stream_trace *t,
 	return gpm_trace_window(&t->writer, f->gpu_start_ns, f->reports, t->values);
 }
 
+/* A usage frame as the trace's usage tracks take it. */
+static int usage_frame(struct gpm_usage_trace *usage,
+		       const struct gpc_usage_frame *f)
+{
+	struct gpm_usage_trace_frame u = {
+		.start_ns = f->cpu_start_ns,
+		.end_ns = f->cpu_end_ns,
+		.n_engines = f->n_engines,
+		.n_engine_classes = f->n_engine_classes,
+		.engine_classes = f->engine_classes,
+		.actual_frequency_hz = f->actual_frequency_hz,
+		.requested_frequency_hz = f->requested_frequency_hz,
+		.min_frequency_hz = f->min_frequency_hz,
+		.max_frequency_hz = f->max_frequency_hz,
+		.rc6 = f->rc6,
+		.power_watts = f->power_watts,
+		.energy_joules = f->energy_joules,
+		.temperature_celsius = f->temperature_celsius,
+		.n_gauges = f->n_gauges,
+		.processes_included = f->processes_included,
+		.n_processes = f->n_processes,
+		.processes_unreadable = f->processes_unreadable,
+		.processes_note = f->processes_note,
+		.note = f->note,
+		.frames_dropped = f->frames_dropped,
+	};
+	struct gpm_usage_trace_engine *engines =
+		calloc(f->n_engines + 1, sizeof(*engines));
+	struct gpm_usage_trace_gauge *gauges =
+		calloc(f->n_gauges + 1, sizeof(*gauges));
+	struct gpm_usage_trace_process *processes =
+		calloc(f->n_processes + 1, sizeof(*processes));
+	int ret = -ENOMEM;
+
+	if (engines && gauges && processes) {
+		for (size_t i = 0; i < f->n_engines; i++)
+			engines[i] = (struct gpm_usage_trace_engine){
+				f->engines[i].name, f->engines[i].engine_class,
+				f->engines[i].busy, f->engines[i].wait,
+				f->engines[i].sema };
+		for (size_t i = 0; i < f->n_gauges; i++)
+			gauges[i] = (struct gpm_usage_trace_gauge){
+				f->gauges[i].name, f->gauges[i].unit,
+				f->gauges[i].value };
+		for (size_t i = 0; i < f->n_processes; i++) {
+			const struct gpc_process_usage *p = &f->processes[i];
+			processes[i] = (struct gpm_usage_trace_process){
+				p->pid, p->ppid, p->command, p->n_class_busy,
+				p->class_busy, p->gpu_time_ns, p->memory_bytes,
+				p->resident_bytes };
+		}
+		u.engines = engines;
+		u.gauges = gauges;
+		u.processes = processes;
+		ret = gpm_usage_trace_frame(usage, &u);
+	}
+	free(engines);
+	free(gauges);
+	free(processes);
+	return ret;
+}
+
 int gpuperf_stream_trace_usage(struct gpuperf_stream_trace *t,
 			       const struct gpc_usage_frame *f)
 {
@@ -241,7 +303,7 @@ int gpuperf_stream_trace_usage(struct gpuperf_stream_trace *t,
 	if (ret)
 		return ret;
 	t->usage_frames++;
-	return gpuperf_usage_trace_frame(&t->usage, f);
+	return usage_frame(&t->usage, f);
 }
 
 void gpuperf_stream_trace_config_changed(struct gpuperf_stream_trace *t)

@@ -8,12 +8,12 @@
  * losses and dropped frames as instant events; a configuration change as
  * an instant event and a new group of counter tracks, so the trace goes
  * on where the table would have to stop; the device's usage frames, where
- * asked, on tracks of their own (usage_trace.h). Frames carry no spans of
- * contexts: context slices come with recordings (gpuperf record --format
- * perfetto). The GPU clock is related to the daemon's CLOCK_MONOTONIC and
- * CLOCK_BOOTTIME from the frames' times about once a second: the trace is
- * on the daemon's clocks wherever it runs, and lines up with a system
- * trace of the daemon's machine.
+ * asked, on tracks of their own (metrics/usage_trace.h). Frames carry no
+ * spans of contexts: context slices come with recordings (gpuperf record
+ * --format perfetto). The GPU clock is related to the daemon's
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME from the frames' times about once a
+ * second: the trace is on the daemon's clocks wherever it runs, and
+ * lines up with a system trace of the daemon's machine.
  */
 #ifndef GPUPERF_STREAM_TRACE_H
 #define GPUPERF_STREAM_TRACE_H
@@ -23,9 +23,9 @@
 #include <stdio.h>
 
 #include "client/include/gpuperf.h"
-#include "client/usage_trace.h"
 #include "metrics/trace_layout.h"
 #include "metrics/trace_writer.h"
+#include "metrics/usage_trace.h"
 
 struct gpuperf_stream_trace {
 	/* private */
@@ -47,7 +47,7 @@ struct gpuperf_stream_trace {
 	uint64_t frames, reports;       /* every frame written, marks too */
 	uint64_t gpu_ns;                /* GPU time of the counter windows */
 	uint64_t lost, buffers_lost, dropped;
-	struct gpuperf_usage_trace usage;       /* after the first frame */
+	struct gpm_usage_trace usage;   /* after the first frame */
 	uint64_t usage_frames;
 };
 

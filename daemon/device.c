@@ -855,6 +855,14 @@ int gpd_device_set_usage_source(struct gpd_device *dev,
 	return gpd_usage_monitor_create(dev->loop, source, &dev->usage);
 }
 
+void gpd_device_no_usage_reason(const struct gpd_device *dev, char *buf,
+				size_t size)
+{
+	snprintf(buf, size, "device %s has no usage stream: a %s has no "
+		 "engines, clocks or processes", dev->source->name,
+		 gpd_source_kind_name(dev->source->kind));
+}
+
 void gpd_device_close(struct gpd_device *dev)
 {
 	dev->closing = true;

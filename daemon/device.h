@@ -199,6 +199,12 @@ int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 int gpd_device_set_usage_source(struct gpd_device *dev,
 				struct gpd_usage_source *source);
 
+/* Why a device without a usage stream (dev->usage NULL) has none, for a
+ * person: "device replay0 has no usage stream: a replay has no engines,
+ * clocks or processes". */
+void gpd_device_no_usage_reason(const struct gpd_device *dev, char *buf,
+				size_t size);
+
 /* Closes the stream and the source; frees the device's memory once the
  * loop has closed its handles. */
 void gpd_device_close(struct gpd_device *dev);

@@ -14,6 +14,8 @@
 #include "daemon/error.h"
 #include "daemon/log.h"
 #include "daemon/recorder.h"
+#include "daemon/recording_usage.h"
+#include "daemon/usage_monitor.h"
 #include "metrics/oa_record.h"
 #include "metrics/oa_report.h"
 #include "metrics/oa_timestamp.h"
@@ -41,6 +43,9 @@ struct gpd_recorder {
 	uint64_t window_ns;
 	unsigned *counters;             /* the trace's, as set indices */
 	char label[160];
+	/* PERFETTO: the device's usage, on a sequence of its own; NULL
+	 * with no_usage. */
+	struct gpd_recording_usage *usage;
 
 	struct gpm_recording_writer *writer;
 	FILE *out;
@@ -225,6 +230,19 @@ static int record_sample(struct gpd_recorder *r, const unsigned char *payload,
 	return ret;
 }
 
+/* The usage sequence starts once the trace has its device track. */
+static void start_usage(struct gpd_recorder *r)
+{
+	uint64_t device_track = gpm_oa_trace_device_track(r->trace);
+	if (device_track && !r->stopping)
+		check_writer(r, gpd_recording_usage_start(r->usage, device_track));
+}
+
+static void usage_failed(void *ctx, int err)
+{
+	check_writer(ctx, err);
+}
+
 static void on_records(void *user, const void *data, size_t len)
 {
 	struct gpd_recorder *r = user;
@@ -262,6 +280,8 @@ static void on_records(void *user, const void *data, size_t len)
 			break;
 		}
 	}
+	if (r->usage)
+		start_usage(r);
 }
 
 static void on_frame(void *user, const struct gpd_frame *frame)
@@ -318,6 +338,8 @@ static void finish(uv_timer_t *timer)
 		check_writer(r, gpm_recording_writer_flush(r->writer, NULL));
 		if (r->trace)
 			check_writer(r, gpm_oa_trace_finish(r->trace));
+		if (r->usage)
+			check_writer(r, gpd_recording_usage_finish(r->usage));
 	}
 	release(r);
 	r->ops->stopped(r->user, r->bytes, r->reports,
@@ -326,14 +348,16 @@ static void finish(uv_timer_t *timer)
 
 /* The converter of a PERFETTO recording, for the counters the recorder's
  * subscription took. */
-static int start_trace(struct gpd_recorder *r, uint64_t window_ns,
+static int start_trace(struct gpd_recorder *r,
+		       const struct gpd_recorder_request *req,
 		       struct gpd_error *err)
 {
 	const char *const *symbols;
 	size_t n = gpd_subscription_counters(r->sub, &symbols);
 	const struct gpd_source *src = r->dev->source;
 
-	r->window_ns = window_ns ? window_ns : GPD_RECORDER_DEFAULT_WINDOW_NS;
+	r->window_ns = req->window_ns ? req->window_ns :
+		       GPD_RECORDER_DEFAULT_WINDOW_NS;
 	r->counters = calloc(n ? n : 1, sizeof(*r->counters));
 	if (!r->counters)
 		return gpd_fail(err, -ENOMEM, "out of memory");
@@ -360,6 +384,18 @@ static int start_trace(struct gpd_recorder *r, uint64_t window_ns,
 		.ctx = r,
 	};
 	if (gpm_oa_trace_create(&o, &r->trace))
+		return gpd_fail(err, -ENOMEM, "out of memory");
+	if (req->no_usage)
+		return 0;
+	struct gpd_recording_usage_options uo = {
+		.dev = r->dev,
+		.interval_ns = req->usage_interval_ns,
+		.processes = req->processes,
+		.write = trace_write,
+		.ctx = r,
+		.failed = usage_failed,
+	};
+	if (gpd_recording_usage_create(&uo, &r->usage))
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -410,6 +446,13 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	}
 	/* The subscription checks the trace's counters with the rest. */
 	bool trace = req->format == GPD_RECORDING_PERFETTO;
+	int ret = trace && !req->no_usage ?
+		  gpd_usage_check_interval(req->usage_interval_ns, err) : 0;
+	if (ret) {
+		free(r->writer);
+		free(r);
+		return ret;
+	}
 	struct gpd_subscribe_request sreq = {
 		.device = req->device,
 		.metric_set = req->metric_set,
@@ -418,8 +461,7 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 		.n_counters = trace ? req->n_counters : 0,
 		.role = req->role,
 	};
-	int ret = gpd_subscribe(devices, &sreq, &recorder_sub_ops, r, &r->sub,
-				err);
+	ret = gpd_subscribe(devices, &sreq, &recorder_sub_ops, r, &r->sub, err);
 	if (ret) {
 		free(r->writer);
 		free(r);
@@ -439,8 +481,9 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	/* The writer hands over whole records; no second buffer between. */
 	setvbuf(r->out, NULL, _IONBF, 0);
 	gpm_recording_writer_init_file(r->writer, r->out, 0);
-	if (trace && (ret = start_trace(r, req->window_ns, err))) {
+	if (trace && (ret = start_trace(r, req, err))) {
 		release(r);
+		gpd_recording_usage_destroy(r->usage);
 		gpm_oa_trace_destroy(r->trace);
 		free(r->counters);
 		free(r->writer);
@@ -477,6 +520,7 @@ void gpd_recorder_stop(struct gpd_recorder *r, const char *reason)
 static void on_closed(uv_handle_t *handle)
 {
 	struct gpd_recorder *r = handle->data;
+	gpd_recording_usage_destroy(r->usage);
 	gpm_oa_trace_destroy(r->trace);
 	free(r->counters);
 	free(r->writer);
@@ -511,4 +555,14 @@ uint64_t gpd_recorder_period_ns(const struct gpd_recorder *r)
 uint64_t gpd_recorder_window_ns(const struct gpd_recorder *r)
 {
 	return r->window_ns;
+}
+
+uint64_t gpd_recorder_usage_interval_ns(const struct gpd_recorder *r)
+{
+	return r->usage ? gpd_recording_usage_interval_ns(r->usage) : 0;
+}
+
+const char *gpd_recorder_usage_note(const struct gpd_recorder *r)
+{
+	return r->usage ? gpd_recording_usage_note(r->usage) : "";
 }

@@ -15,10 +15,16 @@
  * between two of them as IGT's reader requires. Each is followed by
  * gpuperf's CLOCKS record, CLOCK_MONOTONIC and CLOCK_BOOTTIME read
  * together, which places the trace on Perfetto's clock.
+ *
+ * A trace also shows the device's usage stream, from its first report to
+ * its end, on a packet sequence of its own (recording_usage.h): a
+ * recording holds no usage, so a replay's trace is the live trace's
+ * other sequence, that of the counters and contexts, alone.
  */
 #ifndef GPD_RECORDER_H
 #define GPD_RECORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "daemon/subscription.h"
@@ -42,6 +48,13 @@ enum gpd_recording_format {
 	GPD_RECORDING_PERFETTO,
 };
 
+/* What a recording's usage tracks show of the processes. */
+enum gpd_recorder_processes {
+	GPD_RECORDER_PROCESSES_NONE,
+	GPD_RECORDER_PROCESSES_ANONYMOUS,       /* summed, unnamed */
+	GPD_RECORDER_PROCESSES_FULL,
+};
+
 struct gpd_recorder_request {
 	const char *device;             /* NULL: the first */
 	const char *metric_set;         /* NULL: what runs or the default */
@@ -56,6 +69,12 @@ struct gpd_recorder_request {
 	uint64_t window_ns;
 	const char *const *counters;
 	size_t n_counters;
+	/* PERFETTO: the device's usage on tracks of the trace, every
+	 * usage_interval_ns (0: the usage stream's default), with as much of
+	 * the processes as the client may see; none with no_usage. */
+	uint64_t usage_interval_ns;
+	bool no_usage;
+	enum gpd_recorder_processes processes;
 };
 
 /* A recording limit below this leaves no room for the file's header
@@ -84,5 +103,9 @@ const char *gpd_recorder_metric_set(const struct gpd_recorder *r);
 uint64_t gpd_recorder_period_ns(const struct gpd_recorder *r);
 /* PERFETTO: the counters' window; 0 for I915_PERF. */
 uint64_t gpd_recorder_window_ns(const struct gpd_recorder *r);
+/* PERFETTO: the usage tracks' interval; 0 when the trace has none, and
+ * then the note says why ("" when none was asked for). */
+uint64_t gpd_recorder_usage_interval_ns(const struct gpd_recorder *r);
+const char *gpd_recorder_usage_note(const struct gpd_recorder *r);
 
 #endif

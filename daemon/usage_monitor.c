@@ -153,13 +153,12 @@ static void fill_totals(const struct gpd_usage_monitor *m,
 	}
 }
 
-static void on_tick(uv_timer_t *timer)
+/* s's frame from its last reading to now, unless no time passed. */
+static void deliver(struct gpd_usage_subscription *s)
 {
-	struct gpd_usage_subscription *s = timer->data;
 	struct gpd_usage_monitor *m = s->monitor;
 
-	uv_timer_start(&s->timer, on_tick, delay_ms(s), 0);
-	if (read_now(m, s->processes))
+	if (read_now(m, s->processes) || m->latest.time_ns <= s->prev.time_ns)
 		return;
 	if (gpd_usage_diff(&m->source->layout, &s->prev, &m->latest, &s->frame)) {
 		gpd_warn("out of memory making a usage frame: one dropped");
@@ -175,6 +174,29 @@ static void on_tick(uv_timer_t *timer)
 	s->ops->frame(s->user, &s->frame);
 }
 
+static void on_tick(uv_timer_t *timer)
+{
+	struct gpd_usage_subscription *s = timer->data;
+
+	uv_timer_start(&s->timer, on_tick, delay_ms(s), 0);
+	deliver(s);
+}
+
+void gpd_usage_flush(struct gpd_usage_subscription *s)
+{
+	deliver(s);
+}
+
+int gpd_usage_check_interval(uint64_t interval_ns, struct gpd_error *err)
+{
+	if (interval_ns && (interval_ns < GPD_USAGE_MIN_INTERVAL_NS ||
+			    interval_ns > GPD_USAGE_MAX_INTERVAL_NS))
+		return gpd_fail(err, -EINVAL, "a usage interval is from 100 ms "
+				"to 1 h; %llu ns is not",
+				(unsigned long long)interval_ns);
+	return 0;
+}
+
 int gpd_usage_subscribe(struct gpd_usage_monitor *m, uint64_t interval_ns,
 			bool processes, const struct gpd_usage_subscriber_ops *ops,
 			void *user, struct gpd_usage_subscription **out,
@@ -182,11 +204,9 @@ int gpd_usage_subscribe(struct gpd_usage_monitor *m, uint64_t interval_ns,
 {
 	if (!interval_ns)
 		interval_ns = GPD_USAGE_DEFAULT_INTERVAL_NS;
-	if (interval_ns < GPD_USAGE_MIN_INTERVAL_NS ||
-	    interval_ns > GPD_USAGE_MAX_INTERVAL_NS)
-		return gpd_fail(err, -EINVAL, "a usage interval is from 100 ms "
-				"to 1 h; %llu ns is not",
-				(unsigned long long)interval_ns);
+	int ret = gpd_usage_check_interval(interval_ns, err);
+	if (ret)
+		return ret;
 	struct gpd_usage_subscription *s = calloc(1, sizeof(*s));
 	if (!s)
 		return gpd_fail(err, -ENOMEM, "out of memory");
@@ -201,7 +221,7 @@ int gpd_usage_subscribe(struct gpd_usage_monitor *m, uint64_t interval_ns,
 	m->subs = s;
 	m->n_subs++;
 	/* The first reading is the subscriber's starting point. */
-	int ret = read_now(m, processes);
+	ret = read_now(m, processes);
 	if (!ret)
 		ret = gpd_usage_reading_copy(&s->prev, &m->latest);
 	if (ret) {

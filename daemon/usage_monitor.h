@@ -55,6 +55,10 @@ gpd_usage_monitor_layout(const struct gpd_usage_monitor *m);
 const struct gpd_usage_totals *
 gpd_usage_monitor_totals(const struct gpd_usage_monitor *m);
 
+/* 0 for an interval gpd_usage_subscribe takes (0: the default), else
+ * -EINVAL with err saying which it takes. */
+int gpd_usage_check_interval(uint64_t interval_ns, struct gpd_error *err);
+
 /* Frames every interval_ns (0: the default), with per-process rows when
  * processes is set. The first frame may cover less than an interval, up
  * to the grid. -EINVAL (err says why) for an interval out of range. */
@@ -62,6 +66,11 @@ int gpd_usage_subscribe(struct gpd_usage_monitor *m, uint64_t interval_ns,
 			bool processes, const struct gpd_usage_subscriber_ops *ops,
 			void *user, struct gpd_usage_subscription **out,
 			struct gpd_error *err);
+
+/* A frame now, from the last one (off the grid): the last of a
+ * subscriber that ends before its next, so that its frames cover all the
+ * time it was subscribed. None when no time passed since the last. */
+void gpd_usage_flush(struct gpd_usage_subscription *s);
 
 /* No frame follows. */
 void gpd_usage_unsubscribe(struct gpd_usage_subscription *s);

@@ -396,3 +396,8 @@ void gpm_oa_trace_label(char *buf, size_t size, const char *description,
 {
 	snprintf(buf, size, "%s (PCI 0x%04" PRIx32 ")", description, pci_id);
 }
+
+uint64_t gpm_oa_trace_device_track(const struct gpm_oa_trace *t)
+{
+	return t->writer_ready ? t->layout.device : 0;
+}

@@ -95,4 +95,9 @@ bool gpm_oa_trace_clock_guessed(const struct gpm_oa_trace *t);
 /* Windows written so far. */
 uint64_t gpm_oa_trace_windows(const struct gpm_oa_trace *t);
 
+/* The device's track, under which the recorder puts the usage it writes
+ * beside the trace (metrics/usage_trace.h); 0 until the first report
+ * started the trace. */
+uint64_t gpm_oa_trace_device_track(const struct gpm_oa_trace *t);
+
 #endif

@@ -400,7 +400,10 @@ static uint64_t declare(struct gpm_trace_writer *w, uint64_t parent,
 {
 	if (w->n_tracks == GPM_TRACE_MAX_TRACKS)
 		return 0;
-	if (parent && !find_track(w, parent))
+	bool elsewhere = false;
+	for (size_t i = 0; i < w->n_elsewhere; i++)
+		elsewhere |= w->elsewhere[i] == parent;
+	if (parent && !find_track(w, parent) && !elsewhere)
 		return 0;
 	struct gpm_trace_track_info *t = &w->tracks[w->n_tracks];
 	memset(t, 0, sizeof(*t));
@@ -417,6 +420,14 @@ static uint64_t declare(struct gpm_trace_writer *w, uint64_t parent,
 	t->kind = kind;
 	w->n_tracks++;
 	return t->uuid;
+}
+
+int gpm_trace_parent_elsewhere(struct gpm_trace_writer *w, uint64_t uuid)
+{
+	if (w->n_elsewhere == GPM_TRACE_MAX_PARENTS_ELSEWHERE)
+		return -ENOSPC;
+	w->elsewhere[w->n_elsewhere++] = uuid;
+	return 0;
 }
 
 uint64_t gpm_trace_track(struct gpm_trace_writer *w, uint64_t parent,

@@ -3,11 +3,14 @@
  * a `.perfetto-trace` (Perfetto's protobuf Trace) out, handed to a write
  * function a chunk at a time.
  *
- * Everything is on one packet sequence. Its events are timestamped on the
- * GPU's clock, in ns, as a clock of the sequence's own (Perfetto's clocks
- * 64..127), or, where asked, on CLOCK_MONOTONIC (values the daemon takes
- * on the CPU's time); clock snapshots relate that clock to CLOCK_MONOTONIC and, where
- * known, CLOCK_BOOTTIME, Perfetto's trace clock. A reader maps each event
+ * A writer writes one packet sequence; two writers may write into one
+ * trace, each a chunk at a time (the daemon's recordings: counters and
+ * contexts on one sequence, usage on another). A sequence's events are
+ * timestamped on the GPU's clock, in ns, as a clock of the sequence's own
+ * (Perfetto's clocks 64..127), or, where asked, on CLOCK_MONOTONIC
+ * (values the daemon takes on the CPU's time); clock snapshots relate
+ * that clock to CLOCK_MONOTONIC and, where known, CLOCK_BOOTTIME,
+ * Perfetto's trace clock. A reader maps each event
  * through the snapshot before it, so snapshots taken every second or so
  * keep the GPU's drift against the CPU out of the picture. No timestamped
  * event may come before the first snapshot: Perfetto cannot place it.
@@ -42,6 +45,9 @@
 
 /* The most tracks one trace declares; gpm_trace_track answers 0 after. */
 #define GPM_TRACE_MAX_TRACKS 4096
+
+/* Tracks of other sequences one writer's tracks may be under. */
+#define GPM_TRACE_MAX_PARENTS_ELSEWHERE 4
 
 /* Arguments one event carries at most. */
 #define GPM_TRACE_MAX_ARGS 64
@@ -122,6 +128,9 @@ struct gpm_trace_writer {
 
 	size_t n_tracks;
 	struct gpm_trace_track_info *tracks;
+	/* Tracks of another sequence that tracks of this one may be under. */
+	uint64_t elsewhere[GPM_TRACE_MAX_PARENTS_ELSEWHERE];
+	size_t n_elsewhere;
 	struct gpm_trace_intern *interned;
 	size_t n_interned, cap_interned;
 	uint64_t next_event_name_iid, next_arg_name_iid;
@@ -167,6 +176,14 @@ void gpm_trace_writer_fini(struct gpm_trace_writer *w);
  */
 uint64_t gpm_trace_track(struct gpm_trace_writer *w, uint64_t parent,
 			 const char *name, const char *description, int rank);
+
+/*
+ * Lets uuid, a track that another sequence of the same trace describes
+ * (another writer writing into the same file), be the parent of tracks
+ * declared here: Perfetto's track uuids are the trace's, not a
+ * sequence's. 0, or -ENOSPC past GPM_TRACE_MAX_PARENTS_ELSEWHERE.
+ */
+int gpm_trace_parent_elsewhere(struct gpm_trace_writer *w, uint64_t uuid);
 
 /* A track whose children are shown in the order of their ranks. */
 uint64_t gpm_trace_ordered_track(struct gpm_trace_writer *w, uint64_t parent,

@@ -540,6 +540,11 @@ struct gpc_recording_options {
 	uint64_t window_ns;
 	const char *const *counters;
 	size_t n_counters;
+	/* PERFETTO: the device's usage (as gpc_usage_subscribe gives it) on
+	 * tracks of the trace, every usage_interval_ns (0: 1 s); none with
+	 * no_usage. */
+	uint64_t usage_interval_ns;
+	bool no_usage;
 };
 
 struct gpc_recording_info {
@@ -549,6 +554,10 @@ struct gpc_recording_info {
 	uint64_t sampling_period_ns;
 	enum gpc_recording_format format;
 	uint64_t window_ns;             /* PERFETTO: the counters' window */
+	/* PERFETTO: the usage tracks' interval; 0 when the trace has none,
+	 * and usage_note says why ("" when no_usage asked for none). */
+	uint64_t usage_interval_ns;
+	const char *usage_note;
 };
 
 struct gpc_recording_summary {

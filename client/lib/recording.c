@@ -23,6 +23,7 @@ struct gpc_recording {
 	struct gpc_recording_info info;
 	char *device;
 	char *metric_set;
+	char *usage_note;
 };
 
 static void unlink_recording(struct gpc_recording *rec)
@@ -42,6 +43,7 @@ static void free_recording(struct gpc_recording *rec)
 {
 	free(rec->device);
 	free(rec->metric_set);
+	free(rec->usage_note);
 	free(rec);
 }
 
@@ -71,6 +73,8 @@ int gpc_record(struct gpc_client *c, const struct gpc_recording_options *o,
 	m.window_ns = o->window_ns;
 	m.counters = (char **)o->counters;
 	m.n_counters = o->n_counters;
+	m.usage_interval_ns = o->usage_interval_ns;
+	m.no_usage = o->no_usage;
 	env.kind_case = GPUPERF__ENVELOPE__KIND_START_RECORDING;
 	env.start_recording = &m;
 	int64_t id = gpc__client_request(c, &env, GPC__REQUEST_RECORD, rec,
@@ -92,6 +96,7 @@ void gpc__recording_started(struct gpc_recording *rec,
 
 	rec->device = strdup(m->device);
 	rec->metric_set = strdup(m->metric_set);
+	rec->usage_note = strdup(m->usage_note);
 	rec->started = true;
 	rec->info.id = m->recording_id;
 	rec->info.device = rec->device ? rec->device : "";
@@ -100,6 +105,8 @@ void gpc__recording_started(struct gpc_recording *rec,
 	rec->info.format = m->format == GPUPERF__RECORDING_FORMAT__RECORDING_FORMAT_PERFETTO ?
 			   GPC_RECORDING_PERFETTO : GPC_RECORDING_I915_PERF;
 	rec->info.window_ns = m->window_ns;
+	rec->info.usage_interval_ns = m->usage_interval_ns;
+	rec->info.usage_note = rec->usage_note ? rec->usage_note : "";
 	if (rec->cbs.started)
 		rec->cbs.started(rec, NULL, rec->user);
 }

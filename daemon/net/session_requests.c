@@ -307,6 +307,19 @@ static void handle_mark(struct gpd_session *s, const Gpuperf__Envelope *env)
 	reply(s, env->request_id, &out);
 }
 
+/* A trace's usage tracks show what the connection's usage stream would. */
+static enum gpd_recorder_processes recorder_processes(const struct gpd_session *s)
+{
+	switch (gpd_session_process_visibility(s)) {
+	case GPUPERF__PROCESS_VISIBILITY__PROCESS_VISIBILITY_FULL:
+		return GPD_RECORDER_PROCESSES_FULL;
+	case GPUPERF__PROCESS_VISIBILITY__PROCESS_VISIBILITY_ANONYMOUS:
+		return GPD_RECORDER_PROCESSES_ANONYMOUS;
+	default:
+		return GPD_RECORDER_PROCESSES_NONE;
+	}
+}
+
 static void handle_start_recording(struct gpd_session *s,
 				   const Gpuperf__Envelope *env)
 {
@@ -345,6 +358,9 @@ static void handle_start_recording(struct gpd_session *s,
 		.window_ns = r->window_ns,
 		.counters = (const char *const *)r->counters,
 		.n_counters = r->n_counters,
+		.usage_interval_ns = r->usage_interval_ns,
+		.no_usage = r->no_usage,
+		.processes = recorder_processes(s),
 	};
 	struct gpd_error err = { 0 };
 	if (gpd_recorder_start(s->server->devices, &req,
@@ -364,6 +380,8 @@ static void handle_start_recording(struct gpd_session *s,
 	m.sampling_period_ns = gpd_recorder_period_ns(sr->recorder);
 	m.format = r->format;
 	m.window_ns = gpd_recorder_window_ns(sr->recorder);
+	m.usage_interval_ns = gpd_recorder_usage_interval_ns(sr->recorder);
+	m.usage_note = (char *)gpd_recorder_usage_note(sr->recorder);
 	Gpuperf__Envelope out = GPUPERF__ENVELOPE__INIT;
 	out.kind_case = GPUPERF__ENVELOPE__KIND_RECORDING_STARTED;
 	out.recording_started = &m;

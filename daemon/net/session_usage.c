@@ -248,9 +248,7 @@ void gpd_session_subscribe_usage(struct gpd_session *s,
 		return;
 	}
 	if (!dev->usage) {
-		snprintf(message, sizeof(message), "device %s has no usage "
-			 "stream: a %s has no engines, clocks or processes",
-			 dev->source->name, gpd_source_kind_name(dev->source->kind));
+		gpd_device_no_usage_reason(dev, message, sizeof(message));
 		gpd_session_error(s, env->request_id, -ENODEV, message);
 		return;
 	}

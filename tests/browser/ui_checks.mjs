@@ -777,7 +777,9 @@ async function saveLastSeconds(page) {
 }
 
 // Record, with the Perfetto format chosen, saves a trace that decodes with
-// Perfetto's own schema and means what it should (tests/perfetto).
+// Perfetto's own schema and means what it should (tests/perfetto), with
+// the device's usage (engines, clocks, power, processes) on tracks of
+// their own beside the counters, as gpuperf record --format perfetto.
 async function recordPerfettoTrace(page) {
 	const traceCheck = join(buildDir(), 'tests', 'trace-check');
 	const schema = join(SHARED, 'perfetto', 'perfetto_trace.proto');
@@ -807,6 +809,12 @@ async function recordPerfettoTrace(page) {
 		/\(with BOOTTIME\)/.test(verify.stdout) && /track GPU contexts/.test(verify.stdout),
 		'the trace holds counter windows, contexts and BOOTTIME, and means what it should',
 		`${verify.stdout.split('\n')[0]} ${verify.stderr.slice(0, 300)}`);
+	const usageTracks = ['usage', 'interval', 'frequency', 'RC6', 'power', 'engines',
+		'rcs0 busy', 'processes'];
+	const missing = usageTracks.filter((t) => !verify.stdout.split('\n').includes(`track ${t}`));
+	checks.check(verify.status === 0 && !missing.length && /, 2 sequences$/m.test(verify.stdout),
+		'the trace has the device\'s usage tracks, on a sequence beside the counters\'',
+		`missing: ${missing.join(', ')}; ${verify.stdout.split('\n')[0]}`);
 }
 
 async function smoothAt100Fps(page) {

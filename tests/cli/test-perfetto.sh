@@ -1,12 +1,15 @@
 #!/bin/sh
 # Perfetto traces: gpuperf replay --format perfetto of a recording the
 # daemon made on a simulated Tiger Lake GT2, gpuperf record --format
-# perfetto live from the daemon, gpuperf stream and run --format perfetto, decoded with protoc against Perfetto's own
-# schema and checked for what they mean, the counters equal to replay's
-# NDJSON of the same windows; a live trace of a recording the daemon
-# replays is the replay's trace but for the clock snapshots of the
-# capture; a field numbered wrongly or a track used before it is described
-# is caught.
+# perfetto live from the daemon, gpuperf stream and run --format
+# perfetto, decoded with protoc against Perfetto's own schema and checked
+# for what they mean, the counters equal to replay's NDJSON of the same
+# windows, the usage tracks of record's and stream's traces equal to
+# gpuperf top's NDJSON of the same intervals; a live trace of a recording
+# the daemon replays is the replay's trace but for the clock snapshots of
+# the capture and the usage sequence a live trace adds (a replay device
+# has no usage stream: it says so there); a field numbered wrongly or a
+# track used before it is described is caught.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -56,21 +59,40 @@ expect err "as a Perfetto trace"
 check_trace "$tmp/l.pftrace"
 expect l.pftrace.summary "(with BOOTTIME)"
 expect l.pftrace.summary "track VS Threads Dispatched"
+expect l.pftrace.summary "track rcs0 busy"
+expect l.pftrace.summary ", 2 sequences"
 run 5 record $S -m RenderBasic -o "$tmp/x" --format perfetto -c NoSuchCounter
 run 2 record $S -m RenderBasic -o "$tmp/x" -c GpuTime
 expect err "add --format perfetto"
+run 2 record $S -m RenderBasic -o "$tmp/x" --usage-interval 1s
+expect err "add --format perfetto"
+# A usage interval the usage stream would refuse refuses the recording.
+run 5 record $S -m RenderBasic -o "$tmp/x" --format perfetto --usage-interval 10ms
+expect err "a usage interval is from 100 ms"
+run 0 record $S -m RenderBasic -o "$tmp/nu.pftrace" --format perfetto --duration 300ms \
+	-c GpuTime --no-usage
+check_trace "$tmp/nu.pftrace"
+check "record --no-usage left usage tracks" \
+	eval '! grep -q "^track usage" "$tmp/nu.pftrace.summary"'
 
 # ---- a live trace of a recording is the trace its replay gives
 start replayer -d "replay:$tmp/r.i915perf,speed=max" -m "$shared/intel-metrics/i915" \
 	-l none --unix "$tmp/rsock" --linger 0
 run 0 record --unix "$tmp/rsock" -m RenderBasic -o "$tmp/live.pftrace" --format perfetto
 expect err "the replay reached the end of its recording"
+# A replay has no usage stream: the CLI and the trace say so.
+expect err "the trace has no usage tracks: device replay0 has no usage stream"
 check_trace "$tmp/live.pftrace"
+expect live.pftrace.summary "track usage"
 if decode_trace "$tmp/live.pftrace" && decode_trace "$tmp/r.pftrace"; then
-	"$trace_check" strip-clocks "$tmp/live.pftrace.txt" >"$tmp/live.events"
-	"$trace_check" strip-clocks "$tmp/r.pftrace.txt" >"$tmp/r.events"
-	check "the live trace differs from the replay's but for its clocks" \
+	"$trace_check" list "$tmp/live.pftrace.txt" >"$tmp/live.list"
+	expect live.list "usage TYPE_INSTANT no usage"
+	"$trace_check" oa-part "$tmp/live.pftrace.txt" >"$tmp/live.events"
+	"$trace_check" oa-part "$tmp/r.pftrace.txt" >"$tmp/r.events"
+	check "the live trace differs from the replay's but for its clocks and usage" \
 		cmp -s "$tmp/live.events" "$tmp/r.events"
+	check "the live trace's counters and contexts are missing" \
+		grep -q "track_descriptor" "$tmp/live.events"
 fi
 
 # ---- stream: the frames' windows, the values of stream's NDJSON
@@ -97,6 +119,10 @@ pids="$pids $top_pid"
 check "gpuperf top wrote no row" wait_for top.ndjson '"timestamp_ns"' 15 "$top_pid"
 run 0 stream $S -m RenderBasic -c GpuTime,GpuBusy -i 50ms --duration 2s \
 	--usage-interval 200ms --format perfetto -o "$tmp/u.pftrace"
+# record's trace has the same tracks, beside the recording's counters.
+run 0 record $S -m RenderBasic -c GpuTime,GpuBusy -i 50ms --duration 2s \
+	--usage-interval 200ms --format perfetto -o "$tmp/ru.pftrace"
+expect err "the device's usage every 200 ms"
 # top's next row: it has written every interval the stream's usage had.
 rows=$(wc -l <"$tmp/top.ndjson")
 tenths=50
@@ -105,21 +131,23 @@ while [ "$(wc -l <"$tmp/top.ndjson")" -le "$rows" ] && [ $tenths -gt 0 ]; do
 	tenths=$((tenths - 1))
 done
 kill "$top_pid"
-check_trace "$tmp/u.pftrace"
-for track in "track usage" "track frequency" "track RC6" "track power" \
-	"track engines" "track rcs0 busy" "track processes" "track GPU time" \
-	"track render busy" "track memory"; do
-	expect u.pftrace.summary "$track"
-done
-if decode_trace "$tmp/u.pftrace"; then
-	if "$trace_check" usage-values "$tmp/u.pftrace.txt" "$tmp/top.ndjson" \
-		>"$tmp/u.values" 2>"$tmp/u.err"; then
-		ok
-	else
-		fail "the trace's usage values differ from gpuperf top's"
-		sed 's/^/  | /' "$tmp/u.err" "$tmp/u.values" | head -10
+for trace in u ru; do
+	check_trace "$tmp/$trace.pftrace"
+	for track in "track usage" "track frequency" "track RC6" "track power" \
+		"track engines" "track rcs0 busy" "track processes" "track GPU time" \
+		"track render busy" "track memory"; do
+		expect $trace.pftrace.summary "$track"
+	done
+	if decode_trace "$tmp/$trace.pftrace"; then
+		if "$trace_check" usage-values "$tmp/$trace.pftrace.txt" "$tmp/top.ndjson" \
+			>"$tmp/$trace.values" 2>"$tmp/$trace.err"; then
+			ok
+		else
+			fail "$trace.pftrace's usage values differ from gpuperf top's"
+			sed 's/^/  | /' "$tmp/$trace.err" "$tmp/$trace.values" | head -10
+		fi
 	fi
-fi
+done
 # Without them, and only for traces.
 run 0 stream $S -m RenderBasic -c GpuTime -i 50ms --duration 300ms --no-usage \
 	--format perfetto -o "$tmp/nu.pftrace"

@@ -11,9 +11,12 @@
  *       OUT: TRACE with every compressed_packets packet replaced by the
  *       packets it holds.
  *   trace-check verify TEXT
- *       The meaning: no unknown field; every track event on a track whose
- *       descriptor came before it in the sequence's current generation of
- *       incremental state; interned names defined before use; sequence
+ *       The meaning, sequence by sequence (a recording's trace has two:
+ *       counters and contexts, and usage beside them): no unknown field;
+ *       every track event on a track whose descriptor came before it in
+ *       the sequence's current generation of incremental state, a track's
+ *       parent described before it there or on another sequence, no track
+ *       described on two; interned names defined before use; sequence
  *       flags as Perfetto wants them; a clock snapshot of our GPU clock
  *       before the first event on it, and of CLOCK_MONOTONIC before the
  *       first on that (the only other clock we use); one clock per track
@@ -27,15 +30,19 @@
  *       precision on tracks whose description says "float precision").
  *   trace-check usage-values TEXT NDJSON
  *       The values on CLOCK_MONOTONIC (the usage stream's) equal those of
- *       gpuperf top's NDJSON rows of the same times, by the key each
- *       track's description starts with; a process the row no longer
+ *       gpuperf top's NDJSON rows of the same intervals (start and
+ *       duration_ns), by the key each track's description starts with; a process the row no longer
  *       lists is 0. Engines', processes' and the device's must all be
  *       among them.
- *   trace-check strip-clocks TEXT
- *       TEXT without its clock snapshots: what two captures of the same
- *       data share.
+ *   trace-check oa-part TEXT
+ *       The sequences of TEXT that describe a root track (the device's:
+ *       counters, contexts, losses), without their clock snapshots: what
+ *       two captures of the same OA data share. A recording's usage
+ *       sequence, whose tracks hang under that device track, is left out:
+ *       a recording file holds no usage, so only a live trace has it.
  *   trace-check list TEXT
- *       One line per event: time, track name, type, name and value.
+ *       One line per event, sequence by sequence: time, track name, type,
+ *       name and value.
  *   trace-check clocks TEXT
  *       One line per clock snapshot: its GPU, CLOCK_MONOTONIC and
  *       CLOCK_BOOTTIME times ("-" for a clock it lacks).
@@ -345,6 +352,43 @@ static double text_double(const char *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* sequences                                                            */
+
+#define MAX_SEQUENCES 16
+
+/* A trace's packets, sequence by sequence, in the order each sequence's
+ * first packet came; each a node whose kids are that sequence's packets
+ * (the trace's own nodes). Packets without a sequence are left out. */
+struct sequences {
+	size_t n;
+	uint64_t id[MAX_SEQUENCES];
+	struct node packets[MAX_SEQUENCES];
+};
+
+static struct sequences *split(const struct node *root)
+{
+	struct sequences *seqs = calloc(1, sizeof(*seqs));
+	for (size_t i = 0; i < root->n_kids; i++) {
+		struct node *pkt = root->kids[i];
+		uint64_t id;
+		if (!u64_value(pkt, "trusted_packet_sequence_id", &id))
+			continue;
+		size_t k = 0;
+		while (k < seqs->n && seqs->id[k] != id)
+			k++;
+		if (k == seqs->n) {
+			if (seqs->n == MAX_SEQUENCES)
+				die("more than %d sequences", MAX_SEQUENCES);
+			seqs->id[seqs->n++] = id;
+		}
+		struct node *to = &seqs->packets[k];
+		to->kids = realloc(to->kids, (to->n_kids + 1) * sizeof(*to->kids));
+		to->kids[to->n_kids++] = pkt;
+	}
+	return seqs;
+}
+
+/* ------------------------------------------------------------------ */
 /* verify                                                               */
 
 static void no_unknown_fields(const struct node *n)
@@ -389,6 +433,11 @@ struct state {
 	uint64_t packets, events, windows, slices, instants, snapshots;
 	uint64_t single_values;         /* counter values of their own */
 	bool boottime;
+	/* verify: the trace's other sequences, where a track's parent may
+	 * be described. */
+	bool verifying;
+	const struct sequences *seqs;
+	size_t seq;                     /* this one's index in seqs */
 };
 
 static struct track *find(struct state *st, uint64_t uuid)
@@ -560,6 +609,21 @@ static void track_event(struct state *st, const struct node *pkt,
 	}
 }
 
+/* Whether another sequence of the trace describes track uuid. */
+static bool described_elsewhere(const struct state *st, uint64_t uuid)
+{
+	for (size_t k = 0; k < st->seqs->n; k++) {
+		const struct node *seq = &st->seqs->packets[k];
+		for (size_t i = 0; k != st->seq && i < seq->n_kids; i++) {
+			const struct node *td = kid(seq->kids[i], "track_descriptor");
+			uint64_t id;
+			if (td && u64_value(td, "uuid", &id) && id == uuid)
+				return true;
+		}
+	}
+	return false;
+}
+
 static void descriptor(struct state *st, const struct node *td)
 {
 	uint64_t uuid, parent = 0;
@@ -567,11 +631,14 @@ static void descriptor(struct state *st, const struct node *td)
 		bad("line %zu: a track descriptor without a uuid", td->line);
 		return;
 	}
-	if (u64_value(td, "parent_uuid", &parent)) {
+	if (st->verifying && u64_value(td, "parent_uuid", &parent)) {
 		struct track *p = find(st, parent);
-		if (!p || p->generation != st->generation)
+		if (p ? p->generation != st->generation :
+		    !described_elsewhere(st, parent))
 			bad("line %zu: a track under %" PRIu64 ", not described "
 			    "before it", td->line, parent);
+	} else {
+		u64_value(td, "parent_uuid", &parent);
 	}
 	struct track *t = find(st, uuid);
 	if (!t) {
@@ -641,29 +708,13 @@ static void clock_snapshot(struct state *st, const struct node *cs)
 	st->snapshots++;
 }
 
-static int verify(const char *path)
+/* One sequence's packets: what verify checks of each. */
+static void verify_sequence(struct state *st, const struct node *seq)
 {
-	struct node *root = parse_text(path);
-	struct state *st = calloc(1, sizeof(*st));
-	uint64_t sequence = 0;
-
-	no_unknown_fields(root);
-	for (size_t i = 0; i < root->n_kids; i++) {
-		const struct node *pkt = root->kids[i];
-		if (strcmp(pkt->key, "packet")) {
-			bad("line %zu: '%s' in a Trace", pkt->line, pkt->key);
-			continue;
-		}
+	for (size_t i = 0; i < seq->n_kids; i++) {
+		const struct node *pkt = seq->kids[i];
+		uint64_t flags = 0, ts = 0;
 		st->packets++;
-		uint64_t seq, flags = 0, ts = 0;
-		if (!u64_value(pkt, "trusted_packet_sequence_id", &seq)) {
-			bad("line %zu: a packet without a sequence", pkt->line);
-			continue;
-		}
-		if (!sequence)
-			sequence = seq;
-		else if (seq != sequence)
-			bad("line %zu: a second sequence", pkt->line);
 		bool has_flags = u64_value(pkt, "sequence_flags", &flags);
 		bool has_ts = u64_value(pkt, "timestamp", &ts);
 		if (st->packets == 1) {
@@ -708,14 +759,55 @@ static int verify(const char *path)
 		if (st->tracks[i].depth)
 			bad("track '%s' ends with %u slices open",
 			    st->tracks[i].name, st->tracks[i].depth);
+}
+
+static int verify(const char *path)
+{
+	struct node *root = parse_text(path);
+	struct state total = { 0 };
+	size_t n_tracks = 0;
+
+	no_unknown_fields(root);
+	for (size_t i = 0; i < root->n_kids; i++) {
+		const struct node *pkt = root->kids[i];
+		uint64_t seq;
+		if (strcmp(pkt->key, "packet"))
+			bad("line %zu: '%s' in a Trace", pkt->line, pkt->key);
+		else if (!u64_value(pkt, "trusted_packet_sequence_id", &seq))
+			bad("line %zu: a packet without a sequence", pkt->line);
+	}
+	struct sequences *seqs = split(root);
+	struct state **sts = calloc(seqs->n + 1, sizeof(*sts));
+	for (size_t k = 0; k < seqs->n; k++) {
+		struct state *st = sts[k] = calloc(1, sizeof(*st));
+		st->verifying = true;
+		st->seqs = seqs;
+		st->seq = k;
+		verify_sequence(st, &seqs->packets[k]);
+		/* Perfetto's track uuids are the trace's. */
+		for (size_t i = 0; i < st->n_tracks; i++)
+			for (size_t o = 0; o < k; o++)
+				if (find(sts[o], st->tracks[i].uuid))
+					bad("track '%s' is described on two "
+					    "sequences", st->tracks[i].name);
+		total.packets += st->packets;
+		total.windows += st->windows;
+		total.slices += st->slices;
+		total.instants += st->instants;
+		total.single_values += st->single_values;
+		total.snapshots += st->snapshots;
+		total.boottime |= st->boottime;
+		n_tracks += st->n_tracks;
+	}
 	printf("%" PRIu64 " packets, %zu tracks, %" PRIu64 " windows, %" PRIu64
 	       " slices, %" PRIu64 " instants, %" PRIu64 " values of their own, "
-	       "%" PRIu64 " clock snapshots%s\n",
-	       st->packets, st->n_tracks, st->windows, st->slices, st->instants,
-	       st->single_values, st->snapshots,
-	       st->boottime ? " (with BOOTTIME)" : "");
-	for (size_t i = 0; i < st->n_tracks; i++)
-		printf("track %s\n", st->tracks[i].name);
+	       "%" PRIu64 " clock snapshots%s, %zu sequences\n",
+	       total.packets, n_tracks, total.windows, total.slices,
+	       total.instants, total.single_values, total.snapshots,
+	       total.boottime ? " (with BOOTTIME)" : "", seqs->n);
+	for (size_t k = 0; k < seqs->n; k++)
+		for (size_t i = 0; i < sts[k]->n_tracks; i++)
+			printf("track %s\n", sts[k]->tracks[i].name);
 	return failures ? 1 : 0;
 }
 
@@ -753,17 +845,12 @@ static bool same(double trace, const char *json, bool float_precision)
 	return v == trace;
 }
 
-static int values(const char *text, const char *ndjson)
+/* The windows of one sequence (each has its own defaults) against the
+ * rows from *row on; false when the rows ran out. */
+static bool sequence_values(const struct node *root, char **row,
+			    uint64_t *windows, uint64_t *compared)
 {
-	struct node *root = parse_text(text);
 	struct state *st = calloc(1, sizeof(*st));
-	size_t len;
-	char *rows = (char *)read_file(ndjson, &len);
-	rows = realloc(rows, len + 1);
-	rows[len] = '\0';
-	char *row = strtok(rows, "\n");
-	uint64_t windows = 0, compared = 0;
-
 	for (size_t i = 0; i < root->n_kids; i++) {
 		const struct node *pkt = root->kids[i];
 		if (kid(pkt, "track_descriptor"))
@@ -778,15 +865,15 @@ static int values(const char *text, const char *ndjson)
 		     (value(pkt, "timestamp_clock_id") || st->n_default_ints ||
 		      st->n_default_doubles)))
 			continue;
-		windows++;
-		if (!row) {
-			bad("window %" PRIu64 " has no NDJSON row", windows);
-			break;
+		(*windows)++;
+		if (!*row) {
+			bad("window %" PRIu64 " has no NDJSON row", *windows);
+			return false;
 		}
-		char *reports = json_value(row, "reports");
+		char *reports = json_value(*row, "reports");
 		const char *mine = value(ev, "counter_value");
 		if (!reports || !mine || strcmp(reports, mine))
-			bad("window %" PRIu64 ": %s reports, the row %s", windows,
+			bad("window %" PRIu64 ": %s reports, the row %s", *windows,
 			    mine ? mine : "no", reports ? reports : "none");
 		free(reports);
 		size_t ki = 0, kd = 0;
@@ -803,20 +890,36 @@ static int values(const char *text, const char *ndjson)
 				continue;
 			struct track *t = find(st, uuid);
 			char *sym = t ? symbol_of(t) : strdup("?");
-			char *j = json_value(row, sym);
+			char *j = json_value(*row, sym);
 			if (!j)
-				bad("window %" PRIu64 ": the row has no %s", windows, sym);
+				bad("window %" PRIu64 ": the row has no %s", *windows, sym);
 			else if (!same(text_double(v->value), j, t &&
 					strstr(t->description, ", float precision)")))
 				bad("window %" PRIu64 ": %s is %s in the trace, %s "
-				    "in the row", windows, sym, v->value, j);
+				    "in the row", *windows, sym, v->value, j);
 			else
-				compared++;
+				(*compared)++;
 			free(j);
 			free(sym);
 		}
-		row = strtok(NULL, "\n");
+		*row = strtok(NULL, "\n");
 	}
+	return true;
+}
+
+static int values(const char *text, const char *ndjson)
+{
+	struct sequences *seqs = split(parse_text(text));
+	size_t len;
+	char *rows = (char *)read_file(ndjson, &len);
+	rows = realloc(rows, len + 1);
+	rows[len] = '\0';
+	char *row = strtok(rows, "\n");
+	uint64_t windows = 0, compared = 0;
+
+	for (size_t k = 0; k < seqs->n; k++)
+		if (!sequence_values(&seqs->packets[k], &row, &windows, &compared))
+			break;
 	if (row)
 		bad("NDJSON rows left after the trace's %" PRIu64 " windows", windows);
 	printf("%" PRIu64 " windows, %" PRIu64 " values equal\n", windows, compared);
@@ -883,11 +986,34 @@ static int usage_values(const char *text, const char *ndjson)
 	rows[len] = '\0';
 	char **row = calloc(len / 16 + 1, sizeof(*row));
 	uint64_t *row_ts = calloc(len / 16 + 1, sizeof(*row_ts));
+	uint64_t *row_ns = calloc(len / 16 + 1, sizeof(*row_ns));
 	for (char *r = strtok(rows, "\n"); r; r = strtok(NULL, "\n")) {
 		char *ts = json_after(r, "timestamp_ns");
+		char *ns = json_after(r, "duration_ns");
 		row_ts[n_rows] = ts ? strtoull(ts, NULL, 10) : 0;
+		row_ns[n_rows] = ns ? strtoull(ns, NULL, 10) : 0;
 		row[n_rows++] = r;
 		free(ts);
+		free(ns);
+	}
+	/* Each frame's interval: its start, and its length on the track
+	 * keyed duration_ns. */
+	size_t n_frames = 0;
+	uint64_t *frame_ts = calloc(root->n_kids + 1, sizeof(*frame_ts));
+	uint64_t *frame_ns = calloc(root->n_kids + 1, sizeof(*frame_ns));
+	for (size_t i = 0; i < root->n_kids; i++) {
+		const struct node *pkt = root->kids[i];
+		if (kid(pkt, "track_descriptor"))
+			descriptor(st, kid(pkt, "track_descriptor"));
+		const struct node *ev = kid(pkt, "track_event");
+		uint64_t ts, uuid;
+		const char *v = ev ? value(ev, "counter_value") : NULL;
+		if (!v || !u64_value(pkt, "timestamp", &ts) ||
+		    !u64_value(ev, "track_uuid", &uuid) || !find(st, uuid) ||
+		    strncmp(find(st, uuid)->description, "duration_ns:", 12))
+			continue;
+		frame_ts[n_frames] = ts;
+		frame_ns[n_frames++] = strtoull(v, NULL, 10);
 	}
 	uint64_t values = 0, compared = 0, gone = 0, processes = 0, engines = 0;
 	uint64_t unshared = 0;
@@ -914,13 +1040,21 @@ static int usage_values(const char *text, const char *ndjson)
 			    ev->line);
 			continue;
 		}
+		bool has_ns = false;
+		uint64_t ns = 0;
+		for (size_t k = 0; k < n_frames && !has_ns; k++)
+			if (frame_ts[k] == ts) {
+				has_ns = true;
+				ns = frame_ns[k];
+			}
 		const char *r = NULL;
 		for (size_t k = 0; k < n_rows && !r; k++)
-			if (row_ts[k] == ts)
+			if (row_ts[k] == ts && (!has_ns || row_ns[k] == ns))
 				r = row[k];
 		if (!r) {
 			/* The first frame of each stream covers less than an
-			 * interval, up to the grid both then share. */
+			 * interval, up to the grid both then share; a
+			 * recording's last, less, to its end. */
 			unshared++;
 			continue;
 		}
@@ -974,9 +1108,28 @@ static void print_node(const struct node *n, int indent)
 	}
 }
 
-static int list(const char *path)
+/* Whether a sequence describes a root track: a device's. */
+static bool describes_a_root(const struct node *seq)
 {
-	struct node *root = parse_text(path);
+	for (size_t i = 0; i < seq->n_kids; i++) {
+		const struct node *td = kid(seq->kids[i], "track_descriptor");
+		if (td && !kid(td, "parent_uuid"))
+			return true;
+	}
+	return false;
+}
+
+static int oa_part(const char *path)
+{
+	struct sequences *seqs = split(parse_text(path));
+	for (size_t k = 0; k < seqs->n; k++)
+		if (describes_a_root(&seqs->packets[k]))
+			print_node(&seqs->packets[k], 0);
+	return 0;
+}
+
+static void list_sequence(const struct node *root)
+{
 	struct state *st = calloc(1, sizeof(*st));
 	for (size_t i = 0; i < root->n_kids; i++) {
 		const struct node *pkt = root->kids[i];
@@ -996,6 +1149,13 @@ static int list(const char *path)
 		printf("%" PRIu64 " %s %s %s%s%s\n", ts, t ? t->name : "?",
 		       value(ev, "type"), name, v ? " " : "", v ? v : "");
 	}
+}
+
+static int list(const char *path)
+{
+	struct sequences *seqs = split(parse_text(path));
+	for (size_t k = 0; k < seqs->n; k++)
+		list_sequence(&seqs->packets[k]);
 	return 0;
 }
 
@@ -1058,10 +1218,8 @@ int main(int argc, char **argv)
 		return verify(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "values"))
 		return values(argv[2], argv[3]);
-	if (argc == 3 && !strcmp(argv[1], "strip-clocks")) {
-		print_node(parse_text(argv[2]), 0);
-		return 0;
-	}
+	if (argc == 3 && !strcmp(argv[1], "oa-part"))
+		return oa_part(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "list"))
 		return list(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "usage-values"))
@@ -1074,7 +1232,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: trace-check expand TRACE OUT | verify TEXT | "
-		"values TEXT NDJSON | usage-values TEXT NDJSON | strip-clocks TEXT | "
+		"values TEXT NDJSON | usage-values TEXT NDJSON | oa-part TEXT | "
 		"list TEXT | clocks TEXT | "
 		"boottime-offset\n");
 	return 2;

@@ -3,7 +3,9 @@
 // dropped), then saved as an i915-perf recording that IGT's
 // i915-perf-reader and `gpuperf replay` read, or as a Perfetto trace the
 // daemon makes of the same stream (every counter of the set, per window of
-// the page's window length), for ui.perfetto.dev.
+// the page's window length, and the device's engines, clocks, power and
+// processes every second: what `gpuperf record --format perfetto` writes),
+// for ui.perfetto.dev.
 import { h } from './dom.js';
 import { download, fileTimestamp } from './download.js';
 import { num, RecordingFormat } from './protocol.js';
@@ -64,6 +66,8 @@ export class RecordingControl {
 			});
 			this.recording.id = started.recordingId;
 			this.recording.started = true;
+			if (perfetto && started.usageNote)
+				this.notices.add('info', `The trace has no usage tracks: ${started.usageNote}.`);
 		} catch (error) {
 			this.recording = null;
 			this.notices.add('error', `Recording could not start: ${error.message}`);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/usage_trace.h"
+#include "metrics/usage_trace.h"
 
 /* Ranks among the device's children: after the sets (0..), the contexts
  * (1000) and the marks (1001). */
@@ -18,14 +18,14 @@
 /* Engine classes summed for the other processes at most. */
 #define MAX_CLASSES 16
 
-struct gpuperf_usage_track {
+struct gpm_usage_track {
 	char *key;                      /* the NDJSON key: the description's start */
 	uint64_t uuid;
 	enum gpm_trace_counter_kind kind;
 	uint64_t process;               /* its process's track, or 0 */
 };
 
-struct gpuperf_usage_process {
+struct gpm_usage_process {
 	uint32_t pid;                   /* 0: the other processes */
 	uint64_t track;
 	bool present;                   /* in this frame */
@@ -47,15 +47,15 @@ static const struct gpm_trace_unit RATIO = { GPM_TRACE_UNIT_NAMED, "ratio" };
 static const struct gpm_trace_unit NS = { GPM_TRACE_UNIT_TIME_NS, NULL };
 static const struct gpm_trace_unit BYTES = { GPM_TRACE_UNIT_BYTES, NULL };
 
-void gpuperf_usage_trace_init(struct gpuperf_usage_trace *t,
-			      struct gpm_trace_writer *w, uint64_t device)
+void gpm_usage_trace_init(struct gpm_usage_trace *t,
+			  struct gpm_trace_writer *w, uint64_t device)
 {
 	memset(t, 0, sizeof(*t));
 	t->w = w;
 	t->device = device;
 }
 
-void gpuperf_usage_trace_fini(struct gpuperf_usage_trace *t)
+void gpm_usage_trace_fini(struct gpm_usage_trace *t)
 {
 	for (size_t i = 0; i < t->n_tracks; i++)
 		free(t->tracks[i].key);
@@ -66,9 +66,9 @@ void gpuperf_usage_trace_fini(struct gpuperf_usage_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static struct gpuperf_usage_track *track_of(struct gpuperf_usage_trace *t,
-					    const struct value *v,
-					    enum gpm_trace_counter_kind kind)
+static struct gpm_usage_track *track_of(struct gpm_usage_trace *t,
+					const struct value *v,
+					enum gpm_trace_counter_kind kind)
 {
 	char description[256];
 
@@ -84,7 +84,7 @@ static struct gpuperf_usage_track *track_of(struct gpuperf_usage_trace *t,
 		t->cap_tracks = cap;
 	}
 	snprintf(description, sizeof(description), "%s: %s", v->key, v->what);
-	struct gpuperf_usage_track *k = &t->tracks[t->n_tracks];
+	struct gpm_usage_track *k = &t->tracks[t->n_tracks];
 	k->key = strdup(v->key);
 	k->uuid = gpm_trace_counter_track(t->w, v->parent, v->name, description,
 					  v->rank, kind, v->unit);
@@ -99,22 +99,22 @@ static struct gpuperf_usage_track *track_of(struct gpuperf_usage_trace *t,
 }
 
 /* A value at ts; none where it is unknown (NaN). */
-static int put_double(struct gpuperf_usage_trace *t, const struct value *v,
+static int put_double(struct gpm_usage_trace *t, const struct value *v,
 		      uint64_t ts, double x)
 {
 	if (!isfinite(x))
 		return 0;
-	struct gpuperf_usage_track *k = track_of(t, v, GPM_TRACE_COUNTER_DOUBLE);
+	struct gpm_usage_track *k = track_of(t, v, GPM_TRACE_COUNTER_DOUBLE);
 	if (!k)
 		return -ENOSPC;
 	return gpm_trace_counter(t->w, k->uuid, GPM_TRACE_CLOCK_MONOTONIC, ts,
 				 (union gpm_trace_value){ .d = x });
 }
 
-static int put_int(struct gpuperf_usage_trace *t, const struct value *v,
+static int put_int(struct gpm_usage_trace *t, const struct value *v,
 		   uint64_t ts, uint64_t x)
 {
-	struct gpuperf_usage_track *k = track_of(t, v, GPM_TRACE_COUNTER_INT);
+	struct gpm_usage_track *k = track_of(t, v, GPM_TRACE_COUNTER_INT);
 	if (!k)
 		return -ENOSPC;
 	return gpm_trace_counter(t->w, k->uuid, GPM_TRACE_CLOCK_MONOTONIC, ts,
@@ -122,7 +122,7 @@ static int put_int(struct gpuperf_usage_trace *t, const struct value *v,
 }
 
 /* An instant on the usage track when text differs from *last. */
-static int note(struct gpuperf_usage_trace *t, char **last, uint64_t ts,
+static int note(struct gpm_usage_trace *t, char **last, uint64_t ts,
 		const char *name, const char *text, uint32_t count,
 		const char *count_name)
 {
@@ -143,8 +143,8 @@ static int note(struct gpuperf_usage_trace *t, char **last, uint64_t ts,
 				    ts, name, args, count_name ? 2 : 1);
 }
 
-static int device_values(struct gpuperf_usage_trace *t,
-			 const struct gpc_usage_frame *f, uint64_t ts)
+static int device_values(struct gpm_usage_trace *t,
+			 const struct gpm_usage_trace_frame *f, uint64_t ts)
 {
 	static const struct gpm_trace_unit HERTZ = { GPM_TRACE_UNIT_NAMED, "hertz" };
 	const struct {
@@ -169,7 +169,10 @@ static int device_values(struct gpuperf_usage_trace *t,
 		{ "temperature_celsius", "temperature", "the GPU's temperature",
 		  { GPM_TRACE_UNIT_NAMED, "celsius" }, f->temperature_celsius },
 	};
-	int ret = 0;
+	struct value interval = { t->usage, "duration_ns", "interval", "the "
+				  "time this frame's values cover", 200, NS, 0 };
+	int ret = put_int(t, &interval, ts, f->end_ns > f->start_ns ?
+			  f->end_ns - f->start_ns : 0);
 
 	for (size_t i = 0; !ret && i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct value v = { t->usage, rows[i].key, rows[i].name,
@@ -177,7 +180,7 @@ static int device_values(struct gpuperf_usage_trace *t,
 		ret = put_double(t, &v, ts, rows[i].value);
 	}
 	for (size_t g = 0; !ret && g < f->n_gauges; g++) {
-		const struct gpc_gauge *gauge = &f->gauges[g];
+		const struct gpm_usage_trace_gauge *gauge = &f->gauges[g];
 		char key[160];
 		snprintf(key, sizeof(key), "gauges.%s_%s", gauge->name, gauge->unit);
 		struct value v = { t->usage, key, gauge->name, "a gauge of the "
@@ -190,8 +193,8 @@ static int device_values(struct gpuperf_usage_trace *t,
 	return ret;
 }
 
-static int engine_values(struct gpuperf_usage_trace *t,
-			 const struct gpc_usage_frame *f, uint64_t ts)
+static int engine_values(struct gpm_usage_trace *t,
+			 const struct gpm_usage_trace_frame *f, uint64_t ts)
 {
 	int ret = 0;
 
@@ -205,7 +208,7 @@ static int engine_values(struct gpuperf_usage_trace *t,
 						   1000)))
 		return -ENOSPC;
 	for (size_t i = 0; !ret && i < f->n_engines; i++) {
-		const struct gpc_engine_usage *e = &f->engines[i];
+		const struct gpm_usage_trace_engine *e = &f->engines[i];
 		const struct {
 			const char *field, *what;
 			double value;
@@ -232,8 +235,8 @@ static int engine_values(struct gpuperf_usage_trace *t,
 
 /* The process of pid (0: the other processes), with its track; NULL when
  * no track can be had. */
-static struct gpuperf_usage_process *process_of(struct gpuperf_usage_trace *t,
-						const struct gpc_process_usage *p)
+static struct gpm_usage_process *
+process_of(struct gpm_usage_trace *t, const struct gpm_usage_trace_process *p)
 {
 	char name[160], description[200];
 	uint32_t pid = p->pid;
@@ -242,7 +245,7 @@ static struct gpuperf_usage_process *process_of(struct gpuperf_usage_trace *t,
 		if (t->procs[i].pid == pid)
 			return &t->procs[i];
 	if (!t->procs) {
-		t->procs = calloc(GPUPERF_USAGE_TRACE_MAX_PROCESSES + 1,
+		t->procs = calloc(GPM_USAGE_TRACE_MAX_PROCESSES + 1,
 				  sizeof(*t->procs));
 		if (!t->procs)
 			return NULL;
@@ -250,7 +253,7 @@ static struct gpuperf_usage_process *process_of(struct gpuperf_usage_trace *t,
 	size_t others = 0;
 	for (size_t i = 0; i < t->n_procs; i++)
 		others += !t->procs[i].pid;
-	if (pid && t->n_procs - others >= GPUPERF_USAGE_TRACE_MAX_PROCESSES)
+	if (pid && t->n_procs - others >= GPM_USAGE_TRACE_MAX_PROCESSES)
 		pid = 0;
 	if (!pid)
 		for (size_t i = 0; i < t->n_procs; i++)
@@ -264,13 +267,13 @@ static struct gpuperf_usage_process *process_of(struct gpuperf_usage_trace *t,
 		snprintf(name, sizeof(name), "other processes");
 		snprintf(description, sizeof(description), "Processes past the "
 			 "first %d, and those the daemon does not name to this "
-			 "connection, summed.", GPUPERF_USAGE_TRACE_MAX_PROCESSES);
+			 "connection, summed.", GPM_USAGE_TRACE_MAX_PROCESSES);
 	}
 	uint64_t track = gpm_trace_track(t->w, t->processes, name, description,
 					 pid ? (int)t->n_procs : 100000);
 	if (!track)
 		return NULL;
-	struct gpuperf_usage_process *proc = &t->procs[t->n_procs++];
+	struct gpm_usage_process *proc = &t->procs[t->n_procs++];
 	proc->pid = pid;
 	proc->track = track;
 	return proc;
@@ -282,9 +285,9 @@ struct process_sums {
 	double class_busy[MAX_CLASSES];
 };
 
-static int process_values(struct gpuperf_usage_trace *t,
-			  const struct gpc_usage_frame *f,
-			  struct gpuperf_usage_process *proc,
+static int process_values(struct gpm_usage_trace *t,
+			  const struct gpm_usage_trace_frame *f,
+			  struct gpm_usage_process *proc,
 			  const struct process_sums *s, uint64_t ts)
 {
 	char who[32], key[160], name[96], what[160];
@@ -324,12 +327,12 @@ static int process_values(struct gpuperf_usage_trace *t,
 }
 
 /* A process gone from the list holds nothing: zeros on its tracks. */
-static int zero_process(struct gpuperf_usage_trace *t,
-			const struct gpuperf_usage_process *proc, uint64_t ts)
+static int zero_process(struct gpm_usage_trace *t,
+			const struct gpm_usage_process *proc, uint64_t ts)
 {
 	int ret = 0;
 	for (size_t i = 0; !ret && i < t->n_tracks; i++) {
-		const struct gpuperf_usage_track *k = &t->tracks[i];
+		const struct gpm_usage_track *k = &t->tracks[i];
 		if (k->process != proc->track)
 			continue;
 		union gpm_trace_value zero = { 0 };
@@ -341,8 +344,9 @@ static int zero_process(struct gpuperf_usage_trace *t,
 	return ret;
 }
 
-static void add_row(struct process_sums *s, const struct gpc_usage_frame *f,
-		    const struct gpc_process_usage *p)
+static void add_row(struct process_sums *s,
+		    const struct gpm_usage_trace_frame *f,
+		    const struct gpm_usage_trace_process *p)
 {
 	s->gpu_time_ns += p->gpu_time_ns;
 	s->memory_bytes += p->memory_bytes;
@@ -353,8 +357,8 @@ static void add_row(struct process_sums *s, const struct gpc_usage_frame *f,
 			s->class_busy[c] += p->class_busy[c];
 }
 
-static int processes(struct gpuperf_usage_trace *t,
-		     const struct gpc_usage_frame *f, uint64_t ts)
+static int processes(struct gpm_usage_trace *t,
+		     const struct gpm_usage_trace_frame *f, uint64_t ts)
 {
 	struct process_sums other = { 0 };
 	int ret = 0;
@@ -370,8 +374,8 @@ static int processes(struct gpuperf_usage_trace *t,
 	for (size_t i = 0; i < t->n_procs; i++)
 		t->procs[i].present = false;
 	for (size_t i = 0; !ret && i < f->n_processes; i++) {
-		const struct gpc_process_usage *p = &f->processes[i];
-		struct gpuperf_usage_process *proc = process_of(t, p);
+		const struct gpm_usage_trace_process *p = &f->processes[i];
+		struct gpm_usage_process *proc = process_of(t, p);
 		if (!proc)
 			return -ENOSPC;
 		proc->present = true;
@@ -387,7 +391,7 @@ static int processes(struct gpuperf_usage_trace *t,
 		ret = process_values(t, f, proc, &s, ts);
 	}
 	for (size_t i = 0; !ret && i < t->n_procs; i++) {
-		struct gpuperf_usage_process *proc = &t->procs[i];
+		struct gpm_usage_process *proc = &t->procs[i];
 		if (proc->present) {
 			proc->gone = false;
 			if (!proc->pid)
@@ -401,12 +405,9 @@ static int processes(struct gpuperf_usage_trace *t,
 	return ret;
 }
 
-int gpuperf_usage_trace_frame(struct gpuperf_usage_trace *t,
-			      const struct gpc_usage_frame *f)
+/* The usage track, declared with the first thing on it. */
+static int usage_track(struct gpm_usage_trace *t)
 {
-	uint64_t ts = f->cpu_start_ns;
-	int ret = 0;
-
 	if (!t->usage &&
 	    !(t->usage = gpm_trace_ordered_track(t->w, t->device, "usage",
 						 "Engines, clocks, power and "
@@ -415,6 +416,33 @@ int gpuperf_usage_trace_frame(struct gpuperf_usage_trace *t,
 						 "on its CLOCK_MONOTONIC.",
 						 USAGE_RANK)))
 		return -ENOSPC;
+	return 0;
+}
+
+int gpm_usage_trace_none(struct gpm_usage_trace *t, uint64_t ts,
+			 const char *why)
+{
+	struct gpm_trace_arg arg = { .name = "note",
+		.type = GPM_TRACE_ARG_STRING, .s = why };
+	int ret = usage_track(t);
+	return ret ? ret : gpm_trace_instant_on(t->w, t->usage,
+						GPM_TRACE_CLOCK_MONOTONIC, ts,
+						"no usage", &arg, 1);
+}
+
+uint64_t gpm_usage_trace_frames(const struct gpm_usage_trace *t)
+{
+	return t->frames;
+}
+
+int gpm_usage_trace_frame(struct gpm_usage_trace *t,
+			  const struct gpm_usage_trace_frame *f)
+{
+	uint64_t ts = f->start_ns;
+	int ret = usage_track(t);
+
+	if (ret)
+		return ret;
 	t->frames++;
 	ret = note(t, &t->note, ts, "usage note", f->note, 0, NULL);
 	if (!ret)
