@@ -209,7 +209,8 @@ static int record_sample(struct gpd_recorder *r, const unsigned char *payload,
 		return 0;       /* the device counts it; IGT could not read it */
 	uint64_t ts;
 	int ret = 0;
-	if (!r->have_report) {
+	bool first = !r->have_report;
+	if (first) {
 		ts = first_timestamp(r, r->scratch.timestamp);
 		ret = correlate(r, ts, false);
 		r->have_report = true;
@@ -221,6 +222,10 @@ static int record_sample(struct gpd_recorder *r, const unsigned char *payload,
 	}
 	if (!ret) {
 		ret = gpm_recording_write_sample(r->writer, payload, size, NULL);
+		/* A trace starts with its first report, and with it the
+		 * usage beside it: not once the writer's buffer is full. */
+		if (!ret && first && r->trace)
+			ret = gpm_recording_writer_flush(r->writer, NULL);
 		check_writer(r, ret);
 	}
 	if (!ret) {

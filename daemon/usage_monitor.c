@@ -108,11 +108,12 @@ static void sum_latest(struct gpd_usage_monitor *m)
 	m->have_summed = !gpd_usage_reading_copy(&m->summed, &m->latest);
 }
 
-/* The reading for a tick now: latest when fresh enough, else a new one. */
-static int read_now(struct gpd_usage_monitor *m, bool processes)
+/* The reading for a tick now: latest when fresh enough (unless fresh
+ * asks for a new one), else a new one. */
+static int read_now(struct gpd_usage_monitor *m, bool processes, bool fresh)
 {
 	uint64_t now = gpd_monotonic_ns();
-	if (m->have_latest && now - m->latest.time_ns < FRESH_NS &&
+	if (!fresh && m->have_latest && now - m->latest.time_ns < FRESH_NS &&
 	    (m->latest.processes_read || !processes))
 		return 0;
 	struct gpd_error err = { 0 };
@@ -153,12 +154,14 @@ static void fill_totals(const struct gpd_usage_monitor *m,
 	}
 }
 
-/* s's frame from its last reading to now, unless no time passed. */
-static void deliver(struct gpd_usage_subscription *s)
+/* s's frame from its last reading to now, unless no time passed; fresh:
+ * from a reading of its own, however recent another's. */
+static void deliver(struct gpd_usage_subscription *s, bool fresh)
 {
 	struct gpd_usage_monitor *m = s->monitor;
 
-	if (read_now(m, s->processes) || m->latest.time_ns <= s->prev.time_ns)
+	if (read_now(m, s->processes, fresh) ||
+	    m->latest.time_ns <= s->prev.time_ns)
 		return;
 	if (gpd_usage_diff(&m->source->layout, &s->prev, &m->latest, &s->frame)) {
 		gpd_warn("out of memory making a usage frame: one dropped");
@@ -179,12 +182,14 @@ static void on_tick(uv_timer_t *timer)
 	struct gpd_usage_subscription *s = timer->data;
 
 	uv_timer_start(&s->timer, on_tick, delay_ms(s), 0);
-	deliver(s);
+	deliver(s, false);
 }
 
 void gpd_usage_flush(struct gpd_usage_subscription *s)
 {
-	deliver(s);
+	/* The reading a subscriber started from may be the newest: a
+	 * subscriber of a few ms gets their frame all the same. */
+	deliver(s, true);
 }
 
 int gpd_usage_check_interval(uint64_t interval_ns, struct gpd_error *err)
@@ -221,7 +226,7 @@ int gpd_usage_subscribe(struct gpd_usage_monitor *m, uint64_t interval_ns,
 	m->subs = s;
 	m->n_subs++;
 	/* The first reading is the subscriber's starting point. */
-	ret = read_now(m, processes);
+	ret = read_now(m, processes, false);
 	if (!ret)
 		ret = gpd_usage_reading_copy(&s->prev, &m->latest);
 	if (ret) {

@@ -61,6 +61,19 @@ expect l.pftrace.summary "(with BOOTTIME)"
 expect l.pftrace.summary "track VS Threads Dispatched"
 expect l.pftrace.summary "track rcs0 busy"
 expect l.pftrace.summary ", 2 sequences"
+# Shorter than the recorder fills its 64 KiB buffer in, joining a stream
+# already running (as in the UI, beside its own): the usage comes all the
+# same, from the first report to the end.
+"$gpuperf" stream $S -m RenderBasic -p 1ms -i 100ms --format ndjson -o "$tmp/running.ndjson" \
+	2>"$tmp/running.err" &
+running_pid=$!
+pids="$pids $running_pid"
+check "the running stream wrote no row" wait_for running.ndjson '"reports"' 15 "$running_pid"
+run 0 record $S -m RenderBasic -p 1ms -o "$tmp/short.pftrace" --format perfetto --duration 50ms \
+	-c GpuTime
+kill "$running_pid"
+check_trace "$tmp/short.pftrace"
+expect short.pftrace.summary "track rcs0 busy"
 run 5 record $S -m RenderBasic -o "$tmp/x" --format perfetto -c NoSuchCounter
 run 2 record $S -m RenderBasic -o "$tmp/x" -c GpuTime
 expect err "add --format perfetto"
