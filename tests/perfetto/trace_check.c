@@ -31,9 +31,9 @@
  *   trace-check usage-values TEXT NDJSON
  *       The values on CLOCK_MONOTONIC (the usage stream's) equal those of
  *       gpuperf top's NDJSON rows of the same intervals (start and
- *       duration_ns), by the key each track's description starts with; a process the row no longer
- *       lists is 0. Engines', processes' and the device's must all be
- *       among them.
+ *       duration_ns), by the key each track's description starts with;
+ *       a process the row no longer lists is 0. Engines', processes' and
+ *       the device's must all be among them.
  *   trace-check oa-part TEXT
  *       The sequences of TEXT that describe a root track (the device's:
  *       counters, contexts, losses), without their clock snapshots: what
