@@ -75,17 +75,21 @@ static void ring_record(struct gpd_device *dev, const struct gpm_oa_record *rec,
 			uint64_t ts)
 {
 	struct gpd_flight_recorder *fr = dev->ring;
+	/* A media set's reports have their own unit's layout and clock. */
 	if (gpd_flight_recorder_needs_segment(fr))
 		gpd_flight_recorder_begin_segment(fr, dev->set->symbol_name,
 			dev->set->hw_config_guid, dev->exponent,
-			gpd_exponent_to_ns(&dev->source->info, dev->exponent));
+			gpd_device_period_ns(dev, dev->exponent), dev->shape.format,
+			dev->shape.timestamp_frequency);
 	if (rec->type == GPM_OA_RECORD_SAMPLE &&
 	    gpd_flight_recorder_needs_correlation(fr, ts)) {
 		uint64_t cpu_ns;
 		if (!gpd_clock_map_cpu_time(&dev->clock, ts, &cpu_ns))
 			cpu_ns = dev->read_ns;
+		struct gpm_device_info unit;
+		gpd_device_unit_info(dev, dev->shape.timestamp_frequency, &unit);
 		gpd_flight_recorder_correlate(fr, ts, cpu_ns,
-					      gpm_device_cs_ticks(&dev->source->info, ts));
+					      gpm_device_cs_ticks(&unit, ts));
 	}
 	/* A loss record is its header alone: it has no payload to step
 	 * back from. */
@@ -727,6 +731,15 @@ int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
 	}
 	dev->ring = fr;
 	return 0;
+}
+
+void gpd_device_unit_info(const struct gpd_device *dev,
+			  uint64_t timestamp_frequency,
+			  struct gpm_device_info *out)
+{
+	*out = dev->source->info;
+	if (timestamp_frequency)
+		out->timestamp_frequency = timestamp_frequency;
 }
 
 void gpd_device_recording_info(const struct gpd_device *dev,

@@ -253,6 +253,15 @@ bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts);
 int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
 				    struct gpd_error *err);
 
+/* The device's description as seen by one of its OA units whose
+ * timestamps tick at timestamp_frequency (a media set's OAM unit; 0: the
+ * source's own clock): what converts those ticks to the command
+ * streamer's, as recordings correlate in them, and what a recording of
+ * that unit's reports states. */
+void gpd_device_unit_info(const struct gpd_device *dev,
+			  uint64_t timestamp_frequency,
+			  struct gpm_device_info *out);
+
 /* The header of an IGT recording of this device streaming the set of
  * symbol metric_set and hardware config guid. */
 void gpd_device_recording_info(const struct gpd_device *dev,

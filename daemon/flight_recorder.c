@@ -137,7 +137,9 @@ void gpd_flight_recorder_end_segment(struct gpd_flight_recorder *fr)
 
 void gpd_flight_recorder_begin_segment(struct gpd_flight_recorder *fr,
 				       const char *metric_set, const char *guid,
-				       unsigned exponent, uint64_t period_ns)
+				       unsigned exponent, uint64_t period_ns,
+				       const struct gpm_oa_format *format,
+				       uint64_t timestamp_frequency)
 {
 	/* A full table lets go of the oldest segment, records and all: the
 	 * descriptor goes when the next segment's marker does. */
@@ -161,6 +163,8 @@ void gpd_flight_recorder_begin_segment(struct gpd_flight_recorder *fr,
 	s->start = start;
 	snprintf(s->metric_set, sizeof(s->metric_set), "%s", metric_set);
 	snprintf(s->guid, sizeof(s->guid), "%s", guid ? guid : "");
+	s->format = format;
+	s->timestamp_frequency = timestamp_frequency;
 	s->exponent = exponent;
 	s->period_ns = period_ns;
 	fr->n_segments++;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics/oa_format.h"
 #include "metrics/oa_record.h"
 
 /* The smallest ring: making room for any record (64 KiB at most) and the
@@ -45,6 +46,10 @@ struct gpd_ring_segment {
 	char guid[40];
 	unsigned exponent;
 	uint64_t period_ns;
+	/* The OA unit that wrote its reports: their layout and the clock of
+	 * their timestamps (a media set's OAM unit has its own of both). */
+	const struct gpm_oa_format *format;
+	uint64_t timestamp_frequency;   /* Hz */
 };
 
 struct gpd_flight_recorder_stats {
@@ -93,10 +98,13 @@ static inline bool gpd_flight_recorder_needs_segment(const struct gpd_flight_rec
 	return !fr->in_segment;
 }
 
-/* Begins a segment of the configuration given (set and guid are copied). */
+/* Begins a segment of the configuration given (set and guid are copied),
+ * whose reports come from a unit of that format and clock. */
 void gpd_flight_recorder_begin_segment(struct gpd_flight_recorder *fr,
 				       const char *metric_set, const char *guid,
-				       unsigned exponent, uint64_t period_ns);
+				       unsigned exponent, uint64_t period_ns,
+				       const struct gpm_oa_format *format,
+				       uint64_t timestamp_frequency);
 
 /* True when a report at extended ticks ts needs a correlation point
  * before it: the segment's first, or the interval since the last. */

@@ -49,6 +49,10 @@ struct walk {
 	int failed;                     /* a negative errno */
 
 	const struct gpd_ring_segment *segment; /* NULL: none known */
+	/* Its unit's report layout and clock (the device's where the
+	 * segment is unknown). */
+	struct gpm_oa_decoder decoder;
+	struct gpm_device_info unit;
 	bool start_evicted;             /* its marker is gone */
 	bool seen_before_from;          /* a report of it lies before from */
 	bool past_to;                   /* a report of it lies after to */
@@ -71,7 +75,7 @@ static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
 /* The CPU time of extended ticks ts, from the latest correlation point. */
 static uint64_t cpu_time(const struct walk *w, uint64_t ts)
 {
-	uint64_t freq = w->dev->source->info.timestamp_frequency;
+	uint64_t freq = w->unit.timestamp_frequency;
 	if (ts >= w->correlation_ts)
 		return w->correlation.cpu_ns +
 		       mul_div(ts - w->correlation_ts, 1000000000ull, freq);
@@ -95,7 +99,7 @@ static void write_correlation(struct walk *w, uint64_t ts, uint64_t cpu_ns)
 {
 	struct gpm_recording_correlation c = {
 		.cpu_ns = cpu_ns,
-		.gpu_timestamp = gpm_device_cs_ticks(&w->dev->source->info, ts),
+		.gpu_timestamp = gpm_device_cs_ticks(&w->unit, ts),
 	};
 	check(w, gpm_recording_write_correlation_bridged(w->writer, &c, NULL));
 }
@@ -135,6 +139,10 @@ static void open_recording(struct walk *w)
 
 	struct gpm_recording_info info;
 	gpd_device_recording_info(w->dev, rs->metric_set, rs->guid, &info);
+	/* The header says what wrote the reports: a media set's OAM unit
+	 * has its own format and clock. */
+	info.device = w->unit;
+	info.oa_format = w->decoder.format->i915_format;
 	gpm_recording_writer_init_file(w->writer, w->file, 0);
 	check(w, gpm_recording_write_header(w->writer, &info, NULL));
 	write_correlation(w, w->correlation_ts, w->correlation.cpu_ns);
@@ -164,6 +172,13 @@ static void begin_segment(struct walk *w, const struct gpd_ring_segment *rs,
 {
 	close_recording(w);
 	w->segment = rs;
+	w->decoder = w->dev->decoder;
+	if (rs && rs->format &&
+	    gpm_oa_decoder_init(&w->decoder, rs->format,
+				w->dev->source->info.graphics_version))
+		w->decoder = w->dev->decoder;
+	gpd_device_unit_info(w->dev, rs ? rs->timestamp_frequency : 0,
+			     &w->unit);
 	w->start_evicted = start_evicted;
 	w->seen_before_from = false;
 	w->past_to = false;
@@ -177,19 +192,19 @@ static void on_correlation(struct walk *w, const struct gpm_oa_record *rec)
 		return;
 	w->correlation.cpu_ns = gpm__le64_load(rec->payload);
 	w->correlation.gpu_timestamp = gpm__le64_load(rec->payload + 8);
-	w->correlation_ts = gpm_device_oa_ticks(&w->dev->source->info,
+	w->correlation_ts = gpm_device_oa_ticks(&w->unit,
 						 w->correlation.gpu_timestamp);
 	w->correlated = true;
 	w->correlation_written = false;
-	gpm_oa_ts_extender_init(&w->ts, w->dev->decoder.ts_mask);
+	gpm_oa_ts_extender_init(&w->ts, w->decoder.ts_mask);
 	w->ts.started = true;
-	w->ts.last = w->correlation_ts & w->dev->decoder.ts_mask;
+	w->ts.last = w->correlation_ts & w->decoder.ts_mask;
 	w->ts.extended = w->correlation_ts;
 }
 
 static void on_sample(struct walk *w, const struct gpm_oa_record *rec)
 {
-	const struct gpm_oa_decoder *dec = &w->dev->decoder;
+	const struct gpm_oa_decoder *dec = &w->decoder;
 	if (!w->segment || w->past_to ||
 	    rec->payload_size < dec->format->size)
 		return;
@@ -262,11 +277,9 @@ static void walk_ring(struct walk *w)
 {
 	const struct gpd_flight_recorder *fr = w->dev->ring;
 	/* The oldest records may belong to a segment whose marker is gone. */
-	if (fr->n_segments) {
-		const struct gpd_ring_segment *oldest =
-			&fr->segments[fr->first_segment];
-		begin_segment(w, oldest, oldest->start < fr->head);
-	}
+	const struct gpd_ring_segment *oldest = fr->n_segments ?
+		&fr->segments[fr->first_segment] : NULL;
+	begin_segment(w, oldest, oldest && oldest->start < fr->head);
 	uint64_t pos = fr->head;
 	struct gpm_oa_record rec;
 	while (!w->failed && gpd_flight_recorder_next(fr, &pos, &rec)) {

@@ -97,7 +97,7 @@ static double ring_alone(const unsigned char *records, size_t len,
 		uint64_t ts = 0;
 		double t0 = now_s();
 		gpd_flight_recorder_begin_segment(&fr, "RenderBasic", "guid", 3,
-						  PERIOD_NS);
+						  PERIOD_NS, NULL, 0);
 		gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915, 256, records,
 					  len);
 		while (gpm_oa_record_next(&rd, &rec) > 0) {

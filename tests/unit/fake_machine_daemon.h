@@ -119,6 +119,7 @@ struct collector {
 	unsigned stop_after;
 	uint32_t reports[COLLECTOR_FRAMES];
 	uint64_t gpu_start[COLLECTOR_FRAMES], gpu_end[COLLECTOR_FRAMES];
+	uint64_t cpu_start[COLLECTOR_FRAMES], cpu_end[COLLECTOR_FRAMES];
 	size_t n_values;
 	struct gpm_value values[COLLECTOR_FRAMES][COLLECTOR_VALUES];
 	uint64_t lost_reports, buffers_lost;
@@ -141,6 +142,8 @@ static inline void collector_on_frame(void *user, const struct gpd_frame *f)
 		c->reports[c->frames] = f->reports;
 		c->gpu_start[c->frames] = f->gpu_start_ns;
 		c->gpu_end[c->frames] = f->gpu_end_ns;
+		c->cpu_start[c->frames] = f->cpu_start_ns;
+		c->cpu_end[c->frames] = f->cpu_end_ns;
 		c->set[c->frames] = c->sub->device->set->symbol_name;
 		c->n_values = f->n_values < COLLECTOR_VALUES ? f->n_values
 							     : COLLECTOR_VALUES;

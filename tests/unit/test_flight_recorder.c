@@ -36,7 +36,8 @@ START_TEST(the_ring_keeps_the_newest_whole_records)
 	ck_assert_int_eq(gpd_flight_recorder_init(&fr, GPD_FLIGHT_RECORDER_MIN_BYTES + 5,
 						  1000), 0);
 	ck_assert_uint_eq(fr.capacity % 8, 0);
-	gpd_flight_recorder_begin_segment(&fr, "RenderBasic", "guid", 5, 1000);
+	gpd_flight_recorder_begin_segment(&fr, "RenderBasic", "guid", 5, 1000,
+					  NULL, 0);
 	const uint32_t n = 10000;
 	unsigned char r[264];
 	unsigned char lost[8] = { GPM_OA_RECORD_REPORT_LOST, 0, 0, 0, 0, 0, 8, 0 };
@@ -85,7 +86,7 @@ START_TEST(segments_go_with_their_records)
 	unsigned char r[264];
 	for (uint32_t s = 0; s < 3; s++) {
 		gpd_flight_recorder_begin_segment(&fr, s ? "ComputeBasic" : "RenderBasic",
-						  "guid", s, 1000);
+						  "guid", s, 1000, NULL, 0);
 		for (uint32_t i = 0; i < 400; i++) {
 			sample_record(r, i);
 			gpd_flight_recorder_append(&fr, r, sizeof(r));
@@ -105,7 +106,8 @@ START_TEST(segments_go_with_their_records)
 
 	/* A full table lets go of the oldest segment to describe a new one. */
 	for (unsigned s = 0; s < 2 * GPD_FLIGHT_RECORDER_MAX_SEGMENTS; s++) {
-		gpd_flight_recorder_begin_segment(&fr, "MemoryL3", "guid", 1, 1000);
+		gpd_flight_recorder_begin_segment(&fr, "MemoryL3", "guid", 1, 1000,
+						  NULL, 0);
 		sample_record(r, s);
 		gpd_flight_recorder_append(&fr, r, sizeof(r));
 		gpd_flight_recorder_end_segment(&fr);

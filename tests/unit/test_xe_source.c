@@ -15,8 +15,11 @@
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/recorder.h"
+#include "daemon/snapshot.h"
 #include "daemon/subscription_internal.h"
+#include "metrics/device.h"
 #include "metrics/metric_binding.h"
+#include "metrics/recording.h"
 #include "tests/unit/fake_machine_daemon.h"
 #include "tests/unit/test_util.h"
 
@@ -279,6 +282,111 @@ START_TEST(media_sets_stream_on_their_oam_unit)
 }
 END_TEST
 
+/*
+ * The flight recorder keeps a media set's segment with its own unit's
+ * clock and report format (the OAM unit's: 19.2 MHz and MPEC8u32 on
+ * MTL, where the render unit counts at 38.4 MHz in another format): its
+ * reports are read with that format, timed with that clock, and its
+ * recording's header says both, so that a reader decodes it.
+ */
+START_TEST(media_segments_keep_their_unit_clock_and_format)
+{
+	struct fixture fx;
+	struct collector c = { 0 }, r = { 0 };
+	struct gpd_error err = { 0 };
+	fixture_start_with(&fx, "xe", "mtlgt2", "i915", "");
+	struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
+	ck_assert_msg(gpd_device_keep_flight_recorder(dev, 16u << 20, &err) == 0,
+		      "%s", err.message);
+	struct gpd_stream_shape media, render;
+	ck_assert_int_eq(gpd_device_set_shape(dev, gpd_device_find_set(dev,
+				"MediaSet1"), &media, &err), 0);
+	ck_assert_int_eq(gpd_device_set_shape(dev, gpd_device_find_set(dev,
+				"RenderBasic"), &render, &err), 0);
+	ck_assert_uint_ne(media.timestamp_frequency, render.timestamp_frequency);
+	ck_assert_ptr_ne(media.format, render.format);
+
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &c, "MediaSet1", &err) == 0,
+		      "%s", err.message);
+	ck_assert_uint_ge(c.frames, 3);
+	gpd_unsubscribe(c.sub);
+	ck_assert_msg(fixture_stream_gpu_time(&fx, &r, "RenderBasic", &err) == 0,
+		      "%s", err.message);
+	struct gpd_snapshot snap;
+	ck_assert_msg(gpd_snapshot_take(dev, 1, 0, &snap, &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(snap.n_segments, 2);
+	const struct gpd_snapshot_segment *m = &snap.segments[0];
+	ck_assert_str_eq(m->metric_set, "MediaSet1");
+	ck_assert_str_eq(snap.segments[1].metric_set, "RenderBasic");
+	/* Exponent 13 on the OAM unit's clock (xe chose it for 1 ms). */
+	ck_assert_uint_eq(m->period_ns,
+			  gpd_exponent_to_ns_at(media.timestamp_frequency, 13));
+	/* Its reports reach as far as the media frames did: on the render
+	 * unit's faster clock they would end halfway. */
+	ck_assert_uint_gt(m->reports, 10);
+	ck_assert_msg(m->cpu_start_ns <= c.cpu_start[0] + m->period_ns &&
+		      m->cpu_end_ns + 2 * m->period_ns >= c.cpu_end[2],
+		      "the media segment's reports span %llu..%llu ns, its "
+		      "frames %llu..%llu", (unsigned long long)m->cpu_start_ns,
+		      (unsigned long long)m->cpu_end_ns,
+		      (unsigned long long)c.cpu_start[0],
+		      (unsigned long long)c.cpu_end[2]);
+
+	/* The headers say each segment's unit. */
+	for (size_t k = 0; k < snap.n_segments; k++) {
+		const struct gpd_stream_shape *shape = k ? &render : &media;
+		struct gpm_recording_reader *rd = malloc(sizeof(*rd));
+		struct gpm_recording_error rerr;
+		ck_assert_ptr_nonnull(rd);
+		ck_assert_msg(gpm_recording_reader_open_memory(rd,
+				snap.data + snap.segments[k].offset,
+				snap.segments[k].size, &rerr) == 0, "%s",
+			      rerr.message);
+		ck_assert_uint_eq(rd->info.oa_format, shape->format->i915_format);
+		ck_assert_uint_eq(rd->info.device.timestamp_frequency,
+				  shape->timestamp_frequency);
+		ck_assert_uint_eq(rd->info.report_size, shape->format->size);
+		/* The point after the last report is placed from the one
+		 * before by the unit's clock: their CPU times differ by
+		 * their ticks at that clock (points are in the command
+		 * streamer's ticks, as the unit relates to them). */
+		struct gpm_recording_record rec;
+		struct gpm_recording_correlation prev = { 0 }, last = { 0 };
+		unsigned points = 0;
+		for (;;) {
+			ck_assert_msg(gpm_recording_reader_next(rd, &rec, &rerr) == 0,
+				      "%s", rerr.message);
+			if (rec.kind == GPM_RECORDING_END)
+				break;
+			if (rec.kind == GPM_RECORDING_CORRELATION) {
+				prev = last;
+				last = rec.correlation;
+				points++;
+			}
+		}
+		ck_assert_uint_ge(points, 2);
+		struct gpm_device_info unit;
+		gpd_device_unit_info(dev, shape->timestamp_frequency, &unit);
+		uint64_t ticks = gpm_device_oa_ticks(&unit, last.gpu_timestamp) -
+				 gpm_device_oa_ticks(&unit, prev.gpu_timestamp);
+		uint64_t want = ticks * 1000000000ull / shape->timestamp_frequency;
+		uint64_t got = last.cpu_ns - prev.cpu_ns;
+		/* Within a tick: the points' ticks are rounded. */
+		uint64_t tick = 1000000000ull / shape->timestamp_frequency + 2;
+		ck_assert_msg(got + tick >= want && got <= want + tick,
+			      "segment %zu: %llu ticks after the point before, the "
+			      "last point is %llu ns later, not %llu", k,
+			      (unsigned long long)ticks, (unsigned long long)got,
+			      (unsigned long long)want);
+		gpm_recording_reader_close(rd);
+		free(rd);
+	}
+	gpd_snapshot_free(&snap);
+	fixture_finish(&fx, &r);
+}
+END_TEST
+
 START_TEST(refusals_are_words)
 {
 	struct fixture fx;
@@ -318,6 +426,7 @@ static Suite *xe_source_suite(void)
 	tcase_add_test(tc, dg2_recordings_correlate_with_the_cs_clock);
 	tcase_add_test(tc, refusals_are_words);
 	tcase_add_test(tc, media_sets_stream_on_their_oam_unit);
+	tcase_add_test(tc, media_segments_keep_their_unit_clock_and_format);
 	suite_add_tcase(s, tc);
 	return s;
 }
