@@ -244,7 +244,8 @@ $(BUILD)/tests/daemon-proxy: tests/cli/daemon_proxy.c $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBPROTO) $(LDFLAGS) -lprotobuf-c
 
-# Writes recordings with known episodes of loss (tests/cli/test-trigger.sh).
+# Writes recordings with known episodes of loss and of GpuBusy
+# (tests/cli/test-trigger.sh, tests/integration/test-daemon-triggers.sh).
 $(BUILD)/tests/episodes-recording: tests/cli/episodes_recording.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)

@@ -1,7 +1,8 @@
 #!/bin/sh
-# gpuperf trigger: on a replayed recording with known episodes of loss it
-# fires exactly once per episode, rearming as the expression says, and
-# saves a readable snapshot around each; on the simulated GPU kept
+# gpuperf trigger: on replayed recordings with known episodes, of loss and
+# of GpuBusy, it fires exactly once per episode, rearming as the
+# expression says (its `for`, `hysteresis` and `rearm`), and saves a
+# readable snapshot around each; on the simulated GPU kept
 # streaming, a snapshot spans --before and --after its firing; bad
 # expressions are refused with the column, bad arguments and devices
 # without a flight recorder with words.
@@ -44,6 +45,46 @@ episodes() {
 }
 episodes rearmed 'lost > 0 rearm 500ms' 3
 episodes each 'lost > 0' 4
+
+# GpuBusy 20 % but for episodes of 98 %: 0.5-0.9 s (dipping to 93 % at
+# 0.70-0.75 s), 1.5-1.7 s, 2.50-2.55 s (50 ms) and 3.0-3.3 s of 4 s.
+"$build/tests/episodes-recording" "$shared/intel-metrics/i915" \
+	"$tmp/busy.i915perf" 4 busy:500-900=98 busy:700-750=93 \
+	busy:1500-1700=98 busy:2500-2550=98 busy:3000-3300=98
+
+# busy NAME EXPR COUNT: as episodes, on the GpuBusy recording; each
+# snapshot holds a window of its episode (GpuBusy over 95 %).
+busy() {
+	start "$1" -d "replay:$tmp/busy.i915perf" $M -l none \
+		--unix "$tmp/$1.sock" --linger 0 --flight-recorder 8Mi
+	mkdir "$tmp/$1"
+	run 0 trigger --unix "$tmp/$1.sock" --when "$2" --before 200ms \
+		--after 100ms -o "$tmp/$1"
+	expect err "device replay0's stream ended"
+	files=$(ls "$tmp/$1" | wc -l)
+	check "'$2' wrote $files snapshots for $3 episodes: $(cat "$tmp/err")" \
+		[ "$files" = "$3" ]
+	for f in $(cat "$tmp/out"); do
+		"$gpuperf" replay "$f" $M -c GpuBusy --interval 10ms \
+			--format csv >"$tmp/replay" 2>&1
+		top=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+				if ($i == "GpuBusy") c = i; next }
+			$c > m { m = $c } END { print m + 0 }' "$tmp/replay")
+		check "$(basename "$f") holds no window of its episode (GpuBusy at most $top)" \
+			awk -v top="$top" 'BEGIN { exit !(top > 95) }'
+	done
+	stop "$1"
+}
+# The dip clears the condition for five windows: the first episode fires
+# twice.
+busy busy_dipped 'GpuBusy > 95' 5
+# Past the threshold by 5 to clear, the dip to 93 % does not.
+busy busy_hysteresis 'GpuBusy > 95 hysteresis 5' 4
+# Held for 100 ms: not the 50 ms episode.
+busy busy_held 'GpuBusy > 95 for 100ms hysteresis 5' 3
+# Cleared for 500 ms to fire again: not the dip, nor the last episode,
+# 450 ms after the one before.
+busy busy_rearmed 'GpuBusy > 95 rearm 500ms' 3
 
 # ---- the sim kept streaming: the snapshot spans before and after
 start daemon -d sim:tglgt2 $M -l none --unix "$tmp/sock" --linger 0 \
