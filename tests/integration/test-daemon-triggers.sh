@@ -1,6 +1,6 @@
 #!/bin/sh
-# gpuperfd's own triggers (--trigger): on a replayed recording with known
-# episodes of loss each fires once per episode and saves a readable
+# gpuperfd's own triggers (--trigger): on replayed recordings with known
+# episodes of loss and of GpuBusy each fires once per episode and saves a readable
 # snapshot into --trigger-dir; the directory's cap holds, the oldest files
 # going first, and a snapshot larger than the cap is not written; clients
 # of the device are told as events; /metrics counts firings, saves,
@@ -53,6 +53,24 @@ for f in $files; do
 		grep -q "RenderBasic" "$tmp/replay"
 done
 stop capped
+
+# ---- episodes of a counter: GpuBusy 20 % but 98 % at 0.5-0.9 s (dipping
+# to 93 % at 0.70-0.75 s), 1.5-1.7 s, 2.50-2.55 s and 3.0-3.3 s; with a
+# hysteresis of 5 the dip does not clear it: one firing an episode.
+"$build/tests/episodes-recording" "$shared/intel-metrics/i915" \
+	"$tmp/busy.i915perf" 4 busy:500-900=98 busy:700-750=93 \
+	busy:1500-1700=98 busy:2500-2550=98 busy:3000-3300=98
+mkdir "$tmp/busy"
+start busy -d "replay:$tmp/busy.i915perf" $M -l none \
+	--unix "$tmp/busy.sock" --linger 0 --flight-recorder 8Mi \
+	--trigger 'GpuBusy > 95 hysteresis 5' --trigger-dir "$tmp/busy" $T
+check "the replay did not end" \
+	wait_for busy.log "the replay reached the end" 30 "$busy_pid"
+check "the fourth episode was not saved" \
+	wait_for busy.log "fired (4); saved" 10 "$busy_pid"
+check "'GpuBusy > 95 hysteresis 5' fired $(grep -c 'fired (' "$tmp/busy.log") times for 4 episodes" \
+	[ "$(grep -c "fired (" "$tmp/busy.log")" = 4 ]
+stop busy
 
 # ---- a snapshot larger than the whole cap is not written, and that is said
 mkdir "$tmp/small"
