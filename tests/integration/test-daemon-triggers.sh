@@ -161,8 +161,11 @@ stop failed
 # go: meanwhile the daemon answers a client and keeps streaming to one.
 mkdir "$tmp/held"
 mkfifo "$tmp/gate"
-start_command held env LD_PRELOAD="$build/tests/libhold-open.so" \
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+# Under SAN=1 the sanitizer's runtime goes first.
+hold="$(cd "$build/tests" && pwd)/libhold-open.so"
+asan=$(ldd "$gpuperfd" | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && hold="$asan $hold"
+start_command held env LD_PRELOAD="$hold" \
 	GPM_HOLD_GATE="$tmp/gate" GPM_HOLD_SUFFIX=.i915perf.part \
 	"$gpuperfd" --allow-root -d "replay:$tmp/episodes.i915perf,loop" $M \
 	-l none --unix "$tmp/held.sock" --linger 0 --flight-recorder 8Mi \
