@@ -141,9 +141,13 @@ check "vcs0 is not 25% busy, vcs1 idle" last_has "$f" \
 	 ([.engines[] | select(.name == "vcs0") | (.busy_ratio - 0.25 | fabs) < 0.002] | all)'
 check "the engines are not those of the PMU's events" last_has "$f" \
 	'[.engines[].name] == ["bcs0", "rcs0", "vcs0", "vcs1", "vecs0"]'
-check "the clocks are not 1100/1200 MHz" last_has "$f" \
-	'(.actual_frequency_hertz - 1.1e9 | fabs) < 3e6 and
-	 (.requested_frequency_hertz - 1.2e9 | fabs) < 3e6 and
+# i915 reads its frequency counters whole MHz x s (__i915_pmu_event_read(),
+# Linux 6.8: the MHz x us sum divided by USEC_PER_SEC): each read may be
+# short by up to one, 1 MHz x s in a 300 ms window is 3.3 MHz, and a
+# window a loaded machine shortens to 200 ms makes that 5 MHz.
+check "the clocks are not 1100/1200 MHz: $(tail -1 "$f" | jq -c '[.actual_frequency_hertz, .requested_frequency_hertz]')" last_has "$f" \
+	'(.actual_frequency_hertz - 1.1e9 | fabs) < 6e6 and
+	 (.requested_frequency_hertz - 1.2e9 | fabs) < 6e6 and
 	 .min_frequency_hertz == 3e8 and .max_frequency_hertz == 1.35e9'
 check "RC6 is not 20%" last_has "$f" '(.rc6_ratio - 0.2 | fabs) < 0.002'
 # Power is energy over the reading's own clock, not the PMU's enabled
@@ -158,8 +162,8 @@ control busy.rcs0=0.5 actual_mhz=1100 requested_mhz=1200 rc6=0.2 \
 run 0 top --unix "$tmp/i915.sock" -i 300ms --duration 1300ms --format ndjson
 check "a late PMU read skewed the clocks or RC6: $(tail -2 "$tmp/out")" \
 	eval "tail -n +2 \"$tmp/out\" | jq -s -e 'length >= 2 and all(.[];
-	 (.actual_frequency_hertz - 1.1e9 | fabs) < 3e6 and
-	 (.requested_frequency_hertz - 1.2e9 | fabs) < 3e6 and
+	 (.actual_frequency_hertz - 1.1e9 | fabs) < 6e6 and
+	 (.requested_frequency_hertz - 1.2e9 | fabs) < 6e6 and
 	 (.rc6_ratio - 0.2 | fabs) < 0.002)' >/dev/null"
 expect i915.requests "perf_event_open type=39 config=0x4 group=-1"
 
@@ -291,7 +295,7 @@ machine wrap i915:tglgt2 "$i915_metrics"
 run 0 top --unix "$tmp/wrap.sock" -i 300ms --duration 1100ms --format ndjson
 check "wrapping counters gave other values: $(tail -1 "$tmp/out")" last_has "$tmp/out" \
 	'(.engines[] | select(.name == "rcs0") | (.busy_ratio - 0.5 | fabs) < 0.002) and
-	 (.actual_frequency_hertz - 1.1e9 | fabs) < 3e6 and (.rc6_ratio - 0.2 | fabs) < 0.002 and
+	 (.actual_frequency_hertz - 1.1e9 | fabs) < 6e6 and (.rc6_ratio - 0.2 | fabs) < 0.002 and
 	 (.power_watts - 7.5 | fabs) < 0.25'
 
 # ---- a /proc that hides other users' processes (no pid 1): partial
