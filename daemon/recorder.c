@@ -465,6 +465,10 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 		.counters = trace ? req->counters : NULL,
 		.n_counters = trace ? req->n_counters : 0,
 		.role = req->role,
+		.budget = req->budget,
+		.no_frames = true,
+		.own_window_ns = !trace ? 0 : req->window_ns ? req->window_ns :
+				 GPD_RECORDER_DEFAULT_WINDOW_NS,
 	};
 	ret = gpd_subscribe(devices, &sreq, &recorder_sub_ops, r, &r->sub, err);
 	if (ret) {

@@ -75,6 +75,10 @@ struct gpd_recorder_request {
 	uint64_t usage_interval_ns;
 	bool no_usage;
 	enum gpd_recorder_processes processes;
+	/* The connection's evaluation budget, which a Perfetto trace's
+	 * windows are counted in (an IGT recording evaluates nothing);
+	 * NULL: none. */
+	struct gpd_evaluation_budget *budget;
 };
 
 /* A recording limit below this leaves no room for the file's header

@@ -370,6 +370,49 @@ static void free_counters(struct gpd_subscription *sub)
 	sub->n_counters = 0;
 }
 
+/* The counters of set that sub asked for (every available one, without a
+ * list), each once, in the order asked, into index when not NULL. A
+ * counter asked twice is computed and sent once: copies would only
+ * multiply the work and the frames' bytes. *missing: the first asked
+ * that the set lacks or the device cannot count, else -1. The count, or
+ * -ENOMEM. */
+static long pick_counters(const struct gpd_subscription *sub,
+			  const struct gpm_metric_set *set,
+			  const struct gpm_binding *binding, unsigned *index,
+			  long *missing)
+{
+	long n = 0;
+	*missing = -1;
+	if (!sub->requested) {
+		for (size_t i = 0; i < set->n_counters; i++)
+			if (binding->available[i] && index)
+				index[n++] = (unsigned)i;
+			else if (binding->available[i])
+				n++;
+		return n;
+	}
+	bool *taken = calloc(set->n_counters ? set->n_counters : 1,
+			     sizeof(*taken));
+	if (!taken)
+		return -ENOMEM;
+	for (size_t i = 0; i < sub->n_requested; i++) {
+		int c = gpm_metric_set_lookup_counter(set, sub->requested[i]);
+		if (c < 0 || !binding->available[c]) {
+			if (*missing < 0)
+				*missing = (long)i;
+			continue;
+		}
+		if (taken[c])
+			continue;
+		taken[c] = true;
+		if (index)
+			index[n] = (unsigned)c;
+		n++;
+	}
+	free(taken);
+	return n;
+}
+
 /* Resolves the requested symbols (or all available counters) against set,
  * bound to the device as binding. A symbol the set lacks is an error when
  * asked; after a reconfiguration it is just dropped. */
@@ -386,56 +429,64 @@ static int resolve_counters(struct gpd_subscription *sub,
 	sub->set_values = calloc(set->n_counters ? set->n_counters : 1,
 				 sizeof(*sub->set_values));
 	sub->values = calloc(max ? max : 1, sizeof(*sub->values));
-	if (!sub->index || !sub->symbols || !sub->set_values || !sub->values) {
+	long missing;
+	long n = sub->index && sub->symbols && sub->set_values && sub->values ?
+		 pick_counters(sub, set, binding, sub->index, &missing) : -ENOMEM;
+	if (n < 0) {
 		free_counters(sub);
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
-	size_t n = 0;
-	if (!sub->requested) {
-		for (size_t i = 0; i < set->n_counters; i++)
-			if (binding->available[i])
-				sub->index[n++] = (unsigned)i;
-	} else {
-		/* A counter asked twice is computed and sent once: copies
-		 * would only multiply the work and the frames' bytes. */
-		bool *taken = calloc(set->n_counters ? set->n_counters : 1,
-				     sizeof(*taken));
-		if (!taken) {
-			free_counters(sub);
-			return gpd_fail(err, -ENOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < sub->n_requested; i++) {
-			int c = gpm_metric_set_lookup_counter(set,
-							      sub->requested[i]);
-			if (c >= 0 && binding->available[c] && taken[c])
-				continue;
-			if (c < 0 || !binding->available[c]) {
-				if (!strict)
-					continue;
-				const char *close = c < 0 ?
-					gpm_metric_set_closest_counter(set,
-						sub->requested[i]) : NULL;
-				free(taken);
-				free_counters(sub);
-				return gpd_fail(err, -ENOENT,
-					    "metric set %s has no counter '%s'%s; "
-					    "%s%s%slist them with 'gpuperf counters "
-					    "%s'", set->symbol_name,
-					    sub->requested[i],
-					    c >= 0 ? " on this device" : "",
-					    close ? "did you mean " : "",
-					    close ? close : "", close ? "? " : "",
-					    set->symbol_name);
-			}
-			taken[c] = true;
-			sub->index[n++] = (unsigned)c;
-		}
-		free(taken);
+	if (strict && missing >= 0) {
+		const char *symbol = sub->requested[missing];
+		int c = gpm_metric_set_lookup_counter(set, symbol);
+		const char *close = c < 0 ?
+			gpm_metric_set_closest_counter(set, symbol) : NULL;
+		free_counters(sub);
+		return gpd_fail(err, -ENOENT,
+			    "metric set %s has no counter '%s'%s; "
+			    "%s%s%slist them with 'gpuperf counters %s'",
+			    set->symbol_name, symbol,
+			    c >= 0 ? " on this device" : "",
+			    close ? "did you mean " : "",
+			    close ? close : "", close ? "? " : "",
+			    set->symbol_name);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (long i = 0; i < n; i++)
 		sub->symbols[i] = set->counters[sub->index[i]].symbol_name;
-	sub->n_counters = n;
+	sub->n_counters = (size_t)n;
 	return 0;
+}
+
+/* What a subscription costs (see gpd_subscription_evaluations) with
+ * n_counters values of a set of n_steps equations sampled every
+ * period_ns. */
+struct cost {
+	uint64_t evaluations, rows, windows;
+};
+
+static struct cost cost_at(const struct gpd_subscription *sub, size_t n_steps,
+			   size_t n_counters, uint64_t period_ns)
+{
+	struct cost c = {
+		.rows = sub->per_context ? 1 + GPD_EVALUATION_CONTEXT_ROWS : 1,
+	};
+	uint64_t window = sub->no_frames ? sub->own_window_ns : sub->window_ns;
+	if (window && window < period_ns)
+		window = period_ns;
+	if (window)
+		c.windows = (1000000000ull + window - 1) / window;
+	else
+		c.windows = sub->no_frames ? 0 : 1;
+	c.evaluations = c.rows * (n_steps + n_counters) * c.windows;
+	return c;
+}
+
+/* sub costs evaluations from now on, in its connection's budget. */
+static void charge(struct gpd_subscription *sub, uint64_t evaluations)
+{
+	if (sub->budget)
+		sub->budget->used += evaluations - sub->evaluations;
+	sub->evaluations = evaluations;
 }
 
 /* The device now runs another set: re-resolve the counters. */
@@ -447,12 +498,16 @@ static int rebind(struct gpd_subscription *sub)
 	window_reset(&sub->mark);
 	sub->mark_state = GPD_MARK_IDLE;
 	sub->deadline = 0;
-	return resolve_counters(sub, sub->device->set, sub->device->binding,
-				false, &err);
+	const struct gpd_device *dev = sub->device;
+	int ret = resolve_counters(sub, dev->set, dev->binding, false, &err);
+	charge(sub, cost_at(sub, dev->binding->n_steps, sub->n_counters,
+			    gpd_device_period_ns(dev, dev->exponent)).evaluations);
+	return ret;
 }
 
 static void free_subscription(struct gpd_subscription *sub)
 {
+	charge(sub, 0);
 	for (size_t i = 0; i < sub->n_requested; i++)
 		free(sub->requested[i]);
 	free(sub->requested);
@@ -694,30 +749,87 @@ static int resolve_set_and_period(struct gpd_device *dev, const char *name,
 	return keep_to_floor(dev, freq, period_ns, exponent, err);
 }
 
-/* Counts what sub costs at exponent (see gpd_subscription_evaluations)
- * and refuses it over max (0: no limit). */
-static int check_evaluations(struct gpd_subscription *sub,
-			     const struct gpm_binding *binding, unsigned exponent,
-			     uint64_t max, struct gpd_error *err)
+/* Check, then act, for the evaluation budgets: what every subscription
+ * of dev would cost with set sampled at exponent, and what joining (a
+ * subscription not yet on the device, its counters resolved) costs, each
+ * against its connection's budget, all before anything changes. asking:
+ * the budget of the connection that asks. *joining_cost: what joining
+ * costs. */
+static int check_budgets(struct gpd_device *dev,
+			 const struct gpm_metric_set *set, unsigned exponent,
+			 const struct gpd_subscription *joining,
+			 const struct gpd_evaluation_budget *asking,
+			 uint64_t *joining_cost, struct gpd_error *err)
 {
-	uint64_t period = gpd_exponent_to_ns_at(sub->ticks_frequency, exponent);
-	uint64_t window = sub->window_ns > period ? sub->window_ns : period;
-	uint64_t windows = sub->window_ns ? (1000000000ull + window - 1) / window
-					  : 1;
-	uint64_t rows = sub->per_context ? 1 + GPD_EVALUATION_CONTEXT_ROWS : 1;
-	uint64_t per_window = binding->n_steps + sub->n_counters;
-	sub->evaluations = rows * per_window * windows;
-	if (!max || sub->evaluations <= max)
-		return 0;
-	return gpd_fail(err, -ENOBUFS,
-		    "%llu counter evaluations a second (%zu equations + %zu "
-		    "values, x%llu rows, x%llu windows) is over the %llu this "
-		    "connection has left (--max-evaluations): ask for fewer "
-		    "counters or longer windows%s, or unsubscribe one",
-		    (unsigned long long)sub->evaluations, binding->n_steps,
-		    sub->n_counters, (unsigned long long)rows,
-		    (unsigned long long)windows, (unsigned long long)max,
-		    sub->per_context ? ", no per-context rows" : "");
+	const struct gpm_binding *binding = gpd_device_binding(dev, set);
+	if (!binding)
+		return gpd_fail(err, -ENOMEM, "out of memory binding %s",
+				set->symbol_name);
+	struct gpd_stream_shape shape;
+	int ret = gpd_device_set_shape(dev, set, &shape, err);
+	if (ret)
+		return ret;
+	uint64_t period = gpd_exponent_to_ns_at(shape.timestamp_frequency,
+						exponent);
+	struct gpd_device_subscriber *s;
+	for (s = dev->subscribers; s; s = s->next)
+		if (!s->dead && subscription_of(s)->budget)
+			subscription_of(s)->budget->checking =
+				subscription_of(s)->budget->used;
+	if (joining && joining->budget)
+		joining->budget->checking = joining->budget->used;
+	for (s = dev->subscribers; s; s = s->next) {
+		struct gpd_subscription *sub = subscription_of(s);
+		if (s->dead || !sub->budget)
+			continue;
+		long missing, n = sub->set == set ? (long)sub->n_counters :
+			pick_counters(sub, set, binding, NULL, &missing);
+		if (n < 0)
+			return gpd_fail(err, -ENOMEM, "out of memory");
+		struct cost c = cost_at(sub, binding->n_steps, (size_t)n, period);
+		sub->budget->checking += c.evaluations;
+		sub->budget->checking -= sub->evaluations;
+	}
+	if (joining) {
+		struct cost c = cost_at(joining, binding->n_steps,
+					joining->n_counters, period);
+		*joining_cost = c.evaluations;
+		struct gpd_evaluation_budget *b = joining->budget;
+		if (b && b->max && b->checking + c.evaluations > b->max) {
+			uint64_t left = b->max > b->checking ?
+					b->max - b->checking : 0;
+			return gpd_fail(err, -ENOBUFS,
+				    "%llu counter evaluations a second (%zu "
+				    "equations + %zu values, x%llu rows, x%llu "
+				    "windows) is over the %llu this connection "
+				    "has left (--max-evaluations): ask for fewer "
+				    "counters or longer windows%s, or unsubscribe "
+				    "one", (unsigned long long)c.evaluations,
+				    binding->n_steps, joining->n_counters,
+				    (unsigned long long)c.rows,
+				    (unsigned long long)c.windows,
+				    (unsigned long long)left,
+				    joining->per_context ?
+				    ", no per-context rows" : "");
+		}
+	}
+	for (s = dev->subscribers; s; s = s->next) {
+		const struct gpd_evaluation_budget *b = subscription_of(s)->budget;
+		if (s->dead || !b || !b->max || b->checking <= b->max)
+			continue;
+		return gpd_fail(err, -ENOBUFS,
+			    "device %s running %s sampled every %llu ns would "
+			    "cost the subscriptions of %s %llu counter "
+			    "evaluations a second, over its %llu "
+			    "(--max-evaluations): ask for a longer period or "
+			    "another set, or unsubscribe those first",
+			    dev->source->name, set->symbol_name,
+			    (unsigned long long)period,
+			    b == asking ? "this connection" : "another connection",
+			    (unsigned long long)b->checking,
+			    (unsigned long long)b->max);
+	}
+	return 0;
 }
 
 int gpd_subscribe(const struct gpd_device_registry *devices,
@@ -760,6 +872,9 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	sub->per_context = req->per_context;
 	sub->window_ns = req->window_ns;
 	sub->duration_ns = req->duration_ns;
+	sub->budget = req->budget;
+	sub->no_frames = req->no_frames;
+	sub->own_window_ns = req->own_window_ns;
 	count_in_ticks(sub);
 	if (req->counters) {
 		sub->requested = calloc(req->n_counters ? req->n_counters : 1,
@@ -803,9 +918,10 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 			       set->symbol_name);
 	if (!ret)
 		ret = resolve_counters(sub, set, binding, true, err);
+	uint64_t cost = 0;
 	if (!ret)
-		ret = check_evaluations(sub, binding, exponent, req->max_evaluations,
-					err);
+		ret = check_budgets(dev, set, exponent, sub, req->budget, &cost,
+				    err);
 	if (ret) {
 		free_subscription(sub);
 		return ret;
@@ -828,13 +944,19 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 			announce_config(dev);
 	}
 	gpd_device_add_subscriber(dev, &sub->base);
+	charge(sub, cost);
 	*out = sub;
 	return 0;
 }
 
 void gpd_unsubscribe(struct gpd_subscription *sub)
 {
-	if (!sub || sub->base.dead)
+	if (!sub)
+		return;
+	/* Its connection may go before the device lets go of it. */
+	charge(sub, 0);
+	sub->budget = NULL;
+	if (sub->base.dead)
 		return;
 	gpd_device_drop_subscriber(sub->device, &sub->base);
 }
@@ -861,6 +983,9 @@ int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
 			    dev->source->fixed_metric_set, set->symbol_name);
 	if (dev->open && dev->set == set && dev->exponent == exponent)
 		return 0;
+	ret = check_budgets(dev, set, exponent, NULL, sub->budget, NULL, err);
+	if (ret)
+		return ret;
 	struct gpd_device_context ctx = {
 		.fd = dev->ctx_fd, .handle = dev->ctx_handle,
 	};

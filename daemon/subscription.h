@@ -38,6 +38,18 @@ enum gpd_role {
 	GPD_ROLE_CONTROLLER,
 };
 
+/* What the subscriptions of one connection may cost together, in counter
+ * evaluations a second (gpd_subscription_evaluations()). Its owner keeps
+ * it while any of them lives; every change of what they cost, by their
+ * own requests or by a configuration someone else asks for, is checked
+ * against max before the device changes. */
+struct gpd_evaluation_budget {
+	uint64_t max;                   /* 0: no limit */
+	uint64_t used;                  /* what its subscriptions cost now */
+	uint64_t checking;              /* scratch: used, as a check would
+					 * leave it */
+};
+
 struct gpd_subscribe_request {
 	const char *device;             /* device name; NULL = the first */
 	const char *metric_set;         /* symbol or guid; NULL = current/default */
@@ -64,9 +76,13 @@ struct gpd_subscribe_request {
 	/* Kept by the daemon for itself: it follows what runs, and the
 	 * others_left callback says when only such subscribers are left. */
 	bool passive;
-	/* Counter evaluations a second this subscription may cost
-	 * (gpd_subscription_evaluations()); 0: no limit. */
-	uint64_t max_evaluations;
+	/* The connection's budget it is counted in; NULL: none. */
+	struct gpd_evaluation_budget *budget;
+	/* A subscriber that takes no frames (a recording) but evaluates the
+	 * counters itself every own_window_ns (a Perfetto trace's windows),
+	 * for the budget; 0: it evaluates none. */
+	bool no_frames;
+	uint64_t own_window_ns;
 };
 
 /* Per-context frames are counted as this many rows besides the window's
@@ -136,7 +152,9 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 void gpd_unsubscribe(struct gpd_subscription *sub);
 
 /* Changes the device's metric set and/or sampling period (0 / NULL keep
- * the current one). Controllers only. */
+ * the current one). Controllers only. Refused, changing nothing, when
+ * what any subscription of the device would cost then is over its
+ * connection's budget. */
 int gpd_reconfigure(struct gpd_subscription *sub, const char *metric_set,
 		    uint64_t sampling_period_ns, struct gpd_error *err);
 
@@ -149,7 +167,8 @@ int gpd_mark_end(struct gpd_subscription *sub, struct gpd_error *err);
  * equation of its set (counters refer to each other) and every value its
  * frames carry, each window, for the window and its context rows. A
  * window shorter than the sampling period counts as one a period; frames
- * at marks only, as one a second. */
+ * at marks only, as one a second; a subscriber without frames, its own
+ * windows or nothing (see no_frames). */
 uint64_t gpd_subscription_evaluations(const struct gpd_subscription *sub);
 
 /* What a subscription receives: its counters, in frame order (each once:

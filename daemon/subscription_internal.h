@@ -55,6 +55,9 @@ struct gpd_subscription {
 	const char **symbols;
 	size_t n_counters;
 	uint64_t evaluations;           /* a second: see subscription.h */
+	struct gpd_evaluation_budget *budget;   /* it is counted in; or NULL */
+	bool no_frames;
+	uint64_t own_window_ns;
 
 	bool ctx_filter;
 	uint32_t ctx_id;

@@ -308,6 +308,7 @@ int gpd_session_create(struct gpd_server *server,
 	s->next_sub_id = 1;
 	s->next_recording_id = 1;
 	s->next_snapshot_id = 1;
+	s->evaluations.max = server->options.max_evaluations;
 	gpd_send_queue_init(&s->queue, transport->headroom,
 			    server->options.queue_frames, SIZE_MAX);
 	gpd_rate_limit_init(&s->rate, server->options.max_requests_per_second,

@@ -98,7 +98,9 @@ struct gpd_session {
 	struct gpd_session_sub *subs;
 	struct gpd_session_usage *usage;        /* usage subscriptions */
 	unsigned n_subs;                        /* both kinds */
-	uint64_t evaluations;                   /* a second, of subs */
+	/* Counter evaluations a second, of its subscriptions and
+	 * recordings (--max-evaluations). */
+	struct gpd_evaluation_budget evaluations;
 	uint32_t next_sub_id;
 	struct gpd_session_recording *recordings;
 	unsigned n_recordings;

@@ -48,7 +48,6 @@ void gpd_session_sub_free(struct gpd_session_sub *ss)
 		if (*p == ss) {
 			*p = ss->next;
 			s->n_subs--;
-			s->evaluations -= gpd_subscription_evaluations(ss->sub);
 			break;
 		}
 	}
@@ -180,9 +179,7 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		.per_context = r->per_context,
 		.duration_ns = r->duration_ns,
 		.role = s->role,
-		/* Never 0, which would be no limit. */
-		.max_evaluations = s->server->options.max_evaluations > s->evaluations ?
-				   s->server->options.max_evaluations - s->evaluations : 1,
+		.budget = &s->evaluations,
 	};
 	struct gpd_error err = { 0 };
 	if (gpd_subscribe(s->server->devices, &req, &gpd_session_sub_ops, ss,
@@ -197,7 +194,6 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 	ss->next = s->subs;
 	s->subs = ss;
 	s->n_subs++;
-	s->evaluations += gpd_subscription_evaluations(ss->sub);
 
 	const char *const *symbols;
 	size_t n = gpd_subscription_counters(ss->sub, &symbols);
@@ -361,6 +357,7 @@ static void handle_start_recording(struct gpd_session *s,
 		.usage_interval_ns = r->usage_interval_ns,
 		.no_usage = r->no_usage,
 		.processes = recorder_processes(s),
+		.budget = &s->evaluations,
 	};
 	struct gpd_error err = { 0 };
 	if (gpd_recorder_start(s->server->devices, &req,

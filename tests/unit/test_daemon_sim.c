@@ -506,13 +506,14 @@ START_TEST(duplicates_are_sent_once_and_evaluations_are_budgeted)
 		copies[i] = i % 2 ? "GpuTime" : "gputime";
 	struct collector c = { .stop_after = 2 }, greedy = { 0 };
 	struct gpd_error err;
+	struct gpd_evaluation_budget budget = { .max = 1000000 };
 	struct gpd_subscribe_request req = {
 		.metric_set = "RenderBasic",
 		.window_ns = 20000000,
 		.counters = copies,
 		.n_counters = 4096,
 		.role = GPD_ROLE_CONTROLLER,
-		.max_evaluations = 1000000,
+		.budget = &budget,
 	};
 	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
 	const char *const *symbols;
@@ -532,14 +533,105 @@ START_TEST(duplicates_are_sent_once_and_evaluations_are_budgeted)
 	req.n_counters = 0;
 	req.window_ns = 1000000;
 	req.per_context = true;
-	req.max_evaluations = 100000;
+	struct gpd_evaluation_budget small = { .max = 100000 };
+	req.budget = &small;
 	ck_assert_int_eq(subscribe(&fx, &greedy, req, &err), -ENOBUFS);
 	ck_assert_msg(strstr(err.message, "--max-evaluations") &&
 		      strstr(err.message, "100000"), "%s", err.message);
 	ck_assert_str_eq(dev->set->symbol_name, "RenderBasic");
 	ck_assert_uint_eq(c.events, 0);
 	ck_assert_uint_eq(dev->n_subscribers, 1);
+	ck_assert_uint_eq(small.used, 0);
+	ck_assert_uint_eq(budget.used, gpd_subscription_evaluations(c.sub));
 	gpd_unsubscribe(c.sub);
+	ck_assert_uint_eq(budget.used, 0);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* Check, then act, for the evaluation budget: a configuration someone
+ * asks for (a Reconfigure, or a controller's Subscribe that moves the
+ * device) is refused when it would put any connection's subscriptions
+ * over its budget; nothing changes then. A change that fits is counted
+ * in every budget it moved. */
+START_TEST(a_configuration_over_anyones_budget_changes_nothing)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector a = { 0 }, b = { 0 }, c = { 0 };
+	struct gpd_error err;
+	/* a: a controller, with room to spare; b: windows shorter than the
+	 * period, every counter, its budget full. */
+	struct gpd_evaluation_budget a_budget = { .max = 1000000000 };
+	struct gpd_evaluation_budget b_budget = { .max = 1000000000 };
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 1000000,
+		.window_ns = 20000000,
+		.role = GPD_ROLE_CONTROLLER,
+		.budget = &a_budget,
+	};
+	ck_assert_msg(subscribe(&fx, &a, req, &err) == 0, "%s", err.message);
+	req.role = GPD_ROLE_VIEWER;
+	req.sampling_period_ns = 0;
+	req.window_ns = 100000;
+	req.budget = &b_budget;
+	ck_assert_msg(subscribe(&fx, &b, req, &err) == 0, "%s", err.message);
+	const struct gpd_device *dev = a.sub->device;
+	uint64_t b_cost = gpd_subscription_evaluations(b.sub);
+	ck_assert_uint_eq(b_budget.used, b_cost);
+	b_budget.max = b_cost;
+	unsigned exponent = dev->exponent;
+	fixture_run(&fx, 50);
+
+	/* Sampled 8 times as fast, b's windows come 8 times as often. */
+	ck_assert_int_eq(gpd_reconfigure(a.sub, NULL, 125000, &err), -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "another connection") &&
+		      strstr(err.message, "--max-evaluations"), "%s", err.message);
+	ck_assert_uint_eq(dev->exponent, exponent);
+	ck_assert_uint_eq(a.events + b.events, 0);
+	ck_assert_uint_eq(b_budget.used, b_cost);
+	ck_assert_uint_eq(gpd_subscription_evaluations(b.sub), b_cost);
+
+	/* A controller's Subscribe that would move the device so. */
+	struct gpd_evaluation_budget c_budget = { .max = 1000000000 };
+	req.role = GPD_ROLE_CONTROLLER;
+	req.sampling_period_ns = 125000;
+	req.window_ns = 20000000;
+	req.budget = &c_budget;
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "another connection"), "%s",
+		      err.message);
+	ck_assert_ptr_null(c.sub);
+	ck_assert_uint_eq(dev->exponent, exponent);
+	ck_assert_uint_eq(a.events + b.events, 0);
+	ck_assert_uint_eq(c_budget.used, 0);
+
+	/* The asker's own other subscriptions are checked too. */
+	struct collector a2 = { 0 };
+	req.role = GPD_ROLE_CONTROLLER;
+	req.sampling_period_ns = 0;
+	req.window_ns = 100000;
+	req.budget = &a_budget;
+	ck_assert_msg(subscribe(&fx, &a2, req, &err) == 0, "%s", err.message);
+	a_budget.max = a_budget.used;
+	b_budget.max = 1000000000;
+	ck_assert_int_eq(gpd_reconfigure(a.sub, NULL, 125000, &err), -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "this connection"), "%s", err.message);
+	ck_assert_uint_eq(dev->exponent, exponent);
+	gpd_unsubscribe(a2.sub);
+
+	/* With room, the change is made and counted where it moved. */
+	ck_assert_int_eq(gpd_reconfigure(a.sub, NULL, 125000, &err), 0);
+	ck_assert_uint_gt(gpd_subscription_evaluations(b.sub), b_cost);
+	ck_assert_uint_eq(b_budget.used, gpd_subscription_evaluations(b.sub));
+	ck_assert_uint_eq(a_budget.used, gpd_subscription_evaluations(a.sub));
+	ck_assert_int_eq(gpd_reconfigure(a.sub, "ComputeBasic", 0, &err), 0);
+	ck_assert_uint_eq(b_budget.used, gpd_subscription_evaluations(b.sub));
+	ck_assert_uint_eq(a_budget.used, gpd_subscription_evaluations(a.sub));
+	gpd_unsubscribe(a.sub);
+	gpd_unsubscribe(b.sub);
+	ck_assert_uint_eq(a_budget.used + b_budget.used, 0);
 	fixture_stop(&fx);
 }
 END_TEST
@@ -884,6 +976,53 @@ START_TEST(recordings_end_on_reconfiguration)
 	read_back(&k, &samples, &buffers_lost);
 	ck_assert_uint_eq(samples, k.reports);
 	gpd_unsubscribe(c.sub);
+	gpd_recorder_destroy(r);
+	free(k.data);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* A Perfetto recording evaluates its counters every window and is
+ * counted in its connection's budget; an IGT recording evaluates
+ * nothing and costs nothing. */
+START_TEST(recordings_are_counted_in_the_budget_when_they_evaluate)
+{
+	struct fixture fx;
+	struct recording_sink k = { 0 };
+	struct gpd_error err;
+	struct gpd_recorder *r = NULL;
+
+	fixture_start(&fx, 0);
+	k.daemon = &fx.daemon;
+	struct gpd_evaluation_budget budget = { .max = 1000 };
+	struct gpd_recorder_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.role = GPD_ROLE_CONTROLLER,
+		.format = GPD_RECORDING_PERFETTO,
+		.window_ns = 1000000,
+		.budget = &budget,
+	};
+	/* Every counter of the set, a thousand windows a second. */
+	ck_assert_int_eq(gpd_recorder_start(&fx.daemon.registry, &req, &sink_ops,
+					    &k, &r, &err), -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "--max-evaluations") &&
+		      strstr(err.message, "x1000 windows"), "%s", err.message);
+	ck_assert_ptr_null(r);
+	ck_assert_uint_eq(budget.used, 0);
+	budget.max = 1000000;
+	ck_assert_msg(gpd_recorder_start(&fx.daemon.registry, &req, &sink_ops,
+					 &k, &r, &err) == 0, "%s", err.message);
+	const struct gpd_device *dev = fx.daemon.registry.devices[0];
+	ck_assert_uint_ge(budget.used, (dev->binding->n_steps + 1) * 1000);
+	gpd_recorder_destroy(r);
+	ck_assert_uint_eq(budget.used, 0);
+
+	req.format = GPD_RECORDING_I915_PERF;
+	budget.max = 1;
+	ck_assert_msg(gpd_recorder_start(&fx.daemon.registry, &req, &sink_ops,
+					 &k, &r, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(budget.used, 0);
 	gpd_recorder_destroy(r);
 	free(k.data);
 	fixture_stop(&fx);
@@ -1445,6 +1584,8 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, the_fastest_period_streams_with_its_loss);
 	tcase_add_test(tc, viewers_do_not_configure_and_nobody_goes_below_the_floor);
 	tcase_add_test(tc, duplicates_are_sent_once_and_evaluations_are_budgeted);
+	tcase_add_test(tc, a_configuration_over_anyones_budget_changes_nothing);
+	tcase_add_test(tc, recordings_are_counted_in_the_budget_when_they_evaluate);
 	tcase_add_test(tc, frames_carry_their_raw_deltas);
 	tcase_add_test(tc, a_duration_ends_with_a_last_partial_window);
 	tcase_add_test(tc, a_filter_that_matches_nothing_gives_empty_windows);
