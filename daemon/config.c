@@ -72,8 +72,9 @@ void gpd_config_usage(FILE *out)
 		"                               (default 32) ...\n"
 		"      --max-unauthenticated-per-peer N  ... from one address (default 4)\n"
 		"      --auth-timeout MS        time to authenticate in (default 3000)\n"
-		"      --send-budget BYTES      bytes queued for all clients together\n"
-		"                               (k/M/G; default 64M); a client that leaves\n"
+		"      --send-budget SIZE       bytes queued for all clients together\n"
+		"                               (such as 64Mi or 100M; default 64Mi); a\n"
+		"                               client that leaves\n"
 		"                               more than its share unread is dropped\n"
 		"      --max-message-bytes N    largest request (default 65536)\n"
 		"      --max-request-rate N     requests a second per connection\n"
@@ -267,29 +268,6 @@ static int parse_u64(const char *text, uint64_t *out)
 	if (errno || end == text || *end || *text == '-')
 		return -EINVAL;
 	*out = v;
-	return 0;
-}
-
-/* A number of bytes, with an optional binary k, M or G. */
-static int parse_bytes(const char *text, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || end == text || *text == '-')
-		return -EINVAL;
-	unsigned shift = 0;
-	if (*end == 'k' || *end == 'K')
-		shift = 10;
-	else if (*end == 'M')
-		shift = 20;
-	else if (*end == 'G')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > UINT64_MAX >> shift)
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
 	return 0;
 }
 
@@ -515,9 +493,11 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		limit = &s->auth_timeout_ms;
 		break;
 	case OPT_SEND_BUDGET:
-		if (parse_bytes(arg, &s->send_budget) || s->send_budget < (1u << 20))
-			return gpd_fail(err, -EINVAL, "--send-budget takes bytes "
-				    "(k, M, G allowed), at least 1M, not '%s'", arg);
+		if (gpm_parse_bytes(arg, &s->send_budget) ||
+		    s->send_budget < (1u << 20))
+			return gpd_fail(err, -EINVAL, "--send-budget takes a size "
+				    "such as 64Mi or 100M, at least 1Mi, not '%s'",
+				    arg);
 		break;
 	case OPT_USER:
 		cfg->user = arg;

@@ -313,6 +313,33 @@ START_TEST(test_flight_recorder_options)
 }
 END_TEST
 
+/* Every size is read as README's "Units" says: k, M, G are powers of
+ * 1000, Ki, Mi, Gi of 1024, whichever option takes it. */
+START_TEST(sizes_read_alike_in_every_option)
+{
+	struct gpd_config c;
+	struct gpd_error err = { 0 };
+	ck_assert_msg(LOAD(&c, &err, "--send-budget", "16M",
+			   "--flight-recorder-memory", "16M") == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(c.server.send_budget, 16000000);
+	ck_assert_uint_eq(c.daemon.flight_recorder_memory, 16000000);
+	gpd_config_fini(&c);
+	ck_assert_msg(LOAD(&c, &err, "--send-budget", "16Mi",
+			   "--flight-recorder-memory", "16MiB") == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(c.server.send_budget, 16u << 20);
+	ck_assert_uint_eq(c.daemon.flight_recorder_memory, 16u << 20);
+	gpd_config_fini(&c);
+	ck_assert_msg(LOAD(&c, &err, "--send-budget", "2G") == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(c.server.send_budget, 2000000000);
+	gpd_config_fini(&c);
+	CHECK_ERROR("--send-budget takes a size such as 64Mi or 100M, at least "
+		    "1Mi, not '1000k'", "--send-budget", "1000k");
+}
+END_TEST
+
 /* --help and --version answer without reading a file that may be
  * broken. */
 START_TEST(test_help_skips_file)
@@ -367,6 +394,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_file_errors);
 	tcase_add_test(tc, test_help_skips_file);
 	tcase_add_test(tc, test_flight_recorder_options);
+	tcase_add_test(tc, sizes_read_alike_in_every_option);
 	tcase_add_test(tc, test_changes);
 	suite_add_tcase(s, tc);
 	return s;
