@@ -49,7 +49,10 @@ void gpd_config_usage(FILE *out)
 		"                         PORT 0 picks one; 'none': only --unix).\n"
 		"                         Addresses other than loopback need\n"
 		"                         --token-file\n"
-		"      --unix PATH        also listen on a Unix socket (no token needed)\n"
+		"      --unix PATH        also listen on a Unix socket (no token needed),\n"
+		"                         and on PATH.fds, where its clients pass DRM files\n"
+		"      --max-passed-fds N  DRM files passed and not yet used, all\n"
+		"                         connections together (default 64; 4 each)\n"
 		"      --token-file FILE  bearer tokens, one `TOKEN viewer|controller`\n"
 		"                         a line\n"
 		"      --tls-cert FILE    serve TLS with this PEM certificate ...\n"
@@ -190,6 +193,7 @@ enum {
 	OPT_METRICS_MAX_PROCESSES,
 	OPT_MIN_PERIOD,
 	OPT_MAX_EVALUATIONS,
+	OPT_MAX_PASSED_FDS,
 };
 
 static const struct option table[] = {
@@ -242,6 +246,7 @@ static const struct option table[] = {
 	{ "metrics-max-processes", required_argument, NULL, OPT_METRICS_MAX_PROCESSES },
 	{ "min-period", required_argument, NULL, OPT_MIN_PERIOD },
 	{ "max-evaluations", required_argument, NULL, OPT_MAX_EVALUATIONS },
+	{ "max-passed-fds", required_argument, NULL, OPT_MAX_PASSED_FDS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -479,6 +484,9 @@ static int apply(struct gpd_config *cfg, int c, const char *arg,
 		break;
 	case OPT_QUEUE_FRAMES:
 		limit = &s->queue_frames;
+		break;
+	case OPT_MAX_PASSED_FDS:
+		limit = &s->max_passed_fds;
 		break;
 	case OPT_RESERVED_UNIX:
 		limit = &s->reserved_unix;

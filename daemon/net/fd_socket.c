@@ -20,6 +20,7 @@
 #include "daemon/net/proto_codec.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
+#include "daemon/net/socket_path.h"
 #include "proto/gpuperf.pb-c.h"
 
 /* A PassFd is a key and a device name: far below this. */
@@ -261,6 +262,10 @@ int gpd_fd_socket_open(struct gpd_server *server, const char *path,
 	if (!len)
 		return gpd_fail(err, -ENAMETOOLONG, "%s: the path is too long for "
 				"a Unix socket; choose a shorter --unix", path);
+	int ret = gpd_socket_path_clear(path, SOCK_SEQPACKET,
+					"--unix (its .fds socket)", err);
+	if (ret)
+		return ret;
 	struct gpd_fd_socket *fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return gpd_fail(err, -ENOMEM, "out of memory");
@@ -272,8 +277,6 @@ int gpd_fd_socket_open(struct gpd_server *server, const char *path,
 		free(fs);
 		return gpd_fail(err, code, "socket: %s", strerror(-code));
 	}
-	if (path[0] != '@')
-		unlink(path);
 	if (bind(fs->fd, (struct sockaddr *)&sa, len) ||
 	    listen(fs->fd, MAX_CONNECTIONS)) {
 		int code = -errno;

@@ -26,7 +26,7 @@ struct gpd_server;
 struct gpd_fd_socket;
 
 /* Listens on path (an abstract name when it starts with '@'), replacing
- * a socket file left there. */
+ * a socket file a daemon that died left there (gpd_socket_path_clear). */
 int gpd_fd_socket_open(struct gpd_server *server, const char *path,
 		       struct gpd_fd_socket **out, struct gpd_error *err);
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <libwebsockets.h>
@@ -17,6 +15,7 @@
 #include "daemon/error.h"
 #include "daemon/log.h"
 #include "daemon/net/fd_socket.h"
+#include "daemon/net/socket_path.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/http_routes.h"
 #include "daemon/net/listen_probe.h"
@@ -130,6 +129,8 @@ static void fill_defaults(struct gpd_server_options *o)
 		o->max_evaluations = 1000000;
 	if (!o->queue_frames)
 		o->queue_frames = 64;
+	if (!o->max_passed_fds)
+		o->max_passed_fds = 64;
 	if (!o->metrics_window_ms)
 		o->metrics_window_ms = 1000;
 	if (!o->metrics_max_processes)
@@ -359,33 +360,6 @@ static int setup_protocols(struct gpd_server *s, struct gpd_error *err)
 	return 0;
 }
 
-/* A socket file left by a daemon that died is removed; one that answers
- * belongs to a running daemon. */
-static int clear_unix_path(const char *path, struct gpd_error *err)
-{
-	struct stat st;
-	if (lstat(path, &st))
-		return 0;
-	if (!S_ISSOCK(st.st_mode))
-		return gpd_fail(err, -EEXIST, "--unix %s exists and is not a socket; "
-			    "choose another path", path);
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return gpd_fail(err, -ENAMETOOLONG, "--unix %s: the path is too long",
-			    path);
-	strcpy(sa.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return gpd_fail(err, -errno, "socket: %s", strerror(errno));
-	int busy = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	if (busy)
-		return gpd_fail(err, -EADDRINUSE, "--unix %s: another daemon answers "
-			    "there; stop it or choose another path", path);
-	unlink(path);
-	return 0;
-}
-
 static void describe(const struct gpd_listener *l, int port, char *buf,
 		     size_t size)
 {
@@ -430,7 +404,8 @@ static int open_vhost(struct gpd_server *s, struct gpd_listener *l,
 		}
 		snprintf(name, sizeof(name), "%s:%d", l->host, l->port);
 	} else {
-		int ret = clear_unix_path(o->unix_path, err);
+		int ret = gpd_socket_path_clear(o->unix_path, SOCK_STREAM,
+						"--unix", err);
 		if (ret)
 			return ret;
 		info.iface = o->unix_path;

@@ -87,6 +87,9 @@ struct gpd_server_options {
 	 * subscriptions together (gpd_subscription_evaluations): 1000000. */
 	uint64_t max_evaluations;
 	uint32_t queue_frames;          /* per connection: 64 */
+	/* DRM files passed and not yet used, all connections together: 64
+	 * (each connection also GPD_SESSION_MAX_PASSED_FDS). */
+	uint32_t max_passed_fds;
 	uint64_t metrics_window_ms;     /* /metrics' window: 1000 */
 	uint64_t max_recording_bytes;   /* 1 GiB */
 	enum gpd_process_details process_details;
@@ -134,6 +137,7 @@ struct gpd_server {
 	struct gpd_listener *listeners;
 	size_t n_listeners;
 	struct gpd_fd_socket *fd_socket;        /* beside --unix */
+	unsigned n_passed_fds;                  /* held by all sessions */
 	struct lws_context *lws;
 	struct lws_protocols *protocols;
 	struct lws_http_mount *mounts;

@@ -383,6 +383,7 @@ void gpd_session_destroy(struct gpd_session *s)
 	clear_queue(s);
 	for (unsigned i = 0; i < s->n_passed; i++)
 		close(s->passed[i].fd);
+	s->server->n_passed_fds -= s->n_passed;
 	*s->prev_next = s->next;
 	if (s->next)
 		s->next->prev_next = s->prev_next;
@@ -414,6 +415,15 @@ int gpd_session_keep_fd(struct gpd_session *s, int fd, const char *device,
 		return gpd_fail(err, -ENOBUFS, "this connection holds its maximum "
 				"of %u passed DRM files; subscribe with one first, "
 				"or connect again", GPD_SESSION_MAX_PASSED_FDS);
+	/* Each is a descriptor of the daemon's: connections together must
+	 * not run it out of them. */
+	if (s->server->n_passed_fds >= s->server->options.max_passed_fds)
+		return gpd_fail(err, -ENOBUFS, "the daemon holds its maximum of "
+				"%u passed DRM files for all connections "
+				"(--max-passed-fds); subscribe with one you passed, "
+				"or try again when others have",
+				s->server->options.max_passed_fds);
+	s->server->n_passed_fds++;
 	struct gpd_passed_fd *p = &s->passed[s->n_passed++];
 	p->id = ++s->next_passed_id;
 	p->fd = fd;

@@ -189,8 +189,10 @@ static void handle_subscribe(struct gpd_session *s, const Gpuperf__Envelope *env
 		return;
 	}
 	/* The device holds the file now, for this stream alone. */
-	if (passed)
+	if (passed) {
 		*passed = s->passed[--s->n_passed];
+		s->server->n_passed_fds--;
+	}
 	ss->next = s->subs;
 	s->subs = ss;
 	s->n_subs++;

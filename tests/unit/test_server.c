@@ -5,13 +5,18 @@
  * their brake, tokens a reload removes, clients past the rate limit.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "daemon/device_registry.h"
 #include "daemon/log.h"
+#include "daemon/net/fd_socket.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
 #include "tests/unit/test_util.h"
@@ -267,6 +272,113 @@ START_TEST(requests_past_the_rate_limit_close)
 }
 END_TEST
 
+/* Passed DRM files are the daemon's descriptors: each connection holds
+ * four at most, and all together --max-passed-fds; past it a file is
+ * refused with words, and room comes back as files are used or their
+ * connections go. */
+START_TEST(passed_files_have_a_global_cap)
+{
+	struct served sv;
+	memset(&sv, 0, sizeof(sv));
+	gpd_log_set_level(GPD_LOG_ERROR);
+	struct gpd_server_options o = { .max_passed_fds = 6 };
+	struct gpd_error err = { 0 };
+	ck_assert_int_eq(uv_loop_init(&sv.loop), 0);
+	ck_assert_msg(gpd_server_init(&sv.server, &sv.loop, &sv.devices, &o,
+				      &err) == 0, "%s", err.message);
+	struct gpd_session *s[3];
+	unsigned kept[3] = { 0 };
+	for (int i = 0; i < 3; i++) {
+		s[i] = connect_from(&sv, "", true, NULL);
+		for (int j = 0; j < 4; j++) {
+			int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			uint32_t id;
+			ck_assert_int_ge(fd, 0);
+			if (gpd_session_keep_fd(s[i], fd, "sim0", &id, &err)) {
+				close(fd);
+				break;
+			}
+			kept[i]++;
+		}
+	}
+	ck_assert_uint_eq(kept[0], 4);
+	ck_assert_uint_eq(kept[1], 2);
+	ck_assert_uint_eq(kept[2], 0);
+	ck_assert_int_eq(err.code, -ENOBUFS);
+	ck_assert_msg(strstr(err.message, "--max-passed-fds"), "%s", err.message);
+	/* A connection that goes gives its files' room back. */
+	gpd_session_destroy(s[0]);
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	uint32_t id;
+	ck_assert_msg(gpd_session_keep_fd(s[2], fd, "sim0", &id, &err) == 0,
+		      "%s", err.message);
+	unserve(&sv);
+}
+END_TEST
+
+/* A socket bound at path and left there, as by a daemon that died
+ * (listening: as by one that runs). Its fd, or -1 once closed. */
+static int socket_file(const char *path, bool listening)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	if (listening) {
+		ck_assert_int_eq(listen(fd, 1), 0);
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+/* The fd socket (--unix PATH's PATH.fds) replaces only what --unix
+ * would: a socket of this user's or root's that nothing answers on.
+ * Anything else stays, and the daemon says why it does not start. */
+START_TEST(the_fd_socket_replaces_only_a_dead_socket_of_its_own)
+{
+	struct served sv;
+	serve(&sv, 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test-server-fds-%d", (int)getpid());
+	struct gpd_fd_socket *fs = NULL;
+	struct gpd_error err = { 0 };
+	struct stat st;
+
+	write_tokens(path, "not a socket\n");
+	ck_assert_int_eq(gpd_fd_socket_open(&sv.server, path, &fs, &err), -EEXIST);
+	ck_assert_msg(strstr(err.message, "not a socket"), "%s", err.message);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	unlink(path);
+
+	int busy = socket_file(path, true);
+	ck_assert_int_eq(gpd_fd_socket_open(&sv.server, path, &fs, &err),
+			 -EADDRINUSE);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	close(busy);
+	unlink(path);
+
+	if (geteuid() == 0) {
+		socket_file(path, false);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(gpd_fd_socket_open(&sv.server, path, &fs, &err),
+				 -EPERM);
+		ck_assert_msg(strstr(err.message, "65534"), "%s", err.message);
+		ck_assert_int_eq(lstat(path, &st), 0);
+		unlink(path);
+	}
+
+	socket_file(path, false);
+	ck_assert_msg(gpd_fd_socket_open(&sv.server, path, &fs, &err) == 0, "%s",
+		      err.message);
+	gpd_fd_socket_close(fs);
+	ck_assert_int_ne(lstat(path, &st), 0);
+	unserve(&sv);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
 	Suite *s = suite_create("server");
@@ -276,6 +388,8 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, wrong_tokens_close_and_brake_their_address);
 	tcase_add_test(tc, a_reload_closes_connections_whose_token_is_gone);
 	tcase_add_test(tc, requests_past_the_rate_limit_close);
+	tcase_add_test(tc, passed_files_have_a_global_cap);
+	tcase_add_test(tc, the_fd_socket_replaces_only_a_dead_socket_of_its_own);
 	suite_add_tcase(s, tc);
 	return s;
 }

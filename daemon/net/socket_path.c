@@ -1,0 +1,44 @@
+/*
+ * Room for a Unix socket's file (see socket_path.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon/net/socket_path.h"
+
+int gpd_socket_path_clear(const char *path, int type, const char *option,
+			  struct gpd_error *err)
+{
+	struct stat st;
+	if (path[0] == '@' || lstat(path, &st))
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return gpd_fail(err, -EEXIST, "%s %s exists and is not a socket; "
+			    "choose another path", option, path);
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return gpd_fail(err, -EPERM, "%s %s is a socket of user %u, not "
+			    "this daemon's; it is left alone: remove it as that "
+			    "user, or choose another path", option, path,
+			    (unsigned)st.st_uid);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return gpd_fail(err, -ENAMETOOLONG, "%s %s: the path is too long",
+			    option, path);
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return gpd_fail(err, -errno, "socket: %s", strerror(errno));
+	int busy = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	if (busy)
+		return gpd_fail(err, -EADDRINUSE, "%s %s: another daemon answers "
+			    "there; stop it or choose another path", option, path);
+	if (unlink(path) && errno != ENOENT)
+		return gpd_fail(err, -errno, "%s %s: cannot remove the socket "
+			    "left there: %s", option, path, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * The file a Unix socket listens at: what the daemon may remove there
+ * before binding. Both of its sockets (--unix PATH and PATH.fds) are made
+ * the same way, so a path that names something else is never removed on
+ * the daemon's privileges.
+ */
+#ifndef GPD_NET_SOCKET_PATH_H
+#define GPD_NET_SOCKET_PATH_H
+
+#include "daemon/error.h"
+
+/* Makes room at path for a socket of type (SOCK_STREAM, SOCK_SEQPACKET):
+ * nothing there, or a socket left by a daemon that died, owned by this
+ * user or root, which is removed. Anything else (not a socket, someone
+ * else's, one that answers) is refused, with words naming option, the
+ * option that chose the path. An abstract name ('@...') has no file. */
+int gpd_socket_path_clear(const char *path, int type, const char *option,
+			  struct gpd_error *err);
+
+#endif
