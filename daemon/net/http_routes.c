@@ -5,6 +5,7 @@
  * body in chunks, so a /metrics answer that waits for a window's values
  * is sent the same way as one that does not.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -114,20 +115,30 @@ static bool get_path(struct lws *wsi, char *path, size_t size)
 }
 
 /* Untrusted listeners want a token for /metrics too: it tells what the
- * GPU runs. */
-static bool authorized(struct lws *wsi, struct gpd_listener *l)
+ * GPU runs. A token tried is braked per address as the WebSocket's are
+ * (gpd_server_check_token): 0, or the status to refuse with, and why. */
+static unsigned authorize(struct lws *wsi, struct gpd_listener *l, char *why,
+			  size_t size)
 {
 	if (l->trusted)
-		return true;
-	char header[512];
+		return 0;
+	char header[512], address[48] = "";
 	const char *token;
 	size_t len;
 	enum gpd_role role;
 	if (lws_hdr_copy(wsi, header, sizeof(header),
-			 WSI_TOKEN_HTTP_AUTHORIZATION) <= 0)
-		return false;
-	return !gpd_auth_parse_bearer(header, &token, &len) &&
-	       !gpd_auth_check(&l->server->auth, token, len, &role);
+			 WSI_TOKEN_HTTP_AUTHORIZATION) <= 0 ||
+	    gpd_auth_parse_bearer(header, &token, &len)) {
+		snprintf(why, size, "this address needs a token: send "
+			 "`Authorization: Bearer TOKEN`");
+		return HTTP_STATUS_UNAUTHORIZED;
+	}
+	lws_get_peer_simple(wsi, address, sizeof(address));
+	int ret = gpd_server_check_token(l->server, address, token, len, &role,
+					 why, size);
+	if (ret == -EAGAIN)
+		return GPD_HTTP_TOO_MANY_REQUESTS;
+	return ret ? HTTP_STATUS_UNAUTHORIZED : 0;
 }
 
 bool gpd_http_host_allowed(struct lws *wsi, char *host, size_t size)
@@ -180,10 +191,11 @@ static int request(struct lws *wsi, struct http_pss *pss)
 				     "the daemon is shutting down\n");
 			return 0;
 		}
-		if (!authorized(wsi, l)) {
-			respond_text(pss, HTTP_STATUS_UNAUTHORIZED,
-				     "this address needs a token: send "
-				     "`Authorization: Bearer TOKEN`\n");
+		char why[256];
+		unsigned refusal = authorize(wsi, l, why, sizeof(why) - 1);
+		if (refusal) {
+			strcat(why, "\n");
+			respond_text(pss, refusal, why);
 			return 0;
 		}
 		char accept[512];

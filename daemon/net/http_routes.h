@@ -12,8 +12,10 @@
 #include <libwebsockets.h>
 
 #define GPD_HTTP_PROTOCOL "http"
-/* RFC 9110's "not for this server"; libwebsockets 4.1 has no name for it. */
+/* RFC 9110's "not for this server" and RFC 6585's "too many requests";
+ * libwebsockets 4.1 has no names for them. */
 #define GPD_HTTP_MISDIRECTED_REQUEST 421
+#define GPD_HTTP_TOO_MANY_REQUESTS 429
 
 int gpd_http_callback(struct lws *wsi, enum lws_callback_reasons reason,
 		      void *user, void *in, size_t len);

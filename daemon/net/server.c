@@ -12,16 +12,17 @@
 
 #include <libwebsockets.h>
 
+#include "daemon/clock.h"
 #include "daemon/error.h"
 #include "daemon/log.h"
 #include "daemon/net/fd_socket.h"
-#include "daemon/net/socket_path.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/http_routes.h"
 #include "daemon/net/listen_probe.h"
 #include "daemon/net/metrics_exporter.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
+#include "daemon/net/socket_path.h"
 #include "daemon/net/web_root.h"
 #include "daemon/net/ws_session.h"
 
@@ -480,6 +481,37 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 const char *gpd_server_fd_socket(const struct gpd_server *s)
 {
 	return s->fd_socket ? gpd_fd_socket_path(s->fd_socket) : NULL;
+}
+
+int gpd_server_check_token(struct gpd_server *server, const char *address,
+			   const char *token, size_t len, enum gpd_role *role,
+			   char *why, size_t size)
+{
+	const char *peer = address[0] ? address : "an unknown address";
+	uint64_t now = gpd_monotonic_ns();
+	if (!gpd_auth_brake_allows(&server->auth_brake, address, now)) {
+		gpd_log_throttled(&server->auth_log, GPD_LOG_WARNING,
+				  "refused a token attempt from %s unheard: too "
+				  "many wrong tokens from it (%llu wrong, %llu "
+				  "refused unheard so far)", peer,
+				  server->auth_brake.failed,
+				  server->auth_brake.braked);
+		snprintf(why, size, "too many wrong tokens from %s; wait a "
+			 "second before trying again", peer);
+		return -EAGAIN;
+	}
+	if (gpd_auth_check(&server->auth, token, len, role)) {
+		gpd_auth_brake_failed(&server->auth_brake, address, now);
+		gpd_log_throttled(&server->auth_log, GPD_LOG_WARNING,
+				  "refused a wrong token from %s (%llu wrong, "
+				  "%llu refused unheard so far)", peer,
+				  server->auth_brake.failed,
+				  server->auth_brake.braked);
+		snprintf(why, size, "the token is not in the server's "
+			 "--token-file");
+		return -EACCES;
+	}
+	return 0;
 }
 
 /* Ends the sessions whose tokens the reload took away, with the reason. */

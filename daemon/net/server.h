@@ -149,6 +149,15 @@ struct gpd_server {
 /* Where clients of the Unix socket pass DRM files; NULL without one. */
 const char *gpd_server_fd_socket(const struct gpd_server *server);
 
+/* A token from a client at address (WebSocket Auth or header, /metrics):
+ * 0 with its role; -EAGAIN refused unheard, the address having been wrong
+ * too often lately (the brake); -EACCES not in the file. why says which,
+ * in words for the client; both are said in the log, at most once in 10 s
+ * with how many there were. */
+int gpd_server_check_token(struct gpd_server *server, const char *address,
+			   const char *token, size_t len, enum gpd_role *role,
+			   char *why, size_t size);
+
 /* Checks the options alone, before anything is opened: the --listen
  * addresses, a non-loopback one without --token-file, half of a TLS
  * pair. 0, or -EINVAL with err saying why. */

@@ -184,40 +184,6 @@ static void refuse(struct gpd_session *s, int code, const char *why)
 			 GPD_CLOSE_POLICY_VIOLATION, "%s", why);
 }
 
-/* A token from the client: its role, unless its address has been wrong
- * too often lately (the brake), or the token is not in the file. Both
- * are said in the log, at most once in 10 s with how many there were. */
-static int check_token(struct gpd_session *s, const char *token, size_t len,
-		       enum gpd_role *role, char *why, size_t size)
-{
-	struct gpd_server *server = s->server;
-	const char *peer = s->peer[0] ? s->peer : "an unknown address";
-	uint64_t now = gpd_monotonic_ns();
-	if (!gpd_auth_brake_allows(&server->auth_brake, s->peer, now)) {
-		gpd_log_throttled(&server->auth_log, GPD_LOG_WARNING,
-				  "refused a token attempt from %s unheard: too "
-				  "many wrong tokens from it (%llu wrong, %llu "
-				  "refused unheard so far)", peer,
-				  server->auth_brake.failed,
-				  server->auth_brake.braked);
-		snprintf(why, size, "too many wrong tokens from %s; wait a "
-			 "second before trying again", peer);
-		return -EAGAIN;
-	}
-	if (gpd_auth_check(&server->auth, token, len, role)) {
-		gpd_auth_brake_failed(&server->auth_brake, s->peer, now);
-		gpd_log_throttled(&server->auth_log, GPD_LOG_WARNING,
-				  "refused a wrong token from %s (%llu wrong, "
-				  "%llu refused unheard so far)", peer,
-				  server->auth_brake.failed,
-				  server->auth_brake.braked);
-		snprintf(why, size, "the token is not in the server's "
-			 "--token-file");
-		return -EACCES;
-	}
-	return 0;
-}
-
 void gpd_session_send_hello(struct gpd_session *s, uint64_t request_id)
 {
 	const struct gpd_server_options *o = &s->server->options;
@@ -258,7 +224,8 @@ int gpd_session_authenticate(struct gpd_session *s, const char *token,
 {
 	enum gpd_role role;
 	if (len) {
-		int ret = check_token(s, token, len, &role, why, size);
+		int ret = gpd_server_check_token(s->server, s->peer, token, len,
+						 &role, why, size);
 		if (ret)
 			return ret;
 		memcpy(s->token, token, len);

@@ -128,6 +128,34 @@ if start named --device sim --linger 0 --listen 127.0.0.1:0 \
 	check_gets "http://127.0.0.1:$p" "/metrics gpu.test 200" "/metrics gpu.test.evil 421"
 	stop named
 fi
+# /metrics has the WebSocket Auth's brake: five wrong tokens from an
+# address, then its attempts are refused unheard, the right token's too,
+# until a second has passed. One curl sends them all on one connection,
+# within far less than the second the brake gives back a try in.
+if start brake --device sim --linger 0 --listen 0.0.0.0:0 --token-file "$tmp/tokens"; then
+	url="http://127.0.0.1:$(port brake 0.0.0.0)/metrics"
+	wrong="Authorization: Bearer wrong-0123456789abcdefghijklmn"
+	right="Authorization: Bearer viewtok-0123456789abcdefghij"
+	set --
+	for i in 1 2 3 4 5 6 7 8; do
+		set -- "$@" -o /dev/null "$url"
+	done
+	codes=$(curl -s -m 10 -w ' %{http_code}' -H "$wrong" "$@" \
+		--next -s -o "$tmp/braked.txt" -w ' %{http_code}' -H "$right" "$url")
+	check "8 wrong tokens, then the right one, to /metrics got$codes, not 5 x 401 and 4 x 429" \
+		[ "$codes" = " 401 401 401 401 401 429 429 429 429" ]
+	expect braked.txt "too many wrong tokens from 127.0.0.1"
+	# Once the brake lets go (a try back each second), the right one is
+	# heard.
+	for i in $(seq 100); do
+		got=$(curl -s -m 5 -o /dev/null -w '%{http_code}' -H "$right" "$url")
+		[ "$got" = 429 ] || break
+		sleep 0.1
+	done
+	check "the right token to /metrics, once the brake let go, got $got, not 200" \
+		[ "$got" = 200 ]
+	stop brake
+fi
 if "$gpuperfd" --allow-root --listen 127.0.0.1:0 --allow-origin ui.test 2>"$tmp/origin.log"; then
 	fail "--allow-origin without a scheme was accepted"
 else
