@@ -116,16 +116,18 @@ static bool get_path(struct lws *wsi, char *path, size_t size)
 
 /* Untrusted listeners want a token for /metrics too: it tells what the
  * GPU runs. A token tried is braked per address as the WebSocket's are
- * (gpd_server_check_token): 0, or the status to refuse with, and why. */
-static unsigned authorize(struct lws *wsi, struct gpd_listener *l, char *why,
-			  size_t size)
+ * (gpd_server_check_token): 0 with the scraper's role (a local one is a
+ * controller, as on the WebSocket), or the status to refuse with, and
+ * why. */
+static unsigned authorize(struct lws *wsi, struct gpd_listener *l,
+			  enum gpd_role *role, char *why, size_t size)
 {
+	*role = GPD_ROLE_CONTROLLER;
 	if (l->trusted)
 		return 0;
 	char header[512], address[48] = "";
 	const char *token;
 	size_t len;
-	enum gpd_role role;
 	if (lws_hdr_copy(wsi, header, sizeof(header),
 			 WSI_TOKEN_HTTP_AUTHORIZATION) <= 0 ||
 	    gpd_auth_parse_bearer(header, &token, &len)) {
@@ -134,7 +136,7 @@ static unsigned authorize(struct lws *wsi, struct gpd_listener *l, char *why,
 		return HTTP_STATUS_UNAUTHORIZED;
 	}
 	lws_get_peer_simple(wsi, address, sizeof(address));
-	int ret = gpd_server_check_token(l->server, address, token, len, &role,
+	int ret = gpd_server_check_token(l->server, address, token, len, role,
 					 why, size);
 	if (ret == -EAGAIN)
 		return GPD_HTTP_TOO_MANY_REQUESTS;
@@ -192,7 +194,8 @@ static int request(struct lws *wsi, struct http_pss *pss)
 			return 0;
 		}
 		char why[256];
-		unsigned refusal = authorize(wsi, l, why, sizeof(why) - 1);
+		enum gpd_role role;
+		unsigned refusal = authorize(wsi, l, &role, why, sizeof(why) - 1);
 		if (refusal) {
 			strcat(why, "\n");
 			respond_text(pss, refusal, why);
@@ -203,6 +206,8 @@ static int request(struct lws *wsi, struct http_pss *pss)
 			accept[0] = '\0';
 		pss->state = RESPONSE_WAITING;
 		pss->scrape.format = gpd_metrics_format_accepted(accept);
+		pss->scrape.process_details =
+			gpd_server_process_details(l->server, role);
 		pss->scrape.done = scrape_done;
 		gpd_metrics_exporter_scrape(l->server->exporter, &pss->scrape);
 	} else if (!l->server->options.web_root &&

@@ -93,8 +93,9 @@ struct render_job {
 	uint64_t slow_readers_dropped;
 	uint64_t frames_dropped;
 	uint64_t window_ms;
-	bool wanted[2];                 /* by format */
-	struct gpd_metrics_text text[2];
+	/* By format, then with per-process series or without. */
+	bool wanted[2][2];
+	struct gpd_metrics_text text[2][2];
 };
 
 struct gpd_metrics_exporter {
@@ -405,7 +406,8 @@ static void render_triggers(const struct render_job *job,
 			      offsetof(struct gpd_trigger_counts, failed));
 }
 
-static void render(struct render_job *job, struct gpd_metrics_text *t)
+static void render(struct render_job *job, struct gpd_metrics_text *t,
+		   bool process_details)
 {
 	/* OpenMetrics has no room for comments: there, the reason is in
 	 * the log, and gpuperf_device_up says 0. */
@@ -413,7 +415,7 @@ static void render(struct render_job *job, struct gpd_metrics_text *t)
 		if (*job->devices[i].error)
 			gpd_metrics_text_printf(t, "# %s\n", job->devices[i].error);
 	render_counters(job, t);
-	gpd_metrics_usage_render(t, job->usage, job->n_devices);
+	gpd_metrics_usage_render(t, job->usage, job->n_devices, process_details);
 	render_device_counter(job, t, "gpuperf_reports",
 			      "OA reports the device delivered.",
 			      offsetof(struct gpd_device_stats, reports));
@@ -485,10 +487,12 @@ static void render_work(uv_work_t *work)
 {
 	struct render_job *job = work->data;
 	for (int f = 0; f < 2; f++) {
-		if (!job->wanted[f])
-			continue;
-		job->text[f].format = (enum gpd_metrics_format)f;
-		render(job, &job->text[f]);
+		for (int d = 0; d < 2; d++) {
+			if (!job->wanted[f][d])
+				continue;
+			job->text[f][d].format = (enum gpd_metrics_format)f;
+			render(job, &job->text[f][d], d);
+		}
 	}
 }
 
@@ -505,8 +509,9 @@ static void job_free(struct render_job *job)
 	}
 	free(job->devices);
 	free(job->usage);
-	free(job->text[0].data);
-	free(job->text[1].data);
+	for (int f = 0; f < 2; f++)
+		for (int d = 0; d < 2; d++)
+			free(job->text[f][d].data);
 	free(job);
 }
 
@@ -537,7 +542,7 @@ static void render_done(uv_work_t *work, int status)
 		struct gpd_scrape *s = job->scrapes;
 		job->scrapes = s->next;
 		s->next = NULL;
-		struct gpd_metrics_text *t = &job->text[s->format];
+		struct gpd_metrics_text *t = &job->text[s->format][s->process_details];
 		if (t->failed || status) {
 			static const char oom[] = "# out of memory\n";
 			s->done(s, oom, sizeof(oom) - 1);
@@ -637,7 +642,7 @@ static void start_render(struct gpd_metrics_exporter *ex)
 	job->scrapes = ex->pending;
 	ex->pending = NULL;
 	for (struct gpd_scrape *s = job->scrapes; s; s = s->next)
-		job->wanted[s->format] = true;
+		job->wanted[s->format][s->process_details] = true;
 	job->work.data = job;
 	ex->job = job;
 	if (uv_queue_work(ex->server->loop, &job->work, render_work, render_done)) {

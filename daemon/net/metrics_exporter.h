@@ -39,6 +39,11 @@ struct gpd_metrics_exporter;
 /* A request for the exposition; the caller owns it until done. */
 struct gpd_scrape {
 	enum gpd_metrics_format format;
+	/* Per-process series, with pid and command labels, when
+	 * --metrics-processes is on: for whom --process-details lets see
+	 * them (gpd_server_process_details), else only how many are left
+	 * out. */
+	bool process_details;
 	/* text (len bytes) is valid during the call only. */
 	void (*done)(struct gpd_scrape *scrape, const char *text, size_t len);
 	struct gpd_scrape *next;

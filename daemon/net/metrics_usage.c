@@ -364,10 +364,11 @@ static bool is_exported(const struct gpd_metrics_usage_view *v, int32_t pid)
 }
 
 static void render_processes(struct gpd_metrics_text *t,
-			     struct gpd_metrics_usage_view *views, size_t n)
+			     struct gpd_metrics_usage_view *views, size_t n,
+			     bool details)
 {
 	bool first = true;
-	for (size_t d = 0; d < n; d++) {
+	for (size_t d = 0; details && d < n; d++) {
 		struct gpd_metrics_usage_view *v = &views[d];
 		if (!v->have_frame || !v->processes)
 			continue;
@@ -395,7 +396,7 @@ static void render_processes(struct gpd_metrics_text *t,
 		}
 	}
 	first = true;
-	for (size_t d = 0; d < n; d++) {
+	for (size_t d = 0; details && d < n; d++) {
 		const struct gpd_metrics_usage_view *v = &views[d];
 		if (!v->have_frame || !v->processes)
 			continue;
@@ -425,20 +426,23 @@ static void render_processes(struct gpd_metrics_text *t,
 						GPD_METRICS_GAUGE, NULL,
 						"Processes using the GPU that have no "
 						"series: more than --metrics-max-processes "
-						"did.");
+						"did, or --process-details keeps them "
+						"from this scraper (then all).");
 		first = false;
 		sample_start(t, "gpuperf_processes_omitted", GPD_METRICS_GAUGE, v);
-		gpd_metrics_text_end(t, (double)(v->n_totals - exported_processes(v)));
+		gpd_metrics_text_end(t, (double)(v->n_totals -
+						 (details ? exported_processes(v) : 0)));
 	}
 }
 
 void gpd_metrics_usage_render(struct gpd_metrics_text *t,
-			      struct gpd_metrics_usage_view *views, size_t n)
+			      struct gpd_metrics_usage_view *views, size_t n,
+			      bool process_details)
 {
 	render_engines(t, views, n, BUSY);
 	render_engines(t, views, n, WAIT);
 	render_engines(t, views, n, SEMA);
 	render_device_values(t, views, n);
 	render_gauges(t, views, n);
-	render_processes(t, views, n);
+	render_processes(t, views, n, process_details);
 }

@@ -105,8 +105,10 @@ int gpd_metrics_usage_view(const struct gpd_metrics_usage *mu,
 void gpd_metrics_usage_view_fini(struct gpd_metrics_usage_view *view);
 
 /* The series of every one of the n devices' usage; sorts each view's
- * processes by GPU time. */
+ * processes by GPU time. Without process_details, no series names a
+ * process: they are all counted as left out. */
 void gpd_metrics_usage_render(struct gpd_metrics_text *t,
-			      struct gpd_metrics_usage_view *views, size_t n);
+			      struct gpd_metrics_usage_view *views, size_t n,
+			      bool process_details);
 
 #endif

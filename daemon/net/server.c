@@ -483,6 +483,20 @@ const char *gpd_server_fd_socket(const struct gpd_server *s)
 	return s->fd_socket ? gpd_fd_socket_path(s->fd_socket) : NULL;
 }
 
+bool gpd_server_process_details(const struct gpd_server *server,
+				enum gpd_role role)
+{
+	switch (server->options.process_details) {
+	case GPD_PROCESS_DETAILS_ALL:
+		return true;
+	case GPD_PROCESS_DETAILS_NONE:
+		return false;
+	case GPD_PROCESS_DETAILS_CONTROLLERS:
+		break;
+	}
+	return role == GPD_ROLE_CONTROLLER;
+}
+
 int gpd_server_check_token(struct gpd_server *server, const char *address,
 			   const char *token, size_t len, enum gpd_role *role,
 			   char *why, size_t size)

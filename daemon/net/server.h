@@ -149,6 +149,12 @@ struct gpd_server {
 /* Where clients of the Unix socket pass DRM files; NULL without one. */
 const char *gpd_server_fd_socket(const struct gpd_server *server);
 
+/* Whether a client of role sees the pid, command and client ids of the
+ * processes using a GPU (--process-details), on the WebSocket's usage
+ * stream and /metrics alike. */
+bool gpd_server_process_details(const struct gpd_server *server,
+				enum gpd_role role);
+
 /* A token from a client at address (WebSocket Auth or header, /metrics):
  * 0 with its role; -EAGAIN refused unheard, the address having been wrong
  * too often lately (the brake); -EACCES not in the file. why says which,

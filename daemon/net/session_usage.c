@@ -26,15 +26,9 @@ struct gpd_session_usage {
 
 Gpuperf__ProcessVisibility gpd_session_process_visibility(const struct gpd_session *s)
 {
-	switch (s->server->options.process_details) {
-	case GPD_PROCESS_DETAILS_ALL:
-		return GPUPERF__PROCESS_VISIBILITY__PROCESS_VISIBILITY_FULL;
-	case GPD_PROCESS_DETAILS_NONE:
+	if (s->server->options.process_details == GPD_PROCESS_DETAILS_NONE)
 		return GPUPERF__PROCESS_VISIBILITY__PROCESS_VISIBILITY_NONE;
-	case GPD_PROCESS_DETAILS_CONTROLLERS:
-		break;
-	}
-	return s->role == GPD_ROLE_CONTROLLER ?
+	return gpd_server_process_details(s->server, s->role) ?
 	       GPUPERF__PROCESS_VISIBILITY__PROCESS_VISIBILITY_FULL :
 	       GPUPERF__PROCESS_VISIBILITY__PROCESS_VISIBILITY_ANONYMOUS;
 }

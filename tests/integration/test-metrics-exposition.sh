@@ -128,4 +128,39 @@ check "the processes left out are not counted: $omitted" \
 	awk -v n="$omitted" 'BEGIN { exit !(n >= 2) }'
 stop few
 
+
+# ---- --process-details holds on /metrics as on the WebSocket: over TCP,
+# a controller's token gets the processes' series, a viewer's none, and
+# gpuperf_processes_omitted counts them all for it.
+printf 'viewtok-0123456789abcdefghij viewer\nctltok-0123456789abcdefghijk controller\n' \
+	>"$tmp/tokens"
+chmod 600 "$tmp/tokens"
+# scrape_as PORT TOKEN OUT TEXT: /metrics with TOKEN until TEXT is there.
+scrape_as() {
+	tries=50
+	while :; do
+		curl -s --max-time 10 -H "Authorization: Bearer $2" \
+			"http://127.0.0.1:$1/metrics" >"$tmp/$3"
+		grep -qF -- "$4" "$tmp/$3" || [ $tries = 0 ] || {
+			sleep 0.2
+			tries=$((tries - 1))
+			continue
+		}
+		break
+	done
+}
+if start roles -d sim -l 0.0.0.0:0 --token-file "$tmp/tokens" --linger 0 \
+	--metrics-processes; then
+	p=$(port roles 0.0.0.0)
+	scrape_as "$p" ctltok-0123456789abcdefghijk controller.txt 'gpuperf_process_memory_bytes{'
+	expect controller.txt 'gpuperf_process_memory_bytes{'
+	expect controller.txt ',pid="'
+	scrape_as "$p" viewtok-0123456789abcdefghij viewer.txt 'gpuperf_processes_omitted{'
+	check "a viewer's scrape has $(grep -c 'pid="' "$tmp/viewer.txt") series naming a pid, not 0" \
+		[ "$(grep -c 'pid="' "$tmp/viewer.txt")" = 0 ]
+	omitted=$(sed -n 's/^gpuperf_processes_omitted{.*} //p' "$tmp/viewer.txt")
+	check "a viewer's scrape counts $omitted processes left out, not all (at least 1)" \
+		awk -v n="$omitted" 'BEGIN { exit !(n >= 1) }'
+	stop roles
+fi
 finish
