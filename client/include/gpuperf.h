@@ -390,7 +390,9 @@ struct gpc_frame {
 	const uint64_t *raw;
 	size_t n_contexts;
 	const struct gpc_context_row *contexts;
-	uint32_t frames_dropped;        /* lost to slow reading since the last */
+	/* Frames (of counters) lost to slow reading since the last; usage
+	 * frames count their own. */
+	uint32_t frames_dropped;
 	uint64_t frames_dropped_total;
 	/* Shorter than the window: the first (the stream began mid-window),
 	 * the last of a duration, or one cut where a mark begins or ends. */
@@ -665,6 +667,8 @@ struct gpc_usage_frame {
 	uint32_t processes_unreadable;  /* left out: the list is partial */
 	const char *processes_note;     /* why, and what to do */
 	const char *note;               /* what could not be measured */
+	/* Usage frames lost to slow reading since the last; counters'
+	 * frames count their own. */
 	uint32_t frames_dropped;
 	uint64_t frames_dropped_total;
 	/* The daemon's CLOCK_BOOTTIME at cpu_start_ns, as in gpc_frame. */

@@ -91,7 +91,7 @@ struct render_job {
 	uint64_t refused;
 	size_t queued_bytes;
 	uint64_t slow_readers_dropped;
-	uint64_t frames_dropped;
+	uint64_t counter_frames_dropped, usage_frames_dropped;
 	uint64_t window_ms;
 	/* By format, then with per-process series or without. */
 	bool wanted[2][2];
@@ -477,9 +477,12 @@ static void render(struct render_job *job, struct gpd_metrics_text *t,
 	gpd_metrics_text_printf(t, "gpuperf_slow_readers_dropped_total %llu\n",
 				(unsigned long long)job->slow_readers_dropped);
 	gpd_metrics_text_family(t, "gpuperf_frames_dropped", GPD_METRICS_COUNTER, NULL,
-				"Frames dropped because a client read too slowly.");
-	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total %llu\n",
-				(unsigned long long)job->frames_dropped);
+				"Frames dropped because a client read too slowly, "
+				"by stream: counters or usage.");
+	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total{stream=\"counters\"} "
+				"%llu\n", (unsigned long long)job->counter_frames_dropped);
+	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total{stream=\"usage\"} "
+				"%llu\n", (unsigned long long)job->usage_frames_dropped);
 	gpd_metrics_text_finish(t);
 }
 
@@ -637,7 +640,8 @@ static void start_render(struct gpd_metrics_exporter *ex)
 	job->refused = ex->server->admission.refused;
 	job->queued_bytes = ex->server->queued_bytes;
 	job->slow_readers_dropped = ex->server->slow_readers_dropped;
-	job->frames_dropped = ex->server->frames_dropped;
+	job->counter_frames_dropped = ex->server->counter_frames_dropped;
+	job->usage_frames_dropped = ex->server->usage_frames_dropped;
 	job->window_ms = ex->server->options.metrics_window_ms;
 	job->scrapes = ex->pending;
 	ex->pending = NULL;

@@ -132,7 +132,8 @@ struct gpd_server {
 	size_t hello_bytes;                     /* what a Hello takes */
 	unsigned long long slow_readers_dropped;
 	struct gpd_log_throttle slow_reader_log;
-	uint64_t frames_dropped;                /* over every connection */
+	/* Over every connection: counters' frames, usage frames. */
+	uint64_t counter_frames_dropped, usage_frames_dropped;
 	uint64_t snapshot_bytes;                /* snapshots being sent */
 	struct gpd_listener *listeners;
 	size_t n_listeners;

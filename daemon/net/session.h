@@ -66,6 +66,12 @@ struct gpd_passed_fd {
 	const char *device;             /* the device it is a node of */
 };
 
+/* Frames of one kind dropped for a client that reads too slowly. */
+struct gpd_frames_dropped {
+	uint32_t since_last;            /* since the last one queued */
+	uint64_t total;
+};
+
 struct gpd_session_sub;
 struct gpd_session_recording;
 struct gpd_session_usage;
@@ -116,8 +122,9 @@ struct gpd_session {
 	unsigned n_passed;
 	uint32_t next_passed_id;
 
-	uint32_t frames_dropped;        /* since the last frame queued */
-	uint64_t frames_dropped_total;
+	/* Frames dropped for reading too slowly, counters' and usage's
+	 * apart: each kind's frames say their own. */
+	struct gpd_frames_dropped counter_frames_dropped, usage_frames_dropped;
 
 	/* Scratch for building frames. */
 	double *values;

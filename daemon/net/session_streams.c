@@ -13,9 +13,9 @@
 
 static void drop_frame(struct gpd_session *s)
 {
-	s->frames_dropped++;
-	s->frames_dropped_total++;
-	s->server->frames_dropped++;
+	s->counter_frames_dropped.since_last++;
+	s->counter_frames_dropped.total++;
+	s->server->counter_frames_dropped++;
 }
 
 static bool reserve_rows(struct gpd_session *s, size_t n)
@@ -99,8 +99,8 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	}
 	m.n_contexts = nc;
 	m.contexts = s->row_ptrs;
-	m.frames_dropped = s->frames_dropped;
-	m.frames_dropped_total = s->frames_dropped_total;
+	m.frames_dropped = s->counter_frames_dropped.since_last;
+	m.frames_dropped_total = s->counter_frames_dropped.total;
 	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
 	env.request_id = f->from_mark ? ss->mark_request_id : ss->request_id;
 	env.kind_case = GPUPERF__ENVELOPE__KIND_FRAME;
@@ -114,7 +114,7 @@ static void on_frame(void *user, const struct gpd_frame *f)
 		drop_frame(s);
 		return;
 	}
-	s->frames_dropped = 0;
+	s->counter_frames_dropped.since_last = 0;
 }
 
 static Gpuperf__StreamEvent__Kind event_kind(enum gpd_event_kind kind)

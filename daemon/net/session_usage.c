@@ -146,9 +146,9 @@ static void fill_process(struct process_parts *pp,
 
 static void drop_frame(struct gpd_session *s)
 {
-	s->frames_dropped++;
-	s->frames_dropped_total++;
-	s->server->frames_dropped++;
+	s->usage_frames_dropped.since_last++;
+	s->usage_frames_dropped.total++;
+	s->server->usage_frames_dropped++;
 }
 
 static void on_usage_frame(void *user, const struct gpd_usage_frame *f)
@@ -200,8 +200,8 @@ static void on_usage_frame(void *user, const struct gpd_usage_frame *f)
 		m->n_processes = n_rows;
 		m->processes = ptrs;
 	}
-	m->frames_dropped = s->frames_dropped;
-	m->frames_dropped_total = s->frames_dropped_total;
+	m->frames_dropped = s->usage_frames_dropped.since_last;
+	m->frames_dropped_total = s->usage_frames_dropped.total;
 	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
 	env.request_id = su->request_id;
 	env.kind_case = GPUPERF__ENVELOPE__KIND_USAGE_FRAME;
@@ -213,7 +213,7 @@ static void on_usage_frame(void *user, const struct gpd_usage_frame *f)
 		drop_frame(s);
 		return;
 	}
-	s->frames_dropped = 0;
+	s->usage_frames_dropped.since_last = 0;
 }
 
 static const struct gpd_usage_subscriber_ops session_usage_ops = {

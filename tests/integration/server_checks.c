@@ -1138,8 +1138,10 @@ static char *http_get(const char *hostport, const char *path)
 static unsigned long long metrics_dropped(const char *hostport)
 {
 	char *body = http_get(hostport, "/metrics");
-	const char *line = body ? strstr(body, "\ngpuperf_frames_dropped_total ") : NULL;
-	unsigned long long n = line ? strtoull(strchr(line + 1, ' ') + 1, NULL, 10) : 0;
+	static const char series[] =
+		"\ngpuperf_frames_dropped_total{stream=\"counters\"} ";
+	const char *line = body ? strstr(body, series) : NULL;
+	unsigned long long n = line ? strtoull(line + sizeof(series) - 1, NULL, 10) : 0;
 	free(body);
 	return n;
 }
@@ -1157,7 +1159,8 @@ static void save_metrics(const char *hostport, const char *path)
 	}
 	CHECK(strstr(body, "gpuperf_info{device=\"sim0\",device_id=\"sim0-seed1\",pci_id=\"0x5f00\",model=\"SIMGEN12 virtual GPU\",driver=\"sim\",platform=\"simgen12\"") &&
 	      strstr(body, "gpuperf_gpu_busy_ratio{device=\"sim0\",device_id=\"sim0-seed1\",pci_id=\"0x5f00\",model=\"SIMGEN12 virtual GPU\",driver=\"sim\",metric_set=\"") &&
-	      strstr(body, "gpuperf_frames_dropped_total "),
+	      strstr(body, "gpuperf_frames_dropped_total{stream=\"counters\"} ") &&
+	      strstr(body, "gpuperf_frames_dropped_total{stream=\"usage\"} "),
 	      "/metrics has the device's gauges and info");
 	free(body);
 }

@@ -205,7 +205,10 @@ function animate(now) {
 	if (now - listShown >= LIST_REFRESH_MS) {
 		worked = true;
 		counterList.update(store, counterMax, displays);
-		header.showTotals(store.totals);
+		// The counters' frames and the usage frames count their drops
+		// apart; the page lost both.
+		header.showTotals({ ...store.totals,
+			framesDropped: store.totals.framesDropped + usage.framesDropped });
 		listShown = now;
 	}
 	if (now - contextsShown >= CONTEXT_REFRESH_MS &&

@@ -6,6 +6,7 @@
 import uPlot from 'uplot';
 import { clear, h } from './dom.js';
 import { chartTheme } from './chart_theme.js';
+import { num } from './protocol.js';
 import { formatValue } from './units.js';
 
 const INTERVAL_NS = 1e9;
@@ -39,6 +40,7 @@ export class UsagePanel {
 		this.device = null;
 		this.subscriptionId = 0;
 		this.frame = null;
+		this.framesDropped = 0;         // usage frames, this connection
 		this.dirty = false;
 		this.perEngine = true;
 		this.sort = { key: 'gpu', descending: true };
@@ -61,7 +63,10 @@ export class UsagePanel {
 		this.plotEngines = '';
 		connection.on('usageFrame', (frame) => this.received(frame));
 		// A new connection knows none of the old one's subscriptions.
-		connection.on('hello', () => { this.subscriptionId = 0; });
+		connection.on('hello', () => {
+			this.subscriptionId = 0;
+			this.framesDropped = 0;
+		});
 	}
 
 	// Streams device's usage; the previous device's stream ends.
@@ -100,6 +105,8 @@ export class UsagePanel {
 		if (!this.subscriptionId || frame.subscriptionId !== this.subscriptionId)
 			return;
 		this.frame = frame;
+		// Usage frames count their own drops, apart from the counters'.
+		this.framesDropped = num(frame.framesDroppedTotal);
 		const t = Number(frame.cpuEndNs) / 1e9;
 		this.history.t.push(t);
 		for (const e of frame.engines) {
