@@ -12,19 +12,38 @@ static bool is_power_of_two(size_t x)
 	return x && !(x & (x - 1));
 }
 
+static bool valid(size_t size, size_t report_size)
+{
+	return size >= GPD_OA_BUFFER_MIN_SIZE && size <= GPD_OA_BUFFER_MAX_SIZE &&
+	       is_power_of_two(size) && report_size && report_size <= size / 4;
+}
+
 int gpd_oa_buffer_init(struct gpd_oa_buffer *buf, size_t size, size_t report_size)
 {
-	if (size < GPD_OA_BUFFER_MIN_SIZE || size > GPD_OA_BUFFER_MAX_SIZE ||
-	    !is_power_of_two(size) || report_size == 0 || report_size > size / 4)
+	if (!valid(size, report_size))
 		return -EINVAL;
 	*buf = (struct gpd_oa_buffer){ .size = size, .report_size = report_size };
 	buf->mem = calloc(1, size);
 	return buf->mem ? 0 : -ENOMEM;
 }
 
+int gpd_oa_buffer_init_lent(struct gpd_oa_buffer *buf, unsigned char *mem,
+			    size_t size, size_t report_size)
+{
+	if (!valid(size, report_size))
+		return -EINVAL;
+	*buf = (struct gpd_oa_buffer){
+		.mem = mem, .lent = true, .size = size, .report_size = report_size,
+	};
+	return 0;
+}
+
 void gpd_oa_buffer_free(struct gpd_oa_buffer *buf)
 {
-	free(buf->mem);
+	if (buf->lent && buf->mem)
+		gpd_oa_buffer_reset(buf);
+	else
+		free(buf->mem);
 	buf->mem = NULL;
 }
 

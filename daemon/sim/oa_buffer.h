@@ -28,6 +28,7 @@
 
 struct gpd_oa_buffer {
 	unsigned char *mem;
+	bool lent;                      /* mem is not its own to free */
 	size_t size;                    /* bytes, a power of two */
 	size_t report_size;
 	/* Byte positions since the last reset; the ring offset is the
@@ -41,6 +42,11 @@ struct gpd_oa_buffer {
 /* Allocates a zeroed buffer. -EINVAL for a size out of range or no power
  * of two, or a report size of 0 or above a quarter of the buffer; -ENOMEM. */
 int gpd_oa_buffer_init(struct gpd_oa_buffer *buf, size_t size, size_t report_size);
+
+/* The same over mem, size bytes of zeros that stay the lender's: free
+ * leaves them zero again. */
+int gpd_oa_buffer_init_lent(struct gpd_oa_buffer *buf, unsigned char *mem,
+			    size_t size, size_t report_size);
 
 void gpd_oa_buffer_free(struct gpd_oa_buffer *buf);
 

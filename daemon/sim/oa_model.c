@@ -167,7 +167,10 @@ int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 			goto fail;
 		m->rates = m->own_rates;
 	}
-	ret = gpd_oa_buffer_init(&m->buffer, buffer_size, fmt->size);
+	ret = cfg->buffer_mem ?
+	      gpd_oa_buffer_init_lent(&m->buffer, cfg->buffer_mem, buffer_size,
+				      fmt->size) :
+	      gpd_oa_buffer_init(&m->buffer, buffer_size, fmt->size);
 	if (ret)
 		goto fail;
 	init_width_masks(m);

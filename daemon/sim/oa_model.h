@@ -71,6 +71,10 @@ struct gpd_oa_model_config {
 	int exponent;
 	uint64_t seed;
 	size_t buffer_size;             /* 0: 16 MiB; else a power of two, 128 KiB..16 MiB */
+	/* The ring's memory, buffer_size bytes of zeros, lent for the
+	 * model's life and zero again after (gpd_oa_buffer_init_lent); NULL:
+	 * the model allocates its own. */
+	unsigned char *buffer_mem;
 	/* The configured metric set: the raw counters' rates are fitted to
 	 * its equations at creation (the model keeps no reference to it).
 	 * NULL gives moderate rates with nothing to fit. */

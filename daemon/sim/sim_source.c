@@ -44,6 +44,10 @@ struct sim_source {
 	uint64_t last_ns;               /* monotonic time the model is at */
 	uint64_t ns_remainder;          /* ns not yet worth a whole tick */
 	unsigned char *read_buf;
+	/* The OA ring's memory, kept from one stream to the next (zero
+	 * between them): opening streams is what tests and fuzzing do most,
+	 * and a fresh ring is a fresh mapping of up to 16 MiB. */
+	unsigned char *ring;
 	bool stepped;                   /* no timer: see gpd_sim_source_advance */
 	/* The rates fitted to each set opened so far, lent to its models:
 	 * fitting is most of the time a stream takes to open. */
@@ -143,12 +147,22 @@ static void forget_fits(struct sim_source *sim)
 static int make_model(struct sim_source *sim, const struct gpd_stream_config *cfg,
 		      struct gpd_error *err)
 {
+	size_t ring_size = sim->buffer_size ? sim->buffer_size :
+			   GPD_OA_MODEL_DEFAULT_BUFFER_SIZE;
+	if (!sim->ring)
+		sim->ring = calloc(1, ring_size);
+	if (!sim->ring) {
+		err->code = -ENOMEM;
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return err->code;
+	}
 	struct gpd_oa_model_config mc = {
 		.dev = &sim->base.info,
 		.oa_format = sim->base.platform->i915_oa_format,
 		.exponent = (int)cfg->exponent,
 		.seed = sim->seed,
-		.buffer_size = sim->buffer_size,
+		.buffer_size = ring_size,
+		.buffer_mem = sim->ring,
 		.set = cfg->set,
 		.rates = fitted(sim, cfg->set),
 		/* Hardware timestamps do not start at 0; starting mid-range
@@ -237,6 +251,7 @@ static void on_timer_closed(uv_handle_t *handle)
 	struct sim_source *sim = handle->data;
 	forget_fits(sim);
 	free(sim->read_buf);
+	free(sim->ring);
 	free(sim);
 }
 

@@ -3,6 +3,7 @@
  * read, and reports that straddle the ring's end.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/sim/oa_buffer.h"
@@ -104,6 +105,28 @@ START_TEST(test_report_straddles_end)
 }
 END_TEST
 
+/* A ring over lent memory leaves it as it found it, all zero, for the
+ * next stream: the sim keeps one from stream to stream. */
+START_TEST(test_lent_memory_is_left_zero)
+{
+	size_t size = GPD_OA_BUFFER_MIN_SIZE;
+	unsigned char *mem = calloc(1, size);
+	unsigned char r[256];
+	struct gpd_oa_buffer buf;
+
+	ck_assert_ptr_nonnull(mem);
+	memset(r, 0xab, sizeof(r));
+	ck_assert_int_eq(gpd_oa_buffer_init_lent(&buf, mem, size, sizeof(r)), 0);
+	ck_assert_ptr_eq(buf.mem, mem);
+	while (gpd_oa_buffer_push(&buf, r) == 0)
+		;
+	gpd_oa_buffer_free(&buf);
+	for (size_t i = 0; i < size; i++)
+		ck_assert_uint_eq(mem[i], 0);
+	free(mem);
+}
+END_TEST
+
 START_TEST(test_bad_sizes)
 {
 	struct gpd_oa_buffer buf;
@@ -123,6 +146,7 @@ static Suite *oa_buffer_suite(void)
 	tcase_add_test(tc, test_capacity_and_overflow);
 	tcase_add_test(tc, test_pop_clears_id_and_timestamp);
 	tcase_add_test(tc, test_report_straddles_end);
+	tcase_add_test(tc, test_lent_memory_is_left_zero);
 	tcase_add_test(tc, test_bad_sizes);
 	suite_add_tcase(s, tc);
 	return s;
