@@ -26,6 +26,11 @@ struct gpd_hello {
 	size_t n_devices;
 	Gpuperf__Device **devices;
 	struct gpd_device **device_of;          /* devices[i] describes this */
+	/* Each description packed once, without its configuration, which
+	 * every Hello appends: packing the descriptions, most of a Hello's
+	 * bytes, was most of what opening a connection cost. */
+	uint8_t **packed;
+	size_t *packed_len;
 	struct block *blocks;
 };
 
@@ -307,6 +312,19 @@ int gpd_hello_create(const struct gpd_device_registry *devices,
 		h->device_of[i] = devices->devices[i];
 	}
 	h->n_devices = n;
+	h->packed = hello_alloc(h, (n ? n : 1) * sizeof(*h->packed));
+	h->packed_len = hello_alloc(h, (n ? n : 1) * sizeof(*h->packed_len));
+	for (size_t i = 0; h->packed && h->packed_len && i < n; i++) {
+		h->packed_len[i] = gpuperf__device__get_packed_size(h->devices[i]);
+		h->packed[i] = hello_alloc(h, h->packed_len[i]);
+		if (!h->packed[i])
+			break;
+		gpuperf__device__pack(h->devices[i], h->packed[i]);
+	}
+	if (!h->packed || !h->packed_len || (n && !h->packed[n - 1])) {
+		gpd_hello_destroy(h);
+		return -ENOMEM;
+	}
 	*out = h;
 	return 0;
 }
@@ -346,6 +364,41 @@ struct gpd_message *gpd_hello_pack(struct gpd_hello *h,
 				      NULL, 0);
 }
 
+/* The wire format's pieces for a Hello assembled around the packed
+ * descriptions: a length-delimited field's key, and varints. */
+static uint64_t field_key(const ProtobufCMessageDescriptor *d, const char *name)
+{
+	return (uint64_t)protobuf_c_message_descriptor_get_field_by_name(d, name)->id
+	       << 3 | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+}
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A length-delimited field of len bytes, its key and length written. */
+static size_t field_size(uint64_t key, size_t len)
+{
+	return varint_size(key) + varint_size(len) + len;
+}
+
+static uint8_t *put_field_head(uint8_t *p, uint64_t key, size_t len)
+{
+	return put_varint(put_varint(p, key), len);
+}
+
 struct gpd_message *gpd_hello_pack_session(struct gpd_hello *h,
 					   const struct gpd_send_queue *q,
 					   uint64_t request_id,
@@ -354,34 +407,62 @@ struct gpd_message *gpd_hello_pack_session(struct gpd_hello *h,
 					   const char *fd_socket,
 					   const uint8_t *key, size_t key_len)
 {
-	Gpuperf__Configuration *configs = calloc(h->n_devices ? h->n_devices : 1,
-						 sizeof(*configs));
-	if (!configs)
+	uint64_t envelope_hello = field_key(&gpuperf__envelope__descriptor, "hello");
+	uint64_t hello_devices = field_key(&gpuperf__hello__descriptor, "devices");
+	uint64_t device_configuration =
+		field_key(&gpuperf__device__descriptor, "configuration");
+	size_t n = h->n_devices;
+	Gpuperf__Configuration *configs = calloc(n ? n : 1, sizeof(*configs));
+	size_t *config_len = calloc(n ? n : 1, sizeof(*config_len));
+	if (!configs || !config_len) {
+		free(configs);
+		free(config_len);
 		return NULL;
-	for (size_t i = 0; i < h->n_devices; i++) {
-		gpd_hello_configuration(h->device_of[i], &configs[i]);
-		h->devices[i]->configuration = &configs[i];
 	}
+	/* The Hello but its devices, then each device: its description as
+	 * packed at creation and its configuration now (a field's place in
+	 * a message is free). */
 	Gpuperf__Hello hello = GPUPERF__HELLO__INIT;
 	hello.protocol_version = GPUPERF__PROTOCOL_VERSION__PROTOCOL_VERSION;
 	hello.server_version = GPUPERF_VERSION;
 	hello.role = role;
 	hello.limits = (Gpuperf__Limits *)limits;
-	hello.n_devices = h->n_devices;
-	hello.devices = h->devices;
 	hello.context_policy = GPD_CONTEXT_POLICY;
 	if (fd_socket && key) {
 		hello.fd_socket = (char *)fd_socket;
 		hello.session_key.data = (uint8_t *)key;
 		hello.session_key.len = key_len;
 	}
+	size_t hello_len = gpuperf__hello__get_packed_size(&hello);
+	for (size_t i = 0; i < n; i++) {
+		gpd_hello_configuration(h->device_of[i], &configs[i]);
+		config_len[i] = gpuperf__configuration__get_packed_size(&configs[i]);
+		hello_len += field_size(hello_devices, h->packed_len[i] +
+					field_size(device_configuration,
+						   config_len[i]));
+	}
 	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
 	env.request_id = request_id;
-	env.kind_case = GPUPERF__ENVELOPE__KIND_HELLO;
-	env.hello = &hello;
-	struct gpd_message *m = gpd_proto_pack(q, GPD_MESSAGE_CONTROL, &env);
-	for (size_t i = 0; i < h->n_devices; i++)
-		h->devices[i]->configuration = NULL;
+	size_t head_len = gpuperf__envelope__get_packed_size(&env);
+	struct gpd_message *m = gpd_message_alloc(q, GPD_MESSAGE_CONTROL,
+		head_len + field_size(envelope_hello, hello_len));
+	if (m) {
+		uint8_t *p = m->data;
+		p += gpuperf__envelope__pack(&env, p);
+		p = put_field_head(p, envelope_hello, hello_len);
+		p += gpuperf__hello__pack(&hello, p);
+		for (size_t i = 0; i < n; i++) {
+			size_t config = field_size(device_configuration,
+						   config_len[i]);
+			p = put_field_head(p, hello_devices,
+					   h->packed_len[i] + config);
+			memcpy(p, h->packed[i], h->packed_len[i]);
+			p += h->packed_len[i];
+			p = put_field_head(p, device_configuration, config_len[i]);
+			p += gpuperf__configuration__pack(&configs[i], p);
+		}
+	}
 	free(configs);
+	free(config_len);
 	return m;
 }

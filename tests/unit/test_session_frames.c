@@ -1,7 +1,8 @@
 /*
  * What a client is told of the frames it lost by reading too slowly: each
  * kind of frame (counters' Frames, UsageFrames) counts its own drops, so
- * a stream's view never shows another stream's losses as its own.
+ * a stream's view never shows another stream's losses as its own. And
+ * its Hello, with the configuration of the moment.
  * A session of an in-process server on a sim daemon, read by the test
  * when it chooses.
  */
@@ -14,6 +15,7 @@
 #include "daemon/log.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
+#include "daemon/subscription.h"
 #include "tests/unit/test_util.h"
 
 #define K(x) GPUPERF__ENVELOPE__KIND_##x
@@ -181,12 +183,61 @@ START_TEST(each_kind_of_frame_counts_its_own_drops)
 }
 END_TEST
 
+/* A Hello is assembled from descriptions packed once and each device's
+ * configuration now: it reads as protobuf's own packing would, with the
+ * configuration of the moment. */
+START_TEST(the_hello_says_each_devices_configuration_now)
+{
+	struct fixture fx;
+	fixture_start(&fx);
+	gpuperf__envelope__free_unpacked(read_until(&fx, K(HELLO)), NULL);
+	Gpuperf__Subscribe s = GPUPERF__SUBSCRIBE__INIT;
+	s.metric_set = "ComputeBasic";
+	s.window_ns = 10000000;
+	Gpuperf__Envelope env = GPUPERF__ENVELOPE__INIT;
+	env.kind_case = K(SUBSCRIBE);
+	env.subscribe = &s;
+	send_request(&fx, &env);
+	gpuperf__envelope__free_unpacked(read_until(&fx, K(SUBSCRIBED)), NULL);
+
+	struct gpd_session_transport t = { .wake = wake };
+	struct gpd_session_peer peer = { .trusted = true, .address = "127.0.0.1" };
+	struct gpd_session *other;
+	ck_assert_int_eq(gpd_session_create(&fx.server, &t, &peer, NULL, &other), 0);
+	struct gpd_message *m = gpd_session_pop(other);
+	ck_assert_ptr_nonnull(m);
+	Gpuperf__Envelope *hello = gpuperf__envelope__unpack(NULL, m->len, m->data);
+	ck_assert_ptr_nonnull(hello);
+	ck_assert_int_eq(hello->kind_case, K(HELLO));
+	/* Nothing more and nothing less than protobuf would pack. */
+	ck_assert_uint_eq(gpuperf__envelope__get_packed_size(hello), m->len);
+	const Gpuperf__Hello *h = hello->hello;
+	ck_assert_int_eq(h->role, GPUPERF__ROLE__ROLE_CONTROLLER);
+	ck_assert_uint_eq(h->limits->max_evaluations_per_second, 1000000);
+	ck_assert_str_eq(h->context_policy, GPD_CONTEXT_POLICY);
+	ck_assert_uint_eq(h->n_devices, 1);
+	const Gpuperf__Device *d = h->devices[0];
+	ck_assert_str_eq(d->name, "sim0");
+	ck_assert_uint_eq(d->n_metric_sets,
+			  fx.daemon.registry.devices[0]->metrics->n_sets);
+	ck_assert_ptr_nonnull(d->configuration);
+	ck_assert(d->configuration->streaming);
+	ck_assert_str_eq(d->configuration->metric_set, "ComputeBasic");
+	ck_assert_uint_eq(d->configuration->subscribers, 1);
+	gpuperf__envelope__free_unpacked(hello, NULL);
+	free(m);
+	gpd_session_destroy(other);
+	fixture_stop(&fx);
+}
+END_TEST
+
 static Suite *session_frames_suite(void)
 {
 	Suite *s = suite_create("session_frames");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, each_kind_of_frame_counts_its_own_drops);
+	tcase_add_test(tc, the_hello_says_each_devices_configuration_now);
 	suite_add_tcase(s, tc);
 	return s;
 }
