@@ -360,11 +360,15 @@ $(FUZZ_DAEMON_BINS): build/fuzz/%: tests/fuzz/%.c $(FUZZ_DAEMON_OBJS)
 # Kept between runs of make fuzz.
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DAEMON_OBJS)
 
+# tests/fuzz/NAME.flags: libFuzzer options of one target. The session
+# fuzzer's sequences each reach thousands of features, and the entropic
+# schedule's bookkeeping of them took half its time.
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
 		name=$$(basename $$f); mkdir -p build/fuzz/corpus/$$name; \
 		echo "fuzzing $$name for $(FUZZ_SECONDS) s"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			$$(cat tests/fuzz/$$name.flags 2>/dev/null) \
 			build/fuzz/corpus/$$name tests/fuzz/seeds/$$name \
 			2>build/fuzz/$$name.log || { tail -40 build/fuzz/$$name.log; exit 1; }; \
 		tail -3 build/fuzz/$$name.log; \
