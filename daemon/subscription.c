@@ -138,20 +138,27 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 	if (sub->raw)
 		frame.raw = &w->acc;
 	if (sub->per_context && !from_mark && sub->n_contexts) {
+		/* Values and rows grow apart: after a reconfiguration a window
+		 * may hold more contexts of fewer counters. */
 		size_t need = sub->n_contexts * (sub->n_counters ? sub->n_counters : 1);
 		if (need > sub->cap_context_values) {
 			struct gpm_value *v = realloc(sub->context_values,
 						      need * sizeof(*v));
+			if (v) {
+				sub->context_values = v;
+				sub->cap_context_values = need;
+			}
+		}
+		if (sub->n_contexts > sub->cap_rows) {
 			struct gpd_context_row *r = realloc(sub->rows,
 				sub->n_contexts * sizeof(*r));
-			if (v)
-				sub->context_values = v;
-			if (r)
+			if (r) {
 				sub->rows = r;
-			if (v && r)
-				sub->cap_context_values = need;
+				sub->cap_rows = sub->n_contexts;
+			}
 		}
-		if (need <= sub->cap_context_values) {
+		if (need <= sub->cap_context_values &&
+		    sub->n_contexts <= sub->cap_rows) {
 			for (size_t i = 0; i < sub->n_contexts; i++) {
 				struct gpd_context_acc *c = &sub->contexts[i];
 				struct gpm_value *vals =

@@ -92,6 +92,7 @@ struct gpd_subscription {
 	struct gpm_value *context_values;
 	size_t cap_context_values;
 	struct gpd_context_row *rows;
+	size_t cap_rows;
 };
 
 #endif
