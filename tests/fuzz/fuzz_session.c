@@ -86,7 +86,7 @@ static const uint64_t windows_ns[] = {
 	0, 1, 1000000, 10000000, 100000000,
 };
 static const uint64_t advances_ns[] = {
-	100000, 1000000, 5000000, 20000000, 50000000,
+	100000, 1000000, 5000000, 10000000, 20000000,
 };
 static const uint64_t max_bytes[] = { 0, 100, 4096, 1 << 20 };
 #define VIEWER_TOKEN "fuzztoken-0123456789abcdefgh"
