@@ -124,20 +124,30 @@ static int nvidia_open(struct gpd_source *src,
 
 /* What a PM sampling stream cost the sampler, for whoever sizes the
  * schedule: how long CUPTI's decodes and the evaluation took, and how far
- * apart the decodes came, against the overflows. */
+ * apart the decodes came; and what it lost, counted as the clients were
+ * told it: every BUFFER_LOST their frames carried, and why each came. */
 static void log_decoding(const struct nvidia_source *ns,
 			 const struct gpd_nv_sampler_stats *st)
 {
 	const struct gpd_nv_pm_stats *pm = &st->pm;
+	const struct gpd_nv_report_stats *r = &st->reports;
 	if (!pm->decodes)
 		return;
-	gpd_info("%s: %llu samples in %llu sessions, %llu overflows; %llu "
-		 "decodes of %.2f ms on average, %.1f ms at most; evaluating "
-		 "took %.1f ms at most; at most %.1f ms from one decode to the "
-		 "next, and %llu samples in one", ns->base.name,
-		 (unsigned long long)st->reports.reports,
+	gpd_info("%s: %llu samples in %llu sessions; %llu BUFFER_LOST (%llu "
+		 "overflows of the GPU's buffer, %llu other session failures, "
+		 "%llu gaps in the samples missing %.1f ms, %llu batches "
+		 "dropped behind the loop), %llu samples out of order dropped; "
+		 "%llu decodes of %.2f ms on average, %.1f ms at most; "
+		 "evaluating took %.1f ms at most; at most %.1f ms from one "
+		 "decode to the next, and %llu samples in one", ns->base.name,
+		 (unsigned long long)r->reports,
 		 (unsigned long long)st->sessions,
+		 (unsigned long long)r->losses,
 		 (unsigned long long)st->overflows,
+		 (unsigned long long)st->failures,
+		 (unsigned long long)r->gaps, (double)r->gap_ns / 1e6,
+		 (unsigned long long)st->dropped_batches,
+		 (unsigned long long)r->out_of_order,
 		 (unsigned long long)pm->decodes,
 		 (double)pm->decode_ns / (double)pm->decodes / 1e6,
 		 (double)pm->decode_ns_max / 1e6,

@@ -148,6 +148,7 @@ size_t gpd_nv_report_builder_add(struct gpd_nv_report_builder *b,
 	}
 	if (b->have_last && s->start_ns > b->last_end_ns + slack) {
 		b->stats.gaps++;
+		b->stats.gap_ns += s->start_ns - b->last_end_ns;
 		n += gpd_nv_report_builder_loss(b, out);
 	} else if (b->have_last && s->start_ns != b->last_end_ns) {
 		b->stats.jitter++;

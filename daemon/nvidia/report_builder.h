@@ -47,6 +47,7 @@ struct gpd_nv_report_stats {
 	uint64_t reports;               /* samples turned into reports */
 	uint64_t setup_samples;         /* first samples of sessions, dropped */
 	uint64_t gaps;                  /* samples after missing time */
+	uint64_t gap_ns;                /* the time missing before them */
 	uint64_t jitter;                /* samples a little off, kept */
 	uint64_t out_of_order;          /* samples starting too early, dropped */
 	uint64_t losses;                /* BUFFER_LOST records written */

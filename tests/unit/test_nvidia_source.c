@@ -1,14 +1,17 @@
 /*
  * The nvidia source on a fake GPU (fake_nvidia.h), through the daemon and
  * the subscription API on a real loop: windows from samples, the setup
- * sample dropped, overflows and gaps counted and the session restarted,
+ * sample dropped, overflows and gaps counted (the closing log line too)
+ * and the session restarted,
  * HARDWARE_BUSY reported as busy elsewhere and recovered from, NVML
  * telemetry, missing libraries in words. A real GPU is used only when the
  * libraries and one are there.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -332,6 +335,33 @@ START_TEST(hardware_buffer_grows_to_1_gib)
 }
 END_TEST
 
+/* The daemon's log, from here until log_text(). */
+static int log_fd = -1, saved_stderr = -1;
+
+static void log_capture(void)
+{
+	char path[] = "/tmp/gpm-test-nvidia-log-XXXXXX";
+	log_fd = mkstemp(path);
+	ck_assert_int_ge(log_fd, 0);
+	unlink(path);
+	fflush(stderr);
+	saved_stderr = dup(STDERR_FILENO);
+	dup2(log_fd, STDERR_FILENO);
+	gpd_log_set_level(GPD_LOG_INFO);
+}
+
+static char *log_text(void)
+{
+	static char text[8192];
+	fflush(stderr);
+	dup2(saved_stderr, STDERR_FILENO);
+	close(saved_stderr);
+	ssize_t n = pread(log_fd, text, sizeof(text) - 1, 0);
+	close(log_fd);
+	text[n > 0 ? n : 0] = '\0';
+	return text;
+}
+
 START_TEST(gap_counted_as_loss)
 {
 	struct run r;
@@ -339,12 +369,19 @@ START_TEST(gap_counted_as_loss)
 	basic_rates();
 	FAKE_LOCKED(fake.gap_at = 3);
 	start(&r, "nvidia:0", fake_libs());
+	log_capture();
 	struct gpd_nv_sampler_stats st = run_basic(&r, 12);
+	const char *log = log_text();
 	ck_assert_uint_eq(st.reports.gaps, 1);
+	ck_assert_uint_gt(st.reports.gap_ns, 0);
 	ck_assert_uint_eq(st.reports.losses, 1);
 	ck_assert_uint_eq(r.buffer_lost, 1);
 	ck_assert_uint_eq(st.sessions, 1);
 	check_basic_means(&r);
+	/* The log, as the stream ends, counts the loss the clients saw,
+	 * though the GPU's buffer never overflowed. */
+	ck_assert_msg(strstr(log, "; 1 BUFFER_LOST (0 overflows"), "%s", log);
+	ck_assert_msg(strstr(log, "1 gaps in the samples missing"), "%s", log);
 }
 END_TEST
 
