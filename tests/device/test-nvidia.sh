@@ -4,11 +4,15 @@
 #   tests/device/test-nvidia.sh
 #
 # Runs gpuperfd --device nvidia:0 and streams from it with `gpuperf stream
-# --format ndjson` while tests/device/workload.cu runs idle, copy and
-# tensor-core GEMM phases in another process, and checks:
+# --format ndjson` while tests/device/workload.cu runs idle, copy,
+# elementwise (memory-bound), many-small-kernels and tensor-core GEMM
+# phases in another process, and checks:
 # - cuda_abi.h against the CUDA headers, where they are;
 # - idle SM activity near 0, DRAM read+write bandwidth within 10% of what
-#   the copy measured itself, tensor pipe activity high during the GEMM;
+#   the copy and the elementwise kernel measured themselves, tensor pipe
+#   activity high during the GEMM;
+# - at least 99% of the samples delivered within each phase, the
+#   memory-bound ones included;
 # - at least 99% of the samples the period asks for delivered: the frames'
 #   reports against the time the frames span over the period the daemon
 #   says it samples at, with the 15-counter Overview set asked for 1 ms
@@ -107,7 +111,7 @@ start_daemon() {
 # what the daemon says it samples at once the stream runs.
 # $1 name, $2 metric set, $3 period.
 with_workload() {
-	seconds=$(awk "BEGIN { print 5 + 3.5 * $PHASE }")
+	seconds=$(awk "BEGIN { print 5 + 5.5 * $PHASE }")
 	"$GPUPERF" --port "$PORT" stream -m "$2" -p "$3" -i 100ms \
 		--format ndjson -o "$OUT/stream-$1.ndjson" \
 		--duration "${seconds}s" 2>"$OUT/stream-$1.log" &
@@ -193,6 +197,7 @@ for name in runs:
                                           or "no frames or phases"))
         continue
     idle, copy, gemm = phases["idle"], phases["copy"], phases["gemm"]
+    elementwise = phases.get("elementwise")
     # The period the daemon runs at, as it says, and as the frames have it.
     said = re.search(r"every ([0-9.]+) ms", read("devices-%s.txt" % name))
     whole = [f["duration_ns"] / f["reports"] for f in frames
@@ -226,8 +231,35 @@ for name in runs:
           % (name, tensor, gemm["tflops"]))
     check(delivered >= 99, "%s: %d of %.0f samples delivered (%.3f%%) at %d ns over %.2f s"
           % (name, reports, expected, delivered, period, span / 1e9))
+    if elementwise:
+        ew = mean(phase_values(frames, elementwise, "DramBandwidth"))
+        figures["runs"][name].update(dram_elementwise_gbps=ew,
+                                     workload_elementwise_gbps=elementwise["gbps"])
+        check(abs(ew / elementwise["gbps"] - 1) <= 0.10,
+              "%s: DRAM read+write %.0f GB/s in the elementwise phase, which measured %.0f GB/s"
+              % (name, ew, elementwise["gbps"]))
+    # Within each phase: the frames wholly inside it, their reports
+    # against their time over the period.
+    by_phase = {}
+    for p in sorted(phases.values(), key=lambda p: p["start_ns"]):
+        inside = [f for f in frames if f["timestamp_ns"] >= p["start_ns"]
+                  and f["timestamp_ns"] + f["duration_ns"] <= p["end_ns"]]
+        if not inside:
+            continue
+        got = sum(f["reports"] for f in inside)
+        due = sum(f["duration_ns"] for f in inside) / period
+        by_phase[p["phase"]] = dict(delivered_pct=100.0 * got / due,
+                                    buffers_lost=sum(f["buffers_lost"] for f in inside))
+        check(got >= 0.99 * due, "%s: %s phase: %d of %.0f samples (%.2f%%), %d BUFFER_LOST"
+              % (name, p["phase"], got, due, 100.0 * got / due,
+                 by_phase[p["phase"]]["buffers_lost"]))
+    figures["runs"][name]["phases"] = by_phase
 
 figures["overflows_logged"] = read("daemon-main.log").count("overflowed")
+# The daemon's own account, as each stream ended: samples, BUFFER_LOST and
+# why, the decodes' cost.
+figures["daemon_accounts"] = [l for l in read("daemon-main.log").splitlines()
+                              if "decodes of" in l]
 status = read("second.status").strip()
 msg = read("stream-second.log").strip()
 figures["second_daemon"] = dict(exit_status=status, message=msg)

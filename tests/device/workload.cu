@@ -7,10 +7,18 @@
  *           line carries the bandwidth it measured itself (bytes read plus
  *           bytes written per second), what the daemon's DRAM counters
  *           must match
+ *   elementwise
+ *           c = a * b + c over three 2 GiB float4 buffers (three read,
+ *           one written): memory-bound like the copy, with writes that
+ *           depend on reads; the line carries its bandwidth
+ *   small   many small kernels (one block each, a few microseconds), one
+ *           after another: the launch path and the front end busy, the
+ *           memory not
  *   gemm    cuBLAS fp16 matrix products on the tensor cores
  *   idle    again
  *
- *   workload [SECONDS_PER_PHASE [copy|gemm]]   (one phase only, if named)
+ *   workload [SECONDS_PER_PHASE [copy|elementwise|small|gemm]]
+ *           (one phase only, if named)
  *
  * Build: nvcc -O2 -arch=sm_90 -o workload workload.cu -lcublas
  */
@@ -99,6 +107,85 @@ static void copy_phase(double seconds)
 	CHECK(cudaFree(b));
 }
 
+__global__ void multiply_add(const float4 *__restrict__ a,
+			     const float4 *__restrict__ b,
+			     float4 *__restrict__ c, size_t n)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += stride) {
+		float4 x = a[i], y = b[i], z = c[i];
+		c[i] = make_float4(x.x * y.x + z.x, x.y * y.y + z.y,
+				   x.z * y.z + z.z, x.w * y.w + z.w);
+	}
+}
+
+static void elementwise_phase(double seconds)
+{
+	const size_t bytes = 2ull << 30;
+	const size_t n = bytes / sizeof(float4);
+	float4 *a, *b, *c;
+	CHECK(cudaMalloc(&a, bytes));
+	CHECK(cudaMalloc(&b, bytes));
+	CHECK(cudaMalloc(&c, bytes));
+	CHECK(cudaMemset(a, 0, bytes));
+	CHECK(cudaMemset(b, 0, bytes));
+	CHECK(cudaMemset(c, 0, bytes));
+	CHECK(cudaDeviceSynchronize());
+	int sms;
+	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+
+	unsigned long long start = monotonic_ns(), deadline =
+		start + (unsigned long long)(seconds * 1e9);
+	unsigned long long launches = 0;
+	while (monotonic_ns() < deadline) {
+		for (int i = 0; i < 8; i++) {
+			multiply_add<<<sms * 8, 512>>>(a, b, c, n);
+			launches++;
+		}
+		CHECK(cudaDeviceSynchronize());
+	}
+	unsigned long long end = monotonic_ns();
+	CHECK(cudaGetLastError());
+	/* Three buffers read, one written. */
+	double gbps = 4.0 * bytes * launches / (double)(end - start);
+	char extra[96];
+	snprintf(extra, sizeof(extra), ",\"gbps\":%.1f,\"launches\":%llu", gbps,
+		 launches);
+	announce("elementwise", start, end, extra);
+	CHECK(cudaFree(a));
+	CHECK(cudaFree(b));
+	CHECK(cudaFree(c));
+}
+
+__global__ void small_kernel(float *x)
+{
+	x[threadIdx.x] = x[threadIdx.x] * 0.5f + 1.0f;
+}
+
+static void small_phase(double seconds)
+{
+	float *x;
+	CHECK(cudaMalloc(&x, 256 * sizeof(float)));
+	CHECK(cudaMemset(x, 0, 256 * sizeof(float)));
+	unsigned long long start = monotonic_ns(), deadline =
+		start + (unsigned long long)(seconds * 1e9);
+	unsigned long long launches = 0;
+	while (monotonic_ns() < deadline) {
+		for (int i = 0; i < 1000; i++) {
+			small_kernel<<<1, 256>>>(x);
+			launches++;
+		}
+		CHECK(cudaDeviceSynchronize());
+	}
+	unsigned long long end = monotonic_ns();
+	CHECK(cudaGetLastError());
+	char extra[64];
+	snprintf(extra, sizeof(extra), ",\"launches\":%llu", launches);
+	announce("small", start, end, extra);
+	CHECK(cudaFree(x));
+}
+
 static void gemm_phase(double seconds)
 {
 	const int n = 8192;
@@ -158,8 +245,18 @@ int main(int argc, char **argv)
 		gemm_phase(seconds);
 		return 0;
 	}
+	if (only && !strcmp(only, "elementwise")) {
+		elementwise_phase(seconds);
+		return 0;
+	}
+	if (only && !strcmp(only, "small")) {
+		small_phase(seconds);
+		return 0;
+	}
 	idle(seconds);
 	copy_phase(seconds);
+	elementwise_phase(seconds);
+	small_phase(seconds);
 	gemm_phase(seconds);
 	idle(seconds / 2);
 	return 0;
