@@ -13,7 +13,9 @@
  *       IMAGE, RESET_AT, HW_MB: the source's own) and prints each
  *       counter's sum per 100 ms with its CLOCK_MONOTONIC start, then a
  *       summary: samples against the span they cover, gaps, samples out of
- *       order, and the process's CPU time.
+ *       order, the time in DecodeData and in whole decodes (evaluation
+ *       and image resets included), the image's size, and the process's
+ *       CPU time.
  *
  * Output is one JSON object a line.
  */
@@ -145,17 +147,22 @@ static int sample(const struct gpd_nv_libs *libs, int argc, char **argv)
 	p.offset = (int64_t)now_ns(CLOCK_MONOTONIC) - (int64_t)now_ns(CLOCK_REALTIME);
 	uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9);
 	uint64_t next = now_ns(CLOCK_MONOTONIC);
+	uint64_t in_decode_ns = 0;      /* DecodeData, evaluation and resets */
 	while (now_ns(CLOCK_MONOTONIC) < end) {
 		next += sched.decode_period_ns;
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		if (next > now)
 			usleep((useconds_t)((next - now) / 1000));
-		if (gpd_nv_pm_session_decode(&s, on_sample, &p, why,
-					     sizeof(why)) < 0) {
+		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+		int got = gpd_nv_pm_session_decode(&s, on_sample, &p, why,
+						   sizeof(why));
+		in_decode_ns += now_ns(CLOCK_MONOTONIC) - t0;
+		if (got < 0) {
 			printf("{\"error\":\"%s\"}\n", why);
 			break;
 		}
 	}
+	size_t image_bytes = s.data_size;
 	gpd_nv_pm_session_close(&s);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -164,7 +171,9 @@ static int sample(const struct gpd_nv_libs *libs, int argc, char **argv)
 	       "\"reset_at\":%u,\"hw_mb\":%zu,\"samples\":%llu,\"expected\":%.0f,"
 	       "\"delivered_pct\":%.3f,\"gaps\":%llu,\"out_of_order\":%llu,"
 	       "\"decodes\":%llu,\"full_images\":%llu,\"resets\":%llu,"
-	       "\"cut_samples\":%llu,\"cpu_s\":%.3f}}\n",
+	       "\"cut_samples\":%llu,\"decode_data_s\":%.3f,"
+	       "\"decode_max_ms\":%.1f,\"evaluate_max_ms\":%.1f,"
+	       "\"in_decode_s\":%.3f,\"image_mb\":%.1f,\"cpu_s\":%.3f}}\n",
 	       (unsigned long long)interval, sched.decode_period_ns / 1e6,
 	       sched.max_samples, sched.reset_at,
 	       sched.hardware_buffer_size >> 20, (unsigned long long)p.samples,
@@ -174,6 +183,9 @@ static int sample(const struct gpd_nv_libs *libs, int argc, char **argv)
 	       (unsigned long long)stats.full_images,
 	       (unsigned long long)stats.resets,
 	       (unsigned long long)stats.cut_samples,
+	       (double)stats.decode_ns / 1e9, (double)stats.decode_ns_max / 1e6,
+	       (double)stats.evaluate_ns_max / 1e6, (double)in_decode_ns / 1e9,
+	       (double)image_bytes / 1048576.0,
 	       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	return 0;

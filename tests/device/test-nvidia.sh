@@ -13,6 +13,9 @@
 #   activity high during the GEMM;
 # - at least 99% of the samples delivered within each phase, the
 #   memory-bound ones included;
+# - the daemon's closing account of each stream counting the BUFFER_LOST
+#   its frames carried (and figures.json: the daemon's CPU over each
+#   stream, its event loop's and its busiest thread's);
 # - at least 99% of the samples the period asks for delivered: the frames'
 #   reports against the time the frames span over the period the daemon
 #   says it samples at, with the 15-counter Overview set asked for 1 ms
@@ -116,12 +119,25 @@ with_workload() {
 		--format ndjson -o "$OUT/stream-$1.ndjson" \
 		--duration "${seconds}s" 2>"$OUT/stream-$1.log" &
 	stream=$!
+	cpu_times "$main" >"$OUT/cpu-$1-before.txt"
 	sleep 1.5
 	"$GPUPERF" --port "$PORT" devices >"$OUT/devices-$1.txt" 2>&1
 	"$BUILD/workload" "$PHASE" >"$OUT/workload-$1.ndjson" ||
 		fail "$1: the workload failed"
 	wait $stream ||
 		fail "$1: gpuperf stream failed ($(tail -1 "$OUT/stream-$1.log"))"
+	cpu_times "$main" >"$OUT/cpu-$1-after.txt"
+}
+
+# The CPU time of each of a process's threads, a line "tid user system"
+# each, in clock ticks after a line with the tick rate and the time. The
+# event loop is the thread whose tid is the pid.
+cpu_times() {
+	echo "ticks $(getconf CLK_TCK) wall_ns $(date +%s%N)"
+	for stat in /proc/"$1"/task/*/stat; do
+		sed 's/^\([0-9]*\) (.*) /\1 /' "$stat" |
+			awk '{ print $1, $13, $14 }'
+	done
 }
 
 start_daemon main "$PORT"
@@ -158,9 +174,10 @@ for set in Compute Memory; do
 		2>"$OUT/stream-$set.log"
 done
 
-python3 - "$OUT" "$RUNS" <<'EOF' >"$OUT/checks.txt"
+python3 - "$OUT" "$RUNS" "$main" <<'EOF' >"$OUT/checks.txt"
 import json, os, re, statistics, sys
 out = sys.argv[1]
+daemon_pid = int(sys.argv[3])
 runs = ["%s-%d" % (rate, i) for i in range(1, int(sys.argv[2]) + 1)
         for rate in ("overview-1ms", "basic-100us")]
 
@@ -255,11 +272,54 @@ for name in runs:
                  by_phase[p["phase"]]["buffers_lost"]))
     figures["runs"][name]["phases"] = by_phase
 
+# The daemon's CPU over each stream, its event loop's and the other
+# threads' (the sampler's, CUPTI's own), from before the stream to after.
+def cpu(name):
+    def parse(which):
+        rows = read("cpu-%s-%s.txt" % (name, which)).split("\n")
+        if not rows[0].startswith("ticks "):
+            return None
+        head = rows[0].split()
+        threads = {}
+        for r in rows[1:]:
+            f = r.split()
+            if len(f) == 3:
+                threads[f[0]] = (int(f[1]), int(f[2]))
+        return int(head[1]), int(head[3]), threads
+    before, after = parse("before"), parse("after")
+    if not before or not after:
+        return None
+    tck, wall = before[0], (after[1] - before[1]) / 1e9
+    used = {}
+    for tid, (u, s) in after[2].items():
+        u0, s0 = before[2].get(tid, (0, 0))
+        used[tid] = ((u - u0) + (s - s0)) / tck
+    total = sum(used.values())
+    busiest = max(used.values()) if used else 0
+    return dict(wall_s=wall, cpu_s=total, core_pct=100 * total / wall,
+                loop_cpu_s=used.get(str(daemon_pid), 0),
+                busiest_thread_cpu_s=busiest,
+                per_32s_cpu_s=32 * total / wall)
+
+for name in runs:
+    if name in figures["runs"]:
+        figures["runs"][name]["daemon_cpu"] = cpu(name)
+
 figures["overflows_logged"] = read("daemon-main.log").count("overflowed")
 # The daemon's own account, as each stream ended: samples, BUFFER_LOST and
 # why, the decodes' cost.
 figures["daemon_accounts"] = [l for l in read("daemon-main.log").splitlines()
                               if "decodes of" in l]
+# The streams ended in the order they ran, each with its account line:
+# what the daemon counted must be what the stream's frames carried.
+for name, line in zip(runs, figures["daemon_accounts"]):
+    said = re.search(r"([0-9]+) BUFFER_LOST", line)
+    run = figures["runs"].get(name)
+    if run is None:
+        continue
+    check(said is not None and int(said.group(1)) == run["buffers_lost"],
+          "%s: the daemon's account, %s BUFFER_LOST, is what the frames carried: %d"
+          % (name, said.group(1) if said else "no", run["buffers_lost"]))
 status = read("second.status").strip()
 msg = read("stream-second.log").strip()
 figures["second_daemon"] = dict(exit_status=status, message=msg)
