@@ -140,7 +140,7 @@ START_TEST(each_kind_of_frame_counts_its_own_drops)
 {
 	struct fixture fx;
 	fixture_start(&fx);
-	read_until(&fx, K(HELLO));
+	gpuperf__envelope__free_unpacked(read_until(&fx, K(HELLO)), NULL);
 	uint32_t usage = subscribe_usage(&fx);
 
 	/* The client stops reading: usage frames past the one queued are
