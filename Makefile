@@ -276,9 +276,11 @@ test: deps
 # As root, the daemon serves as the service's user (nobody before `make
 # install` made it), keeping CAP_PERFMON alone: never as root.
 RUN_USER = $(if $(filter 0,$(shell id -u)),--user $(if $(shell getent passwd gpuperf),gpuperf,nobody))
+# make run DEVICE=sim:amd (or any --device SPEC) serves another device.
+DEVICE ?= sim
 run: deps
 	$(MAKE) all
-	$(BUILD)/gpuperfd --device sim $(if $(WEB_APP),--web-root web/www) $(RUN_USER) $(RUN_ARGS)
+	$(BUILD)/gpuperfd --device $(DEVICE) $(if $(WEB_APP),--web-root web/www) $(RUN_USER) $(RUN_ARGS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)

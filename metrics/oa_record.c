@@ -74,6 +74,15 @@ static int next_i915(struct gpm_oa_record_reader *rd, struct gpm_oa_record *rec)
 	return 1;
 }
 
+size_t gpm_oa_record_put_header(unsigned char *p, enum gpm_oa_record_type type,
+				uint16_t size)
+{
+	gpm__le32_store(p, (uint32_t)type);
+	gpm__le16_store(p + 4, 0);
+	gpm__le16_store(p + 6, size);
+	return GPM_OA_RECORD_HEADER_SIZE;
+}
+
 int gpm_oa_record_next(struct gpm_oa_record_reader *rd, struct gpm_oa_record *rec)
 {
 	if (rd->offset == rd->len)

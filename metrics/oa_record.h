@@ -26,6 +26,11 @@ enum gpm_oa_record_type {
 
 #define GPM_OA_RECORD_HEADER_SIZE 8
 
+/* Writes struct drm_i915_perf_record_header {u32 type; u16 pad; u16 size}
+ * at p, for sources that frame their own records; returns its size. */
+size_t gpm_oa_record_put_header(unsigned char *p, enum gpm_oa_record_type type,
+				uint16_t size);
+
 enum gpm_oa_framing {
 	GPM_OA_FRAMING_I915,            /* header + report records */
 	GPM_OA_FRAMING_XE,              /* bare reports */

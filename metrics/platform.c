@@ -107,6 +107,13 @@ static const struct gpm_platform platforms[] = {
 	 * view (daemon/amdgpu/). Found by driver, so no PCI id entry. */
 	{ "amdgpu", "AMDGPU", "AMD GPU (amdgpu)", 0, 0, FMT_NVPM,
 	  0, 0, 0, 0, 100000000u, 100000000u, 0, 0, 0 },
+	/* The simulated AMD GPU of `sim:amd` (daemon/sim/spm_unit.h): a 100
+	 * MHz GPU timestamp, the shader clock held at 2000 MHz, no EU
+	 * topology (its 4 shader engines are the unit's). Its source turns
+	 * SPM samples into NVPM32u64 reports; PCI id 0x7300 is the virtual
+	 * GPU's own. */
+	{ "simamd", "SIMAMD", "Simulated AMD GPU (SPM)", 0, 0, FMT_NVPM,
+	  0x7300, 0, 0, 0, 100000000u, 100000000u, 2000, 2000, 0 },
 };
 
 #define N_PLATFORMS (sizeof(platforms) / sizeof(platforms[0]))
@@ -116,9 +123,10 @@ enum {
 	HSW, BDW, CHV, SKLGT2, SKLGT3, SKLGT4, KBLGT2, KBLGT3, CFLGT2, CFLGT3,
 	BXT, GLK, CNL, ICL, EHL, TGLGT1, TGLGT2, RKL, DG1, ADL, ACMGT1, ACMGT2,
 	ACMGT3, MTLGT2, MTLGT3, PVC, LNL, BMG, PTL, SIMGEN12, GH100, AMDGPU,
+	SIMAMD,
 };
 
-_Static_assert(AMDGPU + 1 == N_PLATFORMS, "index enum matches the table");
+_Static_assert(SIMAMD + 1 == N_PLATFORMS, "index enum matches the table");
 
 /* Meteor Lake and Arrow Lake ids cover both GT sizes; the EU count picks
  * the file (Mesa: up to 64 EUs is GT2). */

@@ -1,5 +1,6 @@
 /*
- * The embedded sim metric definitions (metrics/sim/oa-simgen12.xml).
+ * The embedded sim metric definitions (metrics/sim/oa-simgen12.xml and
+ * oa-simamd.xml).
  */
 #ifndef GPM_SIM_BUILTIN_H
 #define GPM_SIM_BUILTIN_H
@@ -14,6 +15,16 @@ extern const char gpm_sim_metrics_xml_end[];
 static inline size_t gpm_sim_metrics_xml_size(void)
 {
 	return (size_t)(gpm_sim_metrics_xml_end - gpm_sim_metrics_xml);
+}
+
+extern const char gpm_simamd_metrics_xml[];
+extern const char gpm_simamd_metrics_xml_end[];
+
+#define GPM_SIMAMD_METRICS_NAME "oa-simamd.xml"
+
+static inline size_t gpm_simamd_metrics_xml_size(void)
+{
+	return (size_t)(gpm_simamd_metrics_xml_end - gpm_simamd_metrics_xml);
 }
 
 #endif

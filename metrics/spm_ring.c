@@ -55,15 +55,11 @@ static int check_layout(const struct gpm_spm_layout *l, size_t len, char *why,
 	return 0;
 }
 
-int gpm_spm_decode(const struct gpm_spm_layout *l, const uint8_t *data,
-		   size_t len, struct gpm_spm_samples *out, char *why,
-		   size_t size)
+/* The write pointer as a slot; -EBADMSG with why where the hardware
+ * never leaves it. */
+static int write_slot(const struct gpm_spm_layout *l, const uint8_t *data,
+		      uint64_t *slot, char *why, size_t size)
 {
-	memset(out, 0, sizeof(*out));
-	int ret = check_layout(l, len, why, size);
-	if (ret)
-		return ret;
-	const uint8_t *ring = data + l->sample_offset;
 	uint64_t ring_bytes = (uint64_t)l->sample_stride * l->max_samples;
 	uint64_t wr_bytes = (uint64_t)gpm__le32_load(data + l->wr_ptr_offset) *
 			    l->wr_ptr_granularity;
@@ -76,35 +72,40 @@ int gpm_spm_decode(const struct gpm_spm_layout *l, const uint8_t *data,
 			 "never leaves it");
 		return -EBADMSG;
 	}
-	const uint8_t *last = ring + (uint64_t)(l->max_samples - 1) * l->sample_stride;
-	uint64_t first_slot;
-	if (gpm__le64_load(last)) {
-		/* Wrapped: every slot holds a sample, the oldest where the
-		 * next one would have gone. */
-		out->wrapped = true;
-		out->n_samples = l->max_samples;
-		first_slot = wr_bytes / l->sample_stride % l->max_samples;
-	} else {
-		out->n_samples = (size_t)(wr_bytes / l->sample_stride);
-		first_slot = 0;
-	}
+	*slot = wr_bytes / l->sample_stride;
+	return 0;
+}
+
+/* Checks the layout against the data and finds the write pointer. */
+static int locate(const struct gpm_spm_layout *l, const uint8_t *data,
+		  size_t len, uint64_t *wr_slot, char *why, size_t size)
+{
+	int ret = check_layout(l, len, why, size);
+	return ret ? ret : write_slot(l, data, wr_slot, why, size);
+}
+
+/* n samples from slot first (wrapping) into out. */
+static int take(const struct gpm_spm_layout *l, const uint8_t *data,
+		uint64_t first_slot, size_t n, struct gpm_spm_samples *out,
+		char *why, size_t size)
+{
+	const uint8_t *ring = data + l->sample_offset;
+	out->n_samples = n;
 	out->n_counters = l->n_counters;
-	if (out->n_samples && l->n_counters > SIZE_MAX / sizeof(*out->values) /
-					     out->n_samples) {
+	if (n && l->n_counters > SIZE_MAX / sizeof(*out->values) / n) {
 		snprintf(why, size, "%zu samples of %zu counters do not fit in "
-			 "memory", out->n_samples, l->n_counters);
+			 "memory", n, l->n_counters);
 		return -ENOMEM;
 	}
-	size_t n_values = out->n_samples * l->n_counters;
-	out->timestamps = malloc((out->n_samples ? out->n_samples : 1) *
-				 sizeof(*out->timestamps));
+	size_t n_values = n * l->n_counters;
+	out->timestamps = malloc((n ? n : 1) * sizeof(*out->timestamps));
 	out->values = malloc((n_values ? n_values : 1) * sizeof(*out->values));
 	if (!out->timestamps || !out->values) {
 		gpm_spm_samples_fini(out);
 		snprintf(why, size, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t s = 0; s < out->n_samples; s++) {
+	for (size_t s = 0; s < n; s++) {
 		uint64_t slot = (first_slot + s) % l->max_samples;
 		const uint8_t *sample = ring + slot * l->sample_stride;
 		out->timestamps[s] = gpm__le64_load(sample);
@@ -117,6 +118,70 @@ int gpm_spm_decode(const struct gpm_spm_layout *l, const uint8_t *data,
 			values[c] = v;
 		}
 	}
+	return 0;
+}
+
+static uint64_t slot_timestamp(const struct gpm_spm_layout *l,
+			       const uint8_t *data, uint64_t slot)
+{
+	return gpm__le64_load(data + l->sample_offset +
+			      slot * l->sample_stride);
+}
+
+/* What a ring whose write pointer is at wr_slot holds. */
+static int take_ring(const struct gpm_spm_layout *l, const uint8_t *data,
+		     uint64_t wr_slot, struct gpm_spm_samples *out, char *why,
+		     size_t size)
+{
+	if (slot_timestamp(l, data, l->max_samples - 1)) {
+		/* Wrapped: every slot holds a sample, the oldest where the
+		 * next one would have gone. */
+		out->wrapped = true;
+		return take(l, data, wr_slot % l->max_samples, l->max_samples,
+			    out, why, size);
+	}
+	return take(l, data, 0, (size_t)wr_slot, out, why, size);
+}
+
+int gpm_spm_decode(const struct gpm_spm_layout *l, const uint8_t *data,
+		   size_t len, struct gpm_spm_samples *out, char *why,
+		   size_t size)
+{
+	memset(out, 0, sizeof(*out));
+	uint64_t wr_slot;
+	int ret = locate(l, data, len, &wr_slot, why, size);
+	if (ret)
+		return ret;
+	return take_ring(l, data, wr_slot, out, why, size);
+}
+
+int gpm_spm_read_new(const struct gpm_spm_layout *l, const uint8_t *data,
+		     size_t len, struct gpm_spm_cursor *cursor,
+		     struct gpm_spm_samples *out, char *why, size_t size)
+{
+	memset(out, 0, sizeof(*out));
+	uint64_t wr_slot;
+	int ret = locate(l, data, len, &wr_slot, why, size);
+	if (ret)
+		return ret;
+	wr_slot %= l->max_samples;
+	uint64_t next = cursor->next_slot % l->max_samples;
+	uint64_t before = (next + l->max_samples - 1) % l->max_samples;
+	if (!cursor->started) {
+		ret = take_ring(l, data, wr_slot, out, why, size);
+	} else if (slot_timestamp(l, data, before) == cursor->last_timestamp) {
+		size_t n = (size_t)((wr_slot + l->max_samples - next) %
+				    l->max_samples);
+		ret = take(l, data, next, n, out, why, size);
+	} else {
+		out->wrapped = true;
+		ret = take(l, data, wr_slot, l->max_samples, out, why, size);
+	}
+	if (ret || !out->n_samples)
+		return ret;
+	cursor->started = true;
+	cursor->next_slot = (uint32_t)wr_slot;
+	cursor->last_timestamp = out->timestamps[out->n_samples - 1];
 	return 0;
 }
 

@@ -80,4 +80,29 @@ int gpm_spm_decode(const struct gpm_spm_layout *layout, const uint8_t *data,
 
 void gpm_spm_samples_fini(struct gpm_spm_samples *samples);
 
+/*
+ * Where a reader of a live ring is: the slot it reads next and the
+ * timestamp of the sample it read last. Zeroed, it has read nothing.
+ */
+struct gpm_spm_cursor {
+	bool started;
+	uint32_t next_slot;
+	uint64_t last_timestamp;
+};
+
+/*
+ * The samples written since the cursor's last read, oldest first, and
+ * the cursor moved past them. The first read takes what gpm_spm_decode
+ * would. A later one takes the slots from the cursor to the write
+ * pointer, unless the slot before the cursor no longer holds the sample
+ * read last: then the hardware came round to the reader, and the whole
+ * ring is taken, oldest at the write pointer. Whether samples were lost
+ * in between, only their timestamps tell (the ring holds exactly the
+ * new ones when a whole ring's worth came). Errors as gpm_spm_decode's;
+ * the cursor stays where it was.
+ */
+int gpm_spm_read_new(const struct gpm_spm_layout *layout, const uint8_t *data,
+		     size_t len, struct gpm_spm_cursor *cursor,
+		     struct gpm_spm_samples *out, char *why, size_t size);
+
 #endif

@@ -13,26 +13,6 @@
  * last one's end and still continue it. */
 #define JITTER_FRACTION 16
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-	for (unsigned i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-/* struct drm_i915_perf_record_header {u32 type; u16 pad; u16 size}. */
-static void put_header(unsigned char *p, uint32_t type, uint16_t size)
-{
-	put_u32(p, type);
-	put_u16(p + 4, 0);
-	put_u16(p + 6, size);
-}
-
 int gpd_nv_report_builder_init(struct gpd_nv_report_builder *b,
 			       const unsigned *slots, unsigned n_counters,
 			       uint64_t timestamp_frequency)
@@ -70,7 +50,8 @@ void gpd_nv_report_builder_restart(struct gpd_nv_report_builder *b,
 size_t gpd_nv_report_builder_loss(struct gpd_nv_report_builder *b,
 				  unsigned char *out)
 {
-	put_header(out, GPM_OA_RECORD_BUFFER_LOST, GPM_OA_RECORD_HEADER_SIZE);
+	gpm_oa_record_put_header(out, GPM_OA_RECORD_BUFFER_LOST,
+				 GPM_OA_RECORD_HEADER_SIZE);
 	b->stats.losses++;
 	b->need_start = true;
 	return GPM_OA_RECORD_HEADER_SIZE;
@@ -100,8 +81,8 @@ static size_t put_report(struct gpd_nv_report_builder *b, uint64_t realtime_ns,
 	r->value[GPM_ACC_GPU_TIME] = ticks_of(b, realtime_ns);
 	for (unsigned i = 0; i < b->n_counters; i++)
 		r->value[b->slot[i]] = b->total[i];
-	put_header(out, GPM_OA_RECORD_SAMPLE,
-		   (uint16_t)(GPM_OA_RECORD_HEADER_SIZE + fmt->size));
+	gpm_oa_record_put_header(out, GPM_OA_RECORD_SAMPLE,
+				 (uint16_t)(GPM_OA_RECORD_HEADER_SIZE + fmt->size));
 	gpm_oa_report_encode(&b->encoder, r, out + GPM_OA_RECORD_HEADER_SIZE,
 			     fmt->size);
 	return GPM_OA_RECORD_HEADER_SIZE + fmt->size;

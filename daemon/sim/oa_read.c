@@ -11,13 +11,6 @@
 #include "metrics/little_endian.h"
 #include "metrics/oa_record.h"
 
-static void put_header(unsigned char *p, uint32_t type, size_t size)
-{
-	gpm__le32_store(p, type);
-	gpm__le16_store(p + 4, 0);
-	gpm__le16_store(p + 6, (uint16_t)size);
-}
-
 /*
  * Applies the kernel's context rules to a report about to be copied out;
  * false when a single-context stream holds it back. Reports without a
@@ -68,7 +61,8 @@ ssize_t gpd_oa_model_read(struct gpd_oa_model *m, void *buf, size_t len)
 	if (ring->overflow) {
 		if (len < GPM_OA_RECORD_HEADER_SIZE)
 			return -ENOSPC;
-		put_header(out, GPM_OA_RECORD_BUFFER_LOST, GPM_OA_RECORD_HEADER_SIZE);
+		gpm_oa_record_put_header(out, GPM_OA_RECORD_BUFFER_LOST,
+					 GPM_OA_RECORD_HEADER_SIZE);
 		off += GPM_OA_RECORD_HEADER_SIZE;
 		/* The kernel disables and re-enables the unit: the buffer
 		 * restarts empty and zeroed, and the status it reads again
@@ -81,7 +75,8 @@ ssize_t gpd_oa_model_read(struct gpd_oa_model *m, void *buf, size_t len)
 	if (m->report_lost) {
 		if (len - off < GPM_OA_RECORD_HEADER_SIZE)
 			return off ? (ssize_t)off : -ENOSPC;
-		put_header(out + off, GPM_OA_RECORD_REPORT_LOST, GPM_OA_RECORD_HEADER_SIZE);
+		gpm_oa_record_put_header(out + off, GPM_OA_RECORD_REPORT_LOST,
+					 GPM_OA_RECORD_HEADER_SIZE);
 		off += GPM_OA_RECORD_HEADER_SIZE;
 		m->report_lost = false;
 	}
@@ -99,7 +94,8 @@ ssize_t gpd_oa_model_read(struct gpd_oa_model *m, void *buf, size_t len)
 				short_buffer = true;
 				break;
 			}
-			put_header(out + off, GPM_OA_RECORD_SAMPLE, record_size);
+			gpm_oa_record_put_header(out + off, GPM_OA_RECORD_SAMPLE,
+						 (uint16_t)record_size);
 			memcpy(out + off + GPM_OA_RECORD_HEADER_SIZE, report, report_size);
 			off += record_size;
 		}

@@ -19,6 +19,7 @@
 #include "daemon/log.h"
 #include "daemon/sim/oa_model.h"
 #include "daemon/sim/sim_source.h"
+#include "daemon/sim/spm_source.h"
 #include "metrics/sim_device.h"
 
 #define SIM_POLL_MS 5
@@ -270,11 +271,19 @@ static const struct gpd_source_ops sim_ops = {
 	.forget_sets = sim_forget_sets,
 };
 
-int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
+int gpd_sim_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 			  const struct gpd_sim_source_options *opts,
 			  struct gpd_source **out, struct gpd_error *err)
 {
 	const char *name = opts->platform ? opts->platform : "simgen12";
+	if (!strcmp(name, "amd") || !strcmp(name, GPD_SIM_AMD_PLATFORM)) {
+		struct gpd_spm_source_options so = {
+			.seed = opts->seed,
+			.index = opts->index,
+			.load = opts->load,
+		};
+		return gpd_spm_source_create(loop, db, &so, out, err);
+	}
 	const struct gpm_platform *platform = gpm_platform_by_name(name);
 	if (!platform) {
 		err->code = -ENOENT;

@@ -13,7 +13,9 @@
 #include "metrics/metrics_db.h"
 
 struct gpd_sim_source_options {
-	const char *platform;           /* NULL: the virtual GPU */
+	/* NULL: the virtual GPU; "amd": the simulated AMD GPU, whose SPM
+	 * unit its own source runs (spm_source.h). */
+	const char *platform;
 	uint64_t seed;
 	size_t buffer_size;             /* 0: 16 MiB, like i915 */
 	unsigned index;                 /* names it sim<index> */
@@ -24,8 +26,9 @@ struct gpd_sim_source_options {
 };
 
 /* -ENOENT when the platform is unknown or has no metric file loaded, with
- * err saying which --metrics-dir to add. */
-int gpd_sim_source_create(uv_loop_t *loop, const struct gpm_metrics_db *db,
+ * err saying which --metrics-dir to add. "amd" adds its definitions to db
+ * (gpd_spm_source_create). */
+int gpd_sim_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 			  const struct gpd_sim_source_options *opts,
 			  struct gpd_source **out, struct gpd_error *err);
 

@@ -119,7 +119,7 @@ START_TEST(table_facts)
 		{ "pvc", 1260, 8, 0 }, { "lnl", 2004, 8, 0 },
 		{ "bmg", 2001, 8, 0 }, { "ptl", 3000, 8, 0 },
 		{ "simgen12", 1200, 7, 10 }, { "gh100", 0, 64, 0 },
-		{ "amdgpu", 0, 0, 0 },
+		{ "amdgpu", 0, 0, 0 }, { "simamd", 0, 0, 0 },
 	};
 
 	ck_assert_uint_eq(gpm_platform_count(),
