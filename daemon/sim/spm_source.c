@@ -16,11 +16,14 @@
 #include "metrics/sim_builtin.h"
 
 #define SPM_POLL_MS 5
-/* After a suspend or a debugger stop, do not run seconds of GPU time. */
-#define SPM_MAX_CATCH_UP_NS 1000000000ull
-/* The ring holds this much time, within the bounds below: twenty polls,
- * so that only a loop blocked that long loses samples. */
-#define SPM_RING_NS 100000000ull
+/* After a suspend or a debugger stop, do not run minutes of GPU time;
+ * but more than the ring holds, so that a stopped daemon finds its ring
+ * overrun, as it would on hardware. */
+#define SPM_MAX_CATCH_UP_NS 2000000000ull
+/* The ring holds this much time, within the bounds below: two hundred
+ * polls, so that only a loop blocked that long (not a busy machine's
+ * hiccup) loses samples. */
+#define SPM_RING_NS 1000000000ull
 #define SPM_RING_MIN_SAMPLES 64u
 #define SPM_RING_MAX_SAMPLES 65536u
 /* The RLC's write pointer counts 32-byte lines. */

@@ -532,6 +532,32 @@ async function replay(context, recording) {
 	await page.close();
 }
 
+// gpuperfd --device sim:amd: the banner says that live SPM is simulated,
+// why, and what works on a real AMD GPU; the page streams the SPM
+// counters of the simulated unit.
+async function simulatedAmd(context) {
+	const daemon = await startDaemon('amd', ['--device', 'sim:amd', '--linger', '0',
+		'--listen', '127.0.0.1:0', '--web-root', WEB_ROOT], out);
+	daemons.push(daemon);
+	const page = await openPage(context, daemon.urls['127.0.0.1'], 'amd');
+	await connected(page);
+	const streams = await streaming(page, 'Overview').then(() => true, () => false);
+	checks.check(streams, 'the page streams the simulated AMD GPU\'s Overview set');
+	const banner = await page.isVisible('#banner[data-kind="sim"]') ?
+		await page.textContent('#banner') : '';
+	checks.check(/simulated/i.test(banner) && /SPM/.test(banner) &&
+		/kernel offers a daemon no SPM interface/.test(banner) &&
+		/usage view/.test(banner) && /RGP captures/.test(banner),
+	'the banner of sim:amd says live SPM is simulated, why, and what a real AMD GPU gives',
+	banner || 'no banner');
+	const symbols = await page.$$eval('#counter-list .counter', (els) =>
+		els.map((e) => e.dataset.symbol));
+	checks.check(['GpuBusy', 'ValuInstructions', 'L2HitRate'].every((s) => symbols.includes(s)),
+		'the counter list holds the SPM counters', symbols.join(', '));
+	await page.screenshot({ path: join(out, 'ui-sim-amd.png') });
+	await page.close();
+}
+
 // gpuperfd on a fake Tiger Lake: tests/fake-kernel, preloaded, stands in
 // for i915 and fails as its control file says, so that the page meets what
 // the sim device never sends: the device lost in a GPU reset and
@@ -1113,6 +1139,7 @@ async function main() {
 	await checks.step('recording', () => recordOnTigerLake(page));
 	await checks.step('save the last seconds', () => saveLastSeconds(page));
 	await checks.step('replay', () => replay(light, join(out, 'recording.i915perf')));
+	await checks.step('the simulated AMD GPU', () => simulatedAmd(light));
 	await checks.step('device notices through the fake kernel', () => deviceNotices(light));
 	await checks.step('100 frames/s with 20 plots', () => smoothAt100Fps(page));
 	await page.close();

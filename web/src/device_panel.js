@@ -1,6 +1,7 @@
 // Which device the page shows and what it is: the picker, its identity,
 // its topology, and a banner when its counters do not come from a GPU
-// right now (the simulated OA unit, a replayed recording).
+// right now (the simulated OA unit, the simulated AMD GPU's SPM, a
+// replayed recording).
 import { byId, clear, h } from './dom.js';
 import { num } from './protocol.js';
 import { formatValue } from './units.js';
@@ -11,6 +12,15 @@ function hex(value, digits) {
 }
 
 function bannerText(device) {
+	// sim:amd: what a real AMD GPU cannot give a daemon, and what it can.
+	if (device.source === 'sim' && device.platform === 'simamd')
+		return ['Simulated device', `${device.name} is gpuperfd's software model of ` +
+			'an AMD GPU\'s streaming performance monitor (SPM): no GPU is measured. ' +
+			'Live SPM is simulated because the Linux kernel offers a daemon no SPM ' +
+			'interface today: amdgpu lets only the user-mode driver program SPM, for ' +
+			'RGP captures. On a real AMD GPU, gpuperfd shows the usage view (engines, ' +
+			'clocks, power, processes) and replays the SPM counters of RGP captures ' +
+			'(gpuperf replay FILE.rgp).'];
 	if (device.source === 'sim')
 		return ['Simulated device', `${device.name} is gpuperfd's software model of ` +
 			'the OA unit running a modelled workload: no GPU is measured.'];
