@@ -261,6 +261,8 @@ enum {
 	GPD_NVML_ERROR_NOT_SUPPORTED = 3,
 	GPD_NVML_ERROR_NOT_FOUND = 6,
 	GPD_NVML_ERROR_INSUFFICIENT_SIZE = 7,
+	GPD_NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+	GPD_NVML_ERROR_MEMORY = 20,
 	GPD_NVML_PCIE_UTIL_TX_BYTES = 0,
 	GPD_NVML_PCIE_UTIL_RX_BYTES = 1,
 };
@@ -284,6 +286,29 @@ struct gpd_nvml_process_utilization {
 	unsigned long long timestamp;
 	unsigned sm_util, mem_util, enc_util, dec_util;
 };
+
+/* nvmlProcessUtilizationInfo_v1_t: the same sample as the newer call
+ * (nvmlDeviceGetProcessesUtilizationInfo) gives it, with JPEG and optical
+ * flow shares besides. */
+struct gpd_nvml_process_utilization_info {
+	unsigned long long timestamp;
+	unsigned pid;
+	unsigned sm_util, mem_util, enc_util, dec_util, jpg_util, ofa_util;
+};
+
+/* nvmlProcessesUtilizationInfo_v1_t: the caller sets version, the
+ * array's size in count and last_seen_us; NVML fills the array and
+ * count (or sets count to what it needs, with INSUFFICIENT_SIZE). */
+struct gpd_nvml_processes_utilization {
+	unsigned version;
+	unsigned count;
+	unsigned long long last_seen_us;
+	struct gpd_nvml_process_utilization_info *samples;
+};
+
+/* NVML_STRUCT_VERSION(ProcessesUtilizationInfo, 1): size | version << 24. */
+#define GPD_NVML_PROCESSES_UTILIZATION_VERSION \
+	((unsigned)sizeof(struct gpd_nvml_processes_utilization) | 1u << 24)
 
 struct gpd_nvml_gpm_support {
 	unsigned version;

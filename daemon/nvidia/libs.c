@@ -252,6 +252,10 @@ static void load_nvml(struct gpd_nv_libs *libs,
 			&libs->nvml_usage, libs->why_no_nvml_usage,
 			sizeof(libs->why_no_nvml_usage), "the usage stream "
 			"needs an NVIDIA driver of release 510 or later");
+	void *newer = dlsym(nvml, "nvmlDeviceGetProcessesUtilizationInfo");
+	if (libs->have_nvml_usage && newer)
+		memcpy(&libs->nvml_usage.device_get_processes_utilization_info,
+		       &newer, sizeof(newer));
 }
 
 void gpd_nv_libs_load(struct gpd_nv_libs *libs,

@@ -114,6 +114,11 @@ struct gpd_nvml_usage_api {
 	gpd_nvml_return (*device_get_process_utilization)(
 		gpd_nvml_device device, struct gpd_nvml_process_utilization *samples,
 		unsigned *count, unsigned long long last_seen_us);
+	/* Its successor (drivers of release 550 and later); NULL where the
+	 * driver lacks it. */
+	gpd_nvml_return (*device_get_processes_utilization_info)(
+		gpd_nvml_device device,
+		struct gpd_nvml_processes_utilization *info);
 };
 
 /* Where to look; NULL fields take the defaults. Tests name libraries that

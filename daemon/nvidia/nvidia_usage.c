@@ -38,6 +38,14 @@ struct process_busy {
 	bool seen;                      /* in the newest reading */
 };
 
+/* One process's shares of one of NVML's sample periods, whichever call
+ * gave it. */
+struct sample {
+	unsigned pid;
+	unsigned long long timestamp;           /* us, CLOCK_REALTIME */
+	unsigned percent[N_ENGINES];
+};
+
 struct nv_usage {
 	struct gpd_usage_source base;
 	const struct gpd_nv_libs *libs;
@@ -55,8 +63,13 @@ struct nv_usage {
 	unsigned long long last_sample_us;      /* newest process sample seen */
 	struct process_busy *procs;
 	size_t n_procs, cap_procs;
-	struct gpd_nvml_process_utilization *samples;
+	struct sample *samples;                 /* of the last call */
 	unsigned cap_samples;
+	struct gpd_nvml_process_utilization *old_samples;
+	unsigned cap_old_samples;
+	struct gpd_nvml_process_utilization_info *info_samples;
+	unsigned cap_info_samples;
+	bool newer_unsupported;         /* the newer call said NOT_SUPPORTED */
 	struct gpd_nvml_process_info *infos;
 	unsigned cap_infos;
 };
@@ -183,30 +196,116 @@ static struct process_busy *process_of(struct nv_usage *u, int32_t pid)
 	return p;
 }
 
+static struct sample *reserve_samples(struct nv_usage *u, unsigned count)
+{
+	if (count <= u->cap_samples)
+		return u->samples;
+	struct sample *s = realloc(u->samples, (count + 16) * sizeof(*s));
+	if (!s)
+		return NULL;
+	u->samples = s;
+	u->cap_samples = count + 16;
+	return s;
+}
+
+/* nvmlDeviceGetProcessesUtilizationInfo, the newer call: its samples in
+ * u->samples, their number in *count. */
+static gpd_nvml_return newer_samples(struct nv_usage *u, unsigned *count)
+{
+	const struct gpd_nvml_usage_api *api = &u->libs->nvml_usage;
+	struct gpd_nvml_processes_utilization info = {
+		.version = GPD_NVML_PROCESSES_UTILIZATION_VERSION,
+		.count = u->cap_info_samples,
+		.last_seen_us = u->last_sample_us,
+		.samples = u->info_samples,
+	};
+	gpd_nvml_return ret = api->device_get_processes_utilization_info(u->device,
+									 &info);
+	if (ret == GPD_NVML_ERROR_INSUFFICIENT_SIZE) {
+		struct gpd_nvml_process_utilization_info *s =
+			realloc(u->info_samples, (info.count + 16) * sizeof(*s));
+		if (!s)
+			return GPD_NVML_ERROR_MEMORY;
+		u->info_samples = s;
+		u->cap_info_samples = info.count + 16;
+		info.samples = s;
+		info.count = u->cap_info_samples;
+		info.last_seen_us = u->last_sample_us;
+		ret = api->device_get_processes_utilization_info(u->device, &info);
+	}
+	if (ret)
+		return ret;
+	if (!reserve_samples(u, info.count))
+		return GPD_NVML_ERROR_MEMORY;
+	for (unsigned i = 0; i < info.count; i++) {
+		const struct gpd_nvml_process_utilization_info *s = &u->info_samples[i];
+		u->samples[i] = (struct sample){
+			.pid = s->pid, .timestamp = s->timestamp,
+			.percent = { s->sm_util, s->mem_util, s->enc_util, s->dec_util },
+		};
+	}
+	*count = info.count;
+	return 0;
+}
+
+/* nvmlDeviceGetProcessUtilization, the older call, likewise. */
+static gpd_nvml_return older_samples(struct nv_usage *u, unsigned *count)
+{
+	const struct gpd_nvml_usage_api *api = &u->libs->nvml_usage;
+	unsigned n = u->cap_old_samples;
+	gpd_nvml_return ret = api->device_get_process_utilization(
+		u->device, u->old_samples, &n, u->last_sample_us);
+	if (ret == GPD_NVML_ERROR_INSUFFICIENT_SIZE) {
+		struct gpd_nvml_process_utilization *s =
+			realloc(u->old_samples, (n + 16) * sizeof(*s));
+		if (!s)
+			return GPD_NVML_ERROR_MEMORY;
+		u->old_samples = s;
+		u->cap_old_samples = n + 16;
+		n = u->cap_old_samples;
+		ret = api->device_get_process_utilization(u->device, u->old_samples,
+							  &n, u->last_sample_us);
+	}
+	if (ret)
+		return ret;
+	if (!reserve_samples(u, n))
+		return GPD_NVML_ERROR_MEMORY;
+	for (unsigned i = 0; i < n; i++) {
+		const struct gpd_nvml_process_utilization *s = &u->old_samples[i];
+		u->samples[i] = (struct sample){
+			.pid = s->pid, .timestamp = s->timestamp,
+			.percent = { s->sm_util, s->mem_util, s->enc_util, s->dec_util },
+		};
+	}
+	*count = n;
+	return 0;
+}
+
 /* The process utilization samples since the last read, each process's
- * mean share of them added over the time elapsed. */
+ * mean share of them added over the time elapsed. The newer call where
+ * the driver has it (the older one answers NOT_SUPPORTED on some GPUs),
+ * else the older; both give the same samples where both work. */
 static int read_process_shares(struct nv_usage *u, struct gpd_usage_reading *r,
 			       uint64_t elapsed)
 {
-	const struct gpd_nvml_usage_api *api = &u->libs->nvml_usage;
-	unsigned count = u->cap_samples;
-	gpd_nvml_return ret = api->device_get_process_utilization(
-		u->device, u->samples, &count, u->last_sample_us);
-	if (ret == GPD_NVML_ERROR_INSUFFICIENT_SIZE) {
-		struct gpd_nvml_process_utilization *s =
-			realloc(u->samples, (count + 16) * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		u->samples = s;
-		u->cap_samples = count + 16;
-		count = u->cap_samples;
-		ret = api->device_get_process_utilization(u->device, u->samples,
-							  &count, u->last_sample_us);
+	unsigned count = 0;
+	bool newer = u->libs->nvml_usage.device_get_processes_utilization_info &&
+		     !u->newer_unsupported;
+	gpd_nvml_return ret = newer ? newer_samples(u, &count) :
+			      older_samples(u, &count);
+	if (newer && (ret == GPD_NVML_ERROR_NOT_SUPPORTED ||
+		      ret == GPD_NVML_ERROR_FUNCTION_NOT_FOUND)) {
+		u->newer_unsupported = true;
+		newer = false;
+		ret = older_samples(u, &count);
 	}
+	if (ret == GPD_NVML_ERROR_MEMORY)
+		return -ENOMEM;
 	if (ret == GPD_NVML_ERROR_NOT_FOUND)
 		return 0;               /* no sample since the last read */
 	if (ret) {
-		nvml_note(u, r, "nvmlDeviceGetProcessUtilization", ret);
+		nvml_note(u, r, newer ? "nvmlDeviceGetProcessesUtilizationInfo" :
+			  "nvmlDeviceGetProcessUtilization", ret);
 		return 0;
 	}
 	/* Each process's mean over its new samples. */
@@ -215,7 +314,7 @@ static int read_process_shares(struct nv_usage *u, struct gpd_usage_reading *r,
 		if (u->samples[i].timestamp > newest)
 			newest = u->samples[i].timestamp;
 	for (unsigned i = 0; i < count; i++) {
-		const struct gpd_nvml_process_utilization *s = &u->samples[i];
+		const struct sample *s = &u->samples[i];
 		if (s->timestamp <= u->last_sample_us)
 			continue;
 		bool counted = false;
@@ -227,13 +326,11 @@ static int read_process_shares(struct nv_usage *u, struct gpd_usage_reading *r,
 		unsigned n = 0;
 		double sum[N_ENGINES] = { 0 };
 		for (unsigned j = i; j < count; j++) {
-			const struct gpd_nvml_process_utilization *t = &u->samples[j];
+			const struct sample *t = &u->samples[j];
 			if (t->pid != s->pid || t->timestamp <= u->last_sample_us)
 				continue;
-			sum[SM] += t->sm_util;
-			sum[MEM] += t->mem_util;
-			sum[ENC] += t->enc_util;
-			sum[DEC] += t->dec_util;
+			for (unsigned e = 0; e < N_ENGINES; e++)
+				sum[e] += t->percent[e];
 			n++;
 		}
 		struct process_busy *p = process_of(u, (int32_t)s->pid);
@@ -323,6 +420,13 @@ static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
 		if (u->procs[i].seen)
 			u->procs[kept++] = u->procs[i];
 	u->n_procs = kept;
+	/* What the driver's samples can say of processes sharing the GPU
+	 * (measured on an H200, README "NVIDIA per-process shares"). */
+	if (r->n_clients > 1)
+		gpd_usage_note(r->processes_note, "NVML's per-process shares are "
+			       "the driver's sampled attribution: processes that "
+			       "share the GPU by time-slicing can be given each "
+			       "other's time (README, NVIDIA per-process shares)");
 	for (size_t i = 0; i < r->n_clients; i++) {
 		struct gpd_usage_client *c = &r->clients[i];
 		const struct process_busy *p = process_of(u, c->pid);
@@ -378,6 +482,8 @@ static void nv_destroy(struct gpd_usage_source *src)
 	close_nvml(u);
 	free(u->procs);
 	free(u->samples);
+	free(u->old_samples);
+	free(u->info_samples);
 	free(u->infos);
 	free(u);
 }

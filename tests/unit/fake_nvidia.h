@@ -49,7 +49,10 @@ struct fake_nv {
 		unsigned sm, mem;               /* percent */
 		bool graphics;                  /* in the graphics list too */
 	} processes[8];
+	/* What nvmlDeviceGetProcessesUtilizationInfo answers (0: samples). */
+	gpd_nvml_return newer_result;
 	/* What the source did. */
+	unsigned older_calls, newer_calls;
 	unsigned profiler_inits, profiler_deinits, host_inits, host_deinits;
 	unsigned enables, disables, configs, starts, stops, decodes;
 	unsigned nvml_inits, nvml_shutdowns, gpm_gets;
@@ -491,6 +494,7 @@ static gpd_nvml_return fake_process_utilization(
 	unsigned long long now_us = fake_realtime_ns() / 1000;
 	gpd_nvml_return ret = 0;
 	pthread_mutex_lock(&fake.lock);
+	fake.older_calls++;
 	if (now_us <= last_seen_us || !fake.n_processes) {
 		ret = GPD_NVML_ERROR_NOT_FOUND;
 	} else if (!samples || *count < fake.n_processes) {
@@ -505,6 +509,36 @@ static gpd_nvml_return fake_process_utilization(
 				.mem_util = fake.processes[i].mem,
 			};
 		*count = fake.n_processes;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return ret;
+}
+
+static gpd_nvml_return fake_processes_utilization_info(
+	gpd_nvml_device d, struct gpd_nvml_processes_utilization *info)
+{
+	unsigned long long now_us = fake_realtime_ns() / 1000;
+	gpd_nvml_return ret = 0;
+	pthread_mutex_lock(&fake.lock);
+	fake.newer_calls++;
+	if (info->version != GPD_NVML_PROCESSES_UTILIZATION_VERSION) {
+		ret = 25;       /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+	} else if (fake.newer_result) {
+		ret = fake.newer_result;
+	} else if (now_us <= info->last_seen_us || !fake.n_processes) {
+		ret = GPD_NVML_ERROR_NOT_FOUND;
+	} else if (!info->samples || info->count < fake.n_processes) {
+		info->count = fake.n_processes;
+		ret = GPD_NVML_ERROR_INSUFFICIENT_SIZE;
+	} else {
+		for (unsigned i = 0; i < fake.n_processes; i++)
+			info->samples[i] = (struct gpd_nvml_process_utilization_info){
+				.pid = fake.processes[i].pid,
+				.timestamp = now_us,
+				.sm_util = fake.processes[i].sm,
+				.mem_util = fake.processes[i].mem,
+			};
+		info->count = fake.n_processes;
 	}
 	pthread_mutex_unlock(&fake.lock);
 	return ret;
@@ -571,6 +605,8 @@ static const struct gpd_nv_libs *fake_libs(void)
 			.device_get_compute_running_processes = fake_compute_processes,
 			.device_get_graphics_running_processes = fake_graphics_processes,
 			.device_get_process_utilization = fake_process_utilization,
+			.device_get_processes_utilization_info =
+				fake_processes_utilization_info,
 		},
 		.have_cupti = true,
 		.have_nvml = true,

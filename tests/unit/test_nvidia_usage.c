@@ -5,6 +5,8 @@
  * clocks, PCIe, and what a driver without the usage calls says.
  */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "daemon/nvidia/nvidia_usage.h"
@@ -69,10 +71,66 @@ START_TEST(test_device_and_processes)
 	/* Exactly what NVML lists, once for a process in both lists. */
 	ck_assert_uint_eq(a->memory_bytes, 1073741824ull + 5);
 	ck_assert_uint_eq(b->memory_bytes, 268435456ull);
+	/* Two processes: the frame says what NVML's shares can be trusted for. */
+	ck_assert_ptr_nonnull(strstr(f.processes_note, "time-slicing"));
 	gpd_usage_frame_fini(&f);
 	src->ops->close(src);
 	src->ops->destroy(src);
 	ck_assert_uint_eq(fake.nvml_inits, fake.nvml_shutdowns);
+}
+END_TEST
+
+/* One process at 30% of the SMs, read twice through libs; its share. */
+static double one_process_share(const struct gpd_nv_libs *libs, char *note,
+				size_t note_size)
+{
+	fake.n_processes = 1;
+	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 30, 5, false };
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(libs, "0000:00:06.0",
+						 "/nonexistent", &src), 0);
+	struct gpd_usage_frame f;
+	gpd_usage_frame_init(&f);
+	two_readings(src, &f);
+	const struct gpd_usage_process_row *p = gpd_usage_frame_process(&f, 4242);
+	ck_assert_ptr_nonnull(p);
+	double share = p->class_busy[0];
+	snprintf(note, note_size, "%s", f.processes_note);
+	gpd_usage_frame_fini(&f);
+	src->ops->destroy(src);
+	return share;
+}
+
+START_TEST(test_newer_call_first)
+{
+	char note[512];
+	fake_reset();
+	ck_assert_double_eq_tol(one_process_share(fake_libs(), note, sizeof(note)),
+				0.3, 1e-6);
+	ck_assert_uint_gt(fake.newer_calls, 0);
+	ck_assert_uint_eq(fake.older_calls, 0);
+	/* One process alone: nothing to say of shared time. */
+	ck_assert_ptr_null(strstr(note, "time-slicing"));
+}
+END_TEST
+
+START_TEST(test_older_call_where_newer_unsupported)
+{
+	char note[512];
+	fake_reset();
+	fake.newer_result = GPD_NVML_ERROR_NOT_SUPPORTED;
+	ck_assert_double_eq_tol(one_process_share(fake_libs(), note, sizeof(note)),
+				0.3, 1e-6);
+	ck_assert_uint_eq(fake.newer_calls, 1);         /* asked once */
+	ck_assert_uint_gt(fake.older_calls, 0);
+	ck_assert_str_eq(note, "");
+	/* A driver without the newer call. */
+	fake_reset();
+	struct gpd_nv_libs libs = *fake_libs();
+	libs.nvml_usage.device_get_processes_utilization_info = NULL;
+	ck_assert_double_eq_tol(one_process_share(&libs, note, sizeof(note)),
+				0.3, 1e-6);
+	ck_assert_uint_eq(fake.newer_calls, 0);
 }
 END_TEST
 
@@ -103,6 +161,8 @@ static Suite *nvidia_usage_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_device_and_processes);
+	tcase_add_test(tc, test_newer_call_first);
+	tcase_add_test(tc, test_older_call_where_newer_unsupported);
 	tcase_add_test(tc, test_without_usage_calls);
 	suite_add_tcase(s, tc);
 	return s;
