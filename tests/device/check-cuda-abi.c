@@ -1,8 +1,9 @@
 /*
  * Compares daemon/nvidia/cuda_abi.h with NVIDIA's own headers: every
- * parameter block the nvidia source passes must have the size CUPTI
- * expects and every field the offset it reads. Built by test-nvidia.sh
- * where $CUDA_HOME/include/cupti.h exists; the build fails on a mismatch.
+ * parameter block the nvidia source passes must have the size CUPTI (or
+ * NVML) expects and every field the offset it reads. Built by
+ * test-nvidia.sh where $CUDA_HOME/include/cupti.h exists; the build fails
+ * on a mismatch.
  * (cupti_profiler_host.h includes <string>, so the script puts an empty
  * file of that name on the include path.)
  */
@@ -15,6 +16,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_result.h>
 #include <cupti_target.h>
+#include <nvml.h>
 
 #include "daemon/nvidia/cuda_abi.h"
 
@@ -110,6 +112,27 @@ SAME_VALUE(GPD_CU_ATTRIBUTE_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "clock")
 SAME_VALUE(GPD_CU_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "sms");
 SAME_VALUE(GPD_CU_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, "threads");
 _Static_assert(sizeof(gpd_cu_device) == sizeof(CUdevice), "CUdevice");
+
+/* NVML's per-process utilization, both calls. */
+#define SAME_NVML(ours, theirs)                                               \
+	_Static_assert(sizeof(ours) == sizeof(theirs), #ours " size")
+SAME_NVML(struct gpd_nvml_process_utilization, nvmlProcessUtilizationSample_t);
+SAME_FIELD(struct gpd_nvml_process_utilization, timestamp, nvmlProcessUtilizationSample_t, timeStamp);
+SAME_FIELD(struct gpd_nvml_process_utilization, dec_util, nvmlProcessUtilizationSample_t, decUtil);
+SAME_NVML(struct gpd_nvml_process_utilization_info, nvmlProcessUtilizationInfo_v1_t);
+SAME_FIELD(struct gpd_nvml_process_utilization_info, pid, nvmlProcessUtilizationInfo_v1_t, pid);
+SAME_FIELD(struct gpd_nvml_process_utilization_info, sm_util, nvmlProcessUtilizationInfo_v1_t, smUtil);
+SAME_FIELD(struct gpd_nvml_process_utilization_info, ofa_util, nvmlProcessUtilizationInfo_v1_t, ofaUtil);
+SAME_NVML(struct gpd_nvml_processes_utilization, nvmlProcessesUtilizationInfo_v1_t);
+SAME_FIELD(struct gpd_nvml_processes_utilization, count, nvmlProcessesUtilizationInfo_v1_t, processSamplesCount);
+SAME_FIELD(struct gpd_nvml_processes_utilization, last_seen_us, nvmlProcessesUtilizationInfo_v1_t, lastSeenTimeStamp);
+SAME_FIELD(struct gpd_nvml_processes_utilization, samples, nvmlProcessesUtilizationInfo_v1_t, procUtilArray);
+SAME_VALUE(GPD_NVML_PROCESSES_UTILIZATION_VERSION, nvmlProcessesUtilizationInfo_v1, "version");
+SAME_VALUE(GPD_NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED, "nvml not supported");
+SAME_VALUE(GPD_NVML_ERROR_NOT_FOUND, NVML_ERROR_NOT_FOUND, "nvml not found");
+SAME_VALUE(GPD_NVML_ERROR_INSUFFICIENT_SIZE, NVML_ERROR_INSUFFICIENT_SIZE, "nvml size");
+SAME_VALUE(GPD_NVML_ERROR_FUNCTION_NOT_FOUND, NVML_ERROR_FUNCTION_NOT_FOUND, "nvml function");
+SAME_VALUE(GPD_NVML_ERROR_MEMORY, NVML_ERROR_MEMORY, "nvml memory");
 
 int main(void)
 {
