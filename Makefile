@@ -230,7 +230,7 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
 	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table \
 	$(BUILD)/tests/daemon-proxy $(BUILD)/tests/episodes-recording \
-	$(BUILD)/tests/libhold-open.so
+	$(BUILD)/tests/libhold-open.so $(BUILD)/tests/rgp-capture
 
 # Writes amdgpu gpu_metrics tables for the fake sysfs trees.
 $(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
@@ -249,6 +249,11 @@ $(BUILD)/tests/daemon-proxy: tests/cli/daemon_proxy.c $(LIBPROTO)
 $(BUILD)/tests/episodes-recording: tests/cli/episodes_recording.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
+
+# Writes RGP captures by radv's rules (tests/cli/test-replay-rgp.sh).
+$(BUILD)/tests/rgp-capture: tests/cli/rgp_capture.c tests/unit/rgp_writer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 # Holds one open() of a process back (tests/integration/test-daemon-triggers.sh).
 $(BUILD)/tests/libhold-open.so: tests/integration/hold_open.c

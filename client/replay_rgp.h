@@ -1,6 +1,7 @@
 /*
  * gpuperf replay of an RGP capture: the counters of its SPM chunks over
- * time (metrics/rgp_spm.h), one row per sample, as a table, CSV or NDJSON.
+ * time (metrics/rgp_spm.h), one row per sample, as a table, CSV or NDJSON,
+ * or as a Perfetto trace.
  */
 #ifndef GPUPERF_REPLAY_RGP_H
 #define GPUPERF_REPLAY_RGP_H

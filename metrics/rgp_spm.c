@@ -153,6 +153,10 @@ int gpm_rgp_read(const uint8_t *data, size_t len, struct gpm_rgp_file *out,
 		out->n_chunks++;
 		if (type >= GPM_RGP_CHUNK_TYPES)
 			out->n_unknown_chunks++;
+		if (type == GPM_RGP_CHUNK_ASIC_INFO && !out->gpu_timestamp_frequency &&
+		    (size_t)chunk_size >= GPM_RGP_ASIC_TIMESTAMP_FREQUENCY_AT + 8)
+			out->gpu_timestamp_frequency = gpm__le64_load(chunk +
+				GPM_RGP_ASIC_TIMESTAMP_FREQUENCY_AT);
 		if (type == GPM_RGP_CHUNK_SPM_DB) {
 			struct gpm_rgp_spm *grown = realloc(out->spm,
 				(out->n_spm + 1) * sizeof(*grown));
@@ -172,6 +176,12 @@ int gpm_rgp_read(const uint8_t *data, size_t len, struct gpm_rgp_file *out,
 	if (ret)
 		gpm_rgp_file_fini(out);
 	return ret;
+}
+
+uint64_t gpm_rgp_timestamp_ns(const struct gpm_rgp_file *file, uint64_t ticks)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u /
+			  file->gpu_timestamp_frequency);
 }
 
 void gpm_rgp_file_fini(struct gpm_rgp_file *file)

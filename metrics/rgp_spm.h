@@ -18,8 +18,12 @@
  *     counter's values, num_timestamps of data_size bytes at data_offset,
  *     which radv counts from the end of the preamble.
  *
- * Other chunks (ASIC info, SQTT data, code objects, ...) are skipped and
- * counted; types past those ac_rgp.c names are counted as unknown.
+ * The ASIC info chunk (type 0, struct sqtt_file_chunk_asic_info, 768
+ * bytes for radv) gives the GPU timestamp's frequency, a u64 at byte 424
+ * of the chunk (gpu_timestamp_frequency, radv's clock_crystal_freq x
+ * 1000), which turns the samples' timestamps into nanoseconds. Other
+ * chunks (SQTT data, code objects, ...) are skipped and counted; types
+ * past those ac_rgp.c names are counted as unknown.
  * Every size is checked against the bytes there are: a file that lies is
  * refused, saying where. Pure: bytes in, counters over time out.
  */
@@ -30,7 +34,11 @@
 #include <stdint.h>
 
 #define GPM_RGP_MAGIC 0x50303042u
+#define GPM_RGP_CHUNK_ASIC_INFO 0
 #define GPM_RGP_CHUNK_SPM_DB 8
+/* Where the ASIC info chunk holds gpu_timestamp_frequency, and so the
+ * least it must hold to give it. */
+#define GPM_RGP_ASIC_TIMESTAMP_FREQUENCY_AT 424
 /* The chunk types ac_rgp.c names (enum sqtt_file_chunk_type). */
 #define GPM_RGP_CHUNK_TYPES 13
 /* A budget on counters per SPM chunk, whatever a file says. */
@@ -53,6 +61,10 @@ struct gpm_rgp_spm {
 
 struct gpm_rgp_file {
 	uint32_t version_major, version_minor;
+	/* Hz of the samples' timestamps, from the first ASIC info chunk
+	 * that gives it; 0 when none does (no such chunk, one too short to
+	 * hold the field, or 0 there). */
+	uint64_t gpu_timestamp_frequency;
 	unsigned n_chunks;              /* all of them */
 	unsigned n_unknown_chunks;      /* of types ac_rgp.c does not name */
 	size_t n_spm;
@@ -66,6 +78,10 @@ int gpm_rgp_read(const uint8_t *data, size_t len, struct gpm_rgp_file *out,
 		 char *why, size_t size);
 
 void gpm_rgp_file_fini(struct gpm_rgp_file *file);
+
+/* A timestamp of the capture in nanoseconds of the GPU's clock, from its
+ * gpu_timestamp_frequency (which must not be 0). */
+uint64_t gpm_rgp_timestamp_ns(const struct gpm_rgp_file *file, uint64_t ticks);
 
 /* "SQ", "GL2C": the block's name (PAL's GpuBlock names it the same);
  * NULL for a number past those Mesa names. */

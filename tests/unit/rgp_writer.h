@@ -98,6 +98,26 @@ static inline void rgp_other_chunk(struct rgp_buf *b, uint8_t type, size_t size)
 	rgp_chunk_end(b, at);
 }
 
+/*
+ * An ASIC info chunk (struct sqtt_file_chunk_asic_info, version 0.5, 768
+ * bytes) whose gpu_timestamp_frequency, at byte 424, is frequency; every
+ * other byte is filler, so that a reader looking elsewhere reads nonsense.
+ */
+static inline void rgp_asic_info_chunk(struct rgp_buf *b, uint64_t frequency)
+{
+	size_t at = rgp_chunk_header(b, 0, 0, 5);
+	for (size_t i = 16; i < 424; i++) {
+		uint8_t byte = (uint8_t)(i * 7);
+		rgp_put(b, &byte, 1);
+	}
+	rgp_u64(b, frequency);
+	for (size_t i = 432; i < 768; i++) {
+		uint8_t byte = (uint8_t)(i * 7);
+		rgp_put(b, &byte, 1);
+	}
+	rgp_chunk_end(b, at);
+}
+
 struct rgp_spm_counter {
 	uint32_t block, instance, event;
 };

@@ -29,7 +29,7 @@ static void capture(struct rgp_buf *b, uint32_t item_size, int short_records)
 	memset(b, 0, sizeof(*b));
 	rgp_file_header(b);
 	rgp_other_chunk(b, 7, 112);
-	rgp_other_chunk(b, 0, 768);
+	rgp_asic_info_chunk(b, 100000000);
 	rgp_spm_chunk(b, 4096, 5, timestamps, 3, counters, value, item_size,
 		      short_records);
 }
@@ -64,6 +64,35 @@ START_TEST(test_capture_of_several_chunks)
 	ck_assert_uint_eq(f.n_unknown_chunks, 0);
 	ck_assert_uint_eq(f.n_spm, 1);
 	check_spm(&f.spm[0], 4096, 0xffff);
+	ck_assert_uint_eq(f.gpu_timestamp_frequency, 100000000);
+	ck_assert_uint_eq(gpm_rgp_timestamp_ns(&f, 123456789), 1234567890);
+	gpm_rgp_file_fini(&f);
+	free(b.data);
+}
+END_TEST
+
+/* Without an ASIC info chunk, or with one too short to hold the field,
+ * the capture reads, its frequency unknown. */
+START_TEST(test_timestamp_frequency_unknown)
+{
+	struct rgp_buf b;
+	memset(&b, 0, sizeof(b));
+	rgp_file_header(&b);
+	rgp_spm_chunk(&b, 4096, 5, timestamps, 3, counters, value, 2, 0);
+	struct gpm_rgp_file f;
+	char why[256];
+	ck_assert_int_eq(gpm_rgp_read(b.data, b.len, &f, why, sizeof(why)), 0);
+	ck_assert_uint_eq(f.gpu_timestamp_frequency, 0);
+	check_spm(&f.spm[0], 4096, 0xffff);
+	gpm_rgp_file_fini(&f);
+	free(b.data);
+
+	memset(&b, 0, sizeof(b));
+	rgp_file_header(&b);
+	rgp_other_chunk(&b, 0, 431);
+	rgp_spm_chunk(&b, 4096, 5, timestamps, 3, counters, value, 2, 0);
+	ck_assert_int_eq(gpm_rgp_read(b.data, b.len, &f, why, sizeof(why)), 0);
+	ck_assert_uint_eq(f.gpu_timestamp_frequency, 0);
 	gpm_rgp_file_fini(&f);
 	free(b.data);
 }
@@ -193,6 +222,7 @@ static Suite *rgp_spm_suite(void)
 	Suite *s = suite_create("rgp_spm");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_capture_of_several_chunks);
+	tcase_add_test(tc, test_timestamp_frequency_unknown);
 	tcase_add_test(tc, test_32_bit_values_and_older_records);
 	tcase_add_test(tc, test_unknown_chunk_skipped);
 	tcase_add_test(tc, test_truncated_refused);
