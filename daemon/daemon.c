@@ -20,6 +20,7 @@
 #include "daemon/nvidia/nvidia_source.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
+#include "daemon/sim/spm_source.h"
 #include "daemon/sim/sim_usage.h"
 #include "metrics/metrics_db.h"
 
@@ -280,8 +281,11 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			.load = spec.load,
 		};
 		ret = gpd_sim_source_create(d->loop, d->metrics, &so, &source, err);
+		bool amd = !ret && !strcmp(source->platform->name,
+					   GPD_SIM_AMD_PLATFORM);
 		if (!ret && (ret = gpd_sim_usage_create(&source->info,
-							d->options.seed, &usage))) {
+							d->options.seed, amd,
+							&usage))) {
 			source->ops->destroy(source);
 			gpd_fail(err, ret, "%s: cannot simulate its usage (%s)",
 				 text, strerror(-ret));

@@ -20,6 +20,7 @@ struct sim_usage {
 	bool open;
 	uint64_t generation;
 	uint64_t started_ns;            /* monotonic time of model time 0 */
+	bool amd;                       /* named as amdgpu names engines */
 };
 
 static int sim_read(struct gpd_usage_source *src, struct gpd_usage_reading *r,
@@ -46,6 +47,9 @@ static int sim_read(struct gpd_usage_source *src, struct gpd_usage_reading *r,
 	if (gpd_sim_usage_model_read(&sim->model, r, processes))
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	r->time_ns = sim->started_ns + sim->model.now_ns;
+	/* amdgpu has no RC6 residency to read. */
+	if (sim->amd)
+		r->have &= ~(unsigned)GPD_USAGE_HAVE_RC6;
 	r->generation = sim->generation;
 	return 0;
 }
@@ -67,7 +71,7 @@ static const struct gpd_usage_source_ops sim_usage_ops = {
 };
 
 int gpd_sim_usage_create(const struct gpm_device_info *info, uint64_t seed,
-			 struct gpd_usage_source **out)
+			 bool amd, struct gpd_usage_source **out)
 {
 	struct sim_usage *sim = calloc(1, sizeof(*sim));
 	if (!sim)
@@ -80,7 +84,8 @@ int gpd_sim_usage_create(const struct gpm_device_info *info, uint64_t seed,
 		return ret;
 	}
 	sim->base.ops = &sim_usage_ops;
-	gpd_sim_usage_model_layout(&sim->base.layout);
+	gpd_sim_usage_model_layout(&sim->base.layout, amd);
+	sim->amd = amd;
 	sim->info = *info;
 	sim->seed = seed;
 	*out = &sim->base;

@@ -24,6 +24,11 @@ static const char *const class_names[GPD_SIM_ENGINES] = {
 	GPD_USAGE_CLASS_RENDER, GPD_USAGE_CLASS_COPY, GPD_USAGE_CLASS_VIDEO,
 	GPD_USAGE_CLASS_COMPUTE,
 };
+/* The same engines as amdgpu's fdinfo names their classes (drm-engine-gfx,
+ * -dma, -dec, -compute), for sim:amd's GPU. */
+static const char *const amd_names[GPD_SIM_ENGINES] = {
+	"gfx", "dma", "dec", "compute",
+};
 
 /* The phases of the engines other than render: how busy, how long. */
 static const struct {
@@ -56,15 +61,20 @@ static const struct {
 /* Transient processes alive at once, at most. */
 #define MAX_TRANSIENT 4
 
-void gpd_sim_usage_model_layout(struct gpd_usage_layout *layout)
+void gpd_sim_usage_model_layout(struct gpd_usage_layout *layout, bool amd)
 {
 	memset(layout, 0, sizeof(*layout));
+	/* i915 counts the render engine's wait and semaphore time; amdgpu
+	 * counts neither. */
 	for (unsigned e = 0; e < GPD_SIM_ENGINES; e++)
-		gpd_usage_layout_add_engine(layout, engine_names[e],
-					    class_names[e], e == GPD_SIM_RENDER,
-					    e == GPD_SIM_RENDER);
+		gpd_usage_layout_add_engine(layout,
+					    amd ? amd_names[e] : engine_names[e],
+					    amd ? amd_names[e] : class_names[e],
+					    !amd && e == GPD_SIM_RENDER,
+					    !amd && e == GPD_SIM_RENDER);
 	snprintf(layout->description, sizeof(layout->description),
-		 "the simulated GPU's engines, clocks, power and processes");
+		 "the simulated %sGPU's engines, clocks, power and processes",
+		 amd ? "AMD " : "");
 }
 
 static void spawn(struct gpd_sim_usage_model *m, unsigned role)

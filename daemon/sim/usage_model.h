@@ -80,7 +80,7 @@ int gpd_sim_usage_model_init(struct gpd_sim_usage_model *m,
 			     const struct gpm_device_info *info, uint64_t seed);
 
 /* The layout of the model's engines. */
-void gpd_sim_usage_model_layout(struct gpd_usage_layout *layout);
+void gpd_sim_usage_model_layout(struct gpd_usage_layout *layout, bool amd);
 
 /* Moves the model on by ns. */
 void gpd_sim_usage_model_advance(struct gpd_sim_usage_model *m, uint64_t ns);

@@ -4,7 +4,8 @@
 # device's: gpuperf sets and gpuperf stream show its metric sets and SPM
 # counters that move with the workload, /metrics exports them, a period
 # the unit cannot sample at is refused in words, and samples lost while
-# the daemon could not read are counted.
+# the daemon could not read are counted; its usage view names its engines
+# as amdgpu does.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -53,6 +54,13 @@ check "the Memory set's counters are not there or out of range: $(head -2 "$tmp/
 	 .TcpHitRate <= 100 and .L2Misses01 >= 0'
 check "no Memory window saw texture work: $(jq -c .TcpRequests "$tmp/memory" | tr '\n' ' ')" \
 	eval "jq -e -s 'any(.[]; .TcpRequests > 0)' \"$tmp/memory\" >/dev/null"
+
+# The usage view: amdgpu's engine classes, no RC6 (amdgpu has none).
+"$gpuperf" top --unix "$tmp/amd.sock" -d sim0 --format ndjson -i 300ms \
+	--duration 700ms -o "$tmp/top" 2>"$tmp/top.err"
+check "the usage view's engines are not gfx, dma, dec, compute without RC6: $(tail -1 "$tmp/top" | head -c 300) $(cat "$tmp/top.err")" \
+	eval "tail -1 \"$tmp/top\" | jq -e '[.engines[].name] == [\"gfx\", \"dma\", \"dec\", \"compute\"] and
+	 .rc6_ratio == null and (.processes | length) > 0' >/dev/null"
 
 # Past 2^31 shader clocks a sample's 32-bit counters could wrap.
 run 5 stream --unix "$tmp/amd.sock" -m Overview -p 2s --duration 1s

@@ -21,7 +21,7 @@ static void start(struct gpd_sim_usage_model *m, struct gpd_usage_layout *l,
 	info.gpu_min_freq = 300000000;
 	info.gpu_max_freq = 1300000000;
 	ck_assert_int_eq(gpd_sim_usage_model_init(m, &info, seed), 0);
-	gpd_sim_usage_model_layout(l);
+	gpd_sim_usage_model_layout(l, false);
 }
 
 static void read_model(const struct gpd_sim_usage_model *m,
