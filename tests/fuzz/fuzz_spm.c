@@ -1,11 +1,13 @@
 /*
  * Fuzzes the AMD SPM readers: arbitrary bytes as an RGP capture
  * (gpm_rgp_read), and as SPM trace data under a layout taken from the
- * input's first 24 bytes (gpm_spm_decode), with up to 8 counters.
+ * input's first 24 bytes (gpm_spm_decode), with up to 8 counters, then
+ * read live (gpm_spm_read_new) from a cursor the same bytes give.
  *
  * Checked beyond memory safety: a capture read has no more SPM chunks
  * than chunks; a decoded ring has at most its slots, each sample with its
- * counters, and a wrapped ring has all of them.
+ * counters, and a wrapped ring has all of them; a live read takes at most
+ * a ring's worth and leaves the cursor on a slot of the ring.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,6 +59,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (samples.n_samples > layout.max_samples ||
 		    samples.n_counters != n_counters ||
 		    (samples.wrapped && samples.n_samples != layout.max_samples))
+			abort();
+		gpm_spm_samples_fini(&samples);
+	}
+	struct gpm_spm_cursor cursor = {
+		.started = data[21] & 1,
+		.next_slot = data[22],
+		.last_timestamp = data[23],
+	};
+	if (!gpm_spm_read_new(&layout, data + 24, size - 24, &cursor, &samples,
+			      why, sizeof(why))) {
+		if (samples.n_samples > layout.max_samples ||
+		    (samples.n_samples && cursor.next_slot >= layout.max_samples))
 			abort();
 		gpm_spm_samples_fini(&samples);
 	}
