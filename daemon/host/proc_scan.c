@@ -2,12 +2,12 @@
  * The processes holding DRM files, from /proc (see proc_scan.h).
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "daemon/host/proc_scan.h"
@@ -26,49 +26,101 @@ static bool is_number(const char *name)
 	return true;
 }
 
-static void scan_process(int proc_fd, const char *pid_name, const char *driver,
-			 const char *pdev, gpd_drm_file_cb cb, void *user,
-			 struct gpd_proc_scan_stats *stats, char *text)
+/* What a directory listing is read into: one getdents64 call takes a
+ * process's fd directory whole, most of the time. */
+#define LISTING_MAX 32768
+
+/* The kernel's struct linux_dirent64 (include/linux/dirent.h). */
+struct dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Calls each(user, name) for every entry of the directory open at dir_fd
+ * but "." and "..", read with getdents64 into listing: no DIR, so no
+ * fstat, fcntl or allocation per directory (fdopendir's) in a walk that
+ * opens one for every process. 0, or -errno. */
+static int list_dir(int dir_fd, char *listing,
+		    void (*each)(void *user, const char *name), void *user)
 {
+	for (;;) {
+		long n = syscall(SYS_getdents64, dir_fd, listing, LISTING_MAX);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			const struct dirent64 *e = (const struct dirent64 *)(listing + off);
+			off += e->d_reclen;
+			if (e->d_name[0] != '.')
+				each(user, e->d_name);
+		}
+	}
+}
+
+/* What a walk hands down to each process and each of its fds. */
+struct walk {
+	int proc_fd;
+	const char *driver, *pdev;
+	gpd_drm_file_cb cb;
+	void *user;
+	struct gpd_proc_scan_stats *stats;
+	char *text;                     /* FDINFO_MAX */
+	char *listing;                  /* two of LISTING_MAX: /proc's, a process's */
+	/* The process being looked at. */
+	int fd_dir;
+	const char *pid_name;
+	int32_t pid;
+};
+
+/* One entry of /proc/PID/fd: its fdinfo when it links to a DRM node. */
+static void scan_fd(void *user, const char *name)
+{
+	struct walk *w = user;
+	char target[64], path[320];
+	ssize_t n = readlinkat(w->fd_dir, name, target, sizeof(target) - 1);
+	if (n < 9 || strncmp(target, "/dev/dri/", 9))
+		return;
+	snprintf(path, sizeof(path), "%s/fdinfo/%s", w->pid_name, name);
+	int info_fd = openat(w->proc_fd, path, O_RDONLY | O_CLOEXEC);
+	if (info_fd < 0)
+		return;
+	ssize_t len = read(info_fd, w->text, FDINFO_MAX - 1);
+	close(info_fd);
+	if (len <= 0)
+		return;
+	struct gpd_fdinfo info;
+	gpd_fdinfo_parse(w->text, (size_t)len, &info);
+	if (strcmp(info.driver, w->driver) || (*w->pdev && *info.pdev &&
+					       strcmp(info.pdev, w->pdev)))
+		return;
+	w->stats->drm_files++;
+	w->cb(w->user, w->pid, &info);
+}
+
+/* One entry of /proc: a process's fd directory when it is one. */
+static void scan_process(void *user, const char *pid_name)
+{
+	struct walk *w = user;
+	if (!is_number(pid_name))
+		return;
 	char path[320];
 	snprintf(path, sizeof(path), "%s/fd", pid_name);
-	int fd_dir = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	stats->processes++;
-	if (fd_dir < 0) {
+	w->fd_dir = openat(w->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->stats->processes++;
+	if (w->fd_dir < 0) {
 		if (errno == EACCES || errno == EPERM)
-			stats->unreadable++;
+			w->stats->unreadable++;
 		return;
 	}
-	DIR *d = fdopendir(fd_dir);
-	if (!d) {
-		close(fd_dir);
-		return;
-	}
-	int32_t pid = (int32_t)strtol(pid_name, NULL, 10);
-	for (struct dirent *e; (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		char target[64];
-		ssize_t n = readlinkat(fd_dir, e->d_name, target, sizeof(target) - 1);
-		if (n < 9 || strncmp(target, "/dev/dri/", 9))
-			continue;
-		snprintf(path, sizeof(path), "%s/fdinfo/%s", pid_name, e->d_name);
-		int info_fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
-		if (info_fd < 0)
-			continue;
-		ssize_t len = read(info_fd, text, FDINFO_MAX - 1);
-		close(info_fd);
-		if (len <= 0)
-			continue;
-		struct gpd_fdinfo info;
-		gpd_fdinfo_parse(text, (size_t)len, &info);
-		if (strcmp(info.driver, driver) || (*pdev && *info.pdev &&
-						    strcmp(info.pdev, pdev)))
-			continue;
-		stats->drm_files++;
-		cb(user, pid, &info);
-	}
-	closedir(d);
+	w->pid_name = pid_name;
+	w->pid = (int32_t)strtol(pid_name, NULL, 10);
+	/* Into the second half: /proc's listing is still being read. */
+	list_dir(w->fd_dir, w->listing + LISTING_MAX, scan_fd, w);
+	close(w->fd_dir);
 }
 
 int gpd_proc_scan_drm(const char *proc_root, const char *driver,
@@ -79,29 +131,17 @@ int gpd_proc_scan_drm(const char *proc_root, const char *driver,
 	int proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proc_fd < 0)
 		return -errno;
-	int list_fd = dup(proc_fd);
-	DIR *d = list_fd < 0 ? NULL : fdopendir(list_fd);
-	if (!d) {
-		int err = -errno;
-		if (list_fd >= 0)
-			close(list_fd);
-		close(proc_fd);
-		return err;
-	}
-	char *text = malloc(FDINFO_MAX);
-	if (!text) {
-		closedir(d);
-		close(proc_fd);
-		return -ENOMEM;
-	}
-	for (struct dirent *e; (e = readdir(d));)
-		if (is_number(e->d_name))
-			scan_process(proc_fd, e->d_name, driver, pdev, cb, user,
-				     stats, text);
-	free(text);
-	closedir(d);
+	struct walk w = {
+		.proc_fd = proc_fd, .driver = driver, .pdev = pdev, .cb = cb,
+		.user = user, .stats = stats, .text = malloc(FDINFO_MAX),
+		.listing = malloc(2 * LISTING_MAX),
+	};
+	int ret = w.text && w.listing ? list_dir(proc_fd, w.listing,
+						 scan_process, &w) : -ENOMEM;
+	free(w.text);
+	free(w.listing);
 	close(proc_fd);
-	return 0;
+	return ret;
 }
 
 /* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if
