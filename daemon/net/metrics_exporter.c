@@ -2,12 +2,19 @@
  * The exposition of /metrics and the subscriptions behind it (see
  * metrics_exporter.h).
  *
- * On the loop: subscriptions keep each device's last values; a scrape, once
- * they are there, takes a snapshot (struct render_job: copies, and a
- * reference on each device's counter names) and hands it to libuv's
- * thread pool, where the text is written; the scrapes are answered back on
- * the loop. One snapshot is rendered at a time; scrapes that come in the
- * meantime share the next one.
+ * The exposition has two parts. What changes once a window (the counters'
+ * values and the usage series, the bulk of it) is rendered off the loop:
+ * subscriptions keep each device's last values, and each new window's
+ * take a snapshot (struct render_job: copies, and a reference on each
+ * device's counter names) to libuv's thread pool, where its text is
+ * written and then kept. What changes at any time (report and loss
+ * counts, rings, triggers, connections: a few lines a device) is written
+ * on the loop when a scrape is answered, around a copy of the kept text.
+ * A scrape is so answered at once, with the last window rendered, and
+ * never waits for a thread. Only the first scrape, or one after the
+ * devices changed (a new metric set, a device lost or back), waits for the
+ * next render. One snapshot is rendered at a time; windows and scrapes
+ * that come in the meantime share the next one.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -65,34 +72,26 @@ struct exported_device {
 	double *values;                 /* one per counters->c */
 };
 
-/* What one scrape renders: copies of everything it shows. */
+/* A device's window as a render shows it: copies. */
 struct device_view {
-	const char *labels, *info_labels;
+	const char *labels;
 	char metric_set[128];
-	char error[72 + sizeof(((struct gpd_error *)0)->message)];
-	bool up, streaming;
 	struct exported_counters *counters;     /* a reference; NULL if none */
 	double *values;
-	struct gpd_device_stats stats;
-	bool has_ring;                  /* a flight recorder; its stats */
-	struct gpd_flight_recorder_stats ring;
-	struct gpd_trigger_counts *triggers;    /* copies, next unused */
-	size_t n_triggers;
 };
 
 struct render_job {
 	uv_work_t work;
 	struct gpd_metrics_exporter *ex;
 	struct gpd_scrape *scrapes;     /* answered by it */
+	uint64_t deadline_ns;           /* theirs */
+	/* The exporter's generation when the snapshot was taken, and
+	 * whether every device was ready: only such a text is kept. */
+	uint64_t generation;
+	bool complete;
 	size_t n_devices;
 	struct device_view *devices;
 	struct gpd_metrics_usage_view *usage;
-	unsigned connections, unauthenticated;
-	uint64_t refused;
-	size_t queued_bytes;
-	uint64_t slow_readers_dropped;
-	uint64_t counter_frames_dropped, usage_frames_dropped;
-	uint64_t window_ms;
 	/* By format, then with per-process series or without. */
 	bool wanted[2][2];
 	struct gpd_metrics_text text[2][2];
@@ -113,6 +112,17 @@ struct gpd_metrics_exporter {
 	uint64_t deadline_ns;           /* pending scrapes are answered by */
 	struct gpd_scrape *pending;
 	struct render_job *job;         /* being rendered */
+	/* Counts the changes that make a kept text wrong (a device's set,
+	 * its loss, a new subscription), not new values. */
+	uint64_t generation;
+	/* The last window's text by format and process details, once asked
+	 * for: kept while the generation it was rendered in lasts. */
+	bool asked[2][2];
+	struct gpd_metrics_text rendered[2][2];
+	bool rendered_ok[2][2];
+	uint64_t rendered_generation[2][2];
+	bool new_values;                /* since the job's snapshot */
+	struct gpd_metrics_text reply;  /* reused by every answer */
 	bool destroyed, timer_closed;
 };
 
@@ -294,198 +304,7 @@ static void render_counters(const struct render_job *job, struct gpd_metrics_tex
 	free(samples);
 }
 
-static void render_device_counter(const struct render_job *job,
-				  struct gpd_metrics_text *t, const char *name,
-				  const char *help, size_t offset)
-{
-	gpd_metrics_text_family(t, name, GPD_METRICS_COUNTER, NULL, help);
-	for (size_t i = 0; i < job->n_devices; i++) {
-		const struct device_view *d = &job->devices[i];
-		uint64_t value;
-		memcpy(&value, (const char *)&d->stats + offset, sizeof(value));
-		gpd_metrics_text_sample(t, name, GPD_METRICS_COUNTER);
-		gpd_metrics_text_printf(t, "%s", d->labels);
-		gpd_metrics_text_end(t, (double)value);
-	}
-}
-
-/* One line a device with a flight recorder, of the ring's stats. */
-static void render_ring(const struct render_job *job, struct gpd_metrics_text *t,
-			const char *name, enum gpd_metrics_type type,
-			const char *unit, const char *help, size_t offset)
-{
-	gpd_metrics_text_family(t, name, type, unit, help);
-	for (size_t i = 0; i < job->n_devices; i++) {
-		const struct device_view *d = &job->devices[i];
-		if (!d->has_ring)
-			continue;
-		uint64_t value;
-		memcpy(&value, (const char *)&d->ring + offset, sizeof(value));
-		gpd_metrics_text_sample(t, name, type);
-		gpd_metrics_text_printf(t, "%s", d->labels);
-		gpd_metrics_text_end(t, (double)value);
-	}
-}
-
-static void render_rings(const struct render_job *job, struct gpd_metrics_text *t)
-{
-	bool any = false;
-	for (size_t i = 0; i < job->n_devices; i++)
-		any |= job->devices[i].has_ring;
-	if (!any)
-		return;
-	render_ring(job, t, "gpuperf_flight_recorder_capacity_bytes",
-		    GPD_METRICS_GAUGE, "bytes",
-		    "The flight recorder's ring size (--flight-recorder).",
-		    offsetof(struct gpd_flight_recorder_stats, capacity));
-	render_ring(job, t, "gpuperf_flight_recorder_used_bytes",
-		    GPD_METRICS_GAUGE, "bytes",
-		    "Bytes of records the flight recorder holds now.",
-		    offsetof(struct gpd_flight_recorder_stats, used));
-	render_ring(job, t, "gpuperf_flight_recorder_overwritten_records",
-		    GPD_METRICS_COUNTER, NULL, "Records (reports and loss records) "
-		    "the flight recorder let go of to make room for newer ones.",
-		    offsetof(struct gpd_flight_recorder_stats, records_overwritten));
-	render_ring(job, t, "gpuperf_flight_recorder_overwritten_bytes",
-		    GPD_METRICS_COUNTER, "bytes", "Bytes the flight recorder let "
-		    "go of to make room for newer ones.",
-		    offsetof(struct gpd_flight_recorder_stats, bytes_overwritten));
-	render_ring(job, t, "gpuperf_flight_recorder_segments",
-		    GPD_METRICS_COUNTER, NULL, "Segments the flight recorder "
-		    "began: one per stream configuration.",
-		    offsetof(struct gpd_flight_recorder_stats, segments));
-}
-
-/* One line a trigger of the daemon's, of one of its counts. */
-static void render_trigger_counts(const struct render_job *job,
-				  struct gpd_metrics_text *t, const char *name,
-				  const char *help, size_t offset)
-{
-	gpd_metrics_text_family(t, name, GPD_METRICS_COUNTER, NULL, help);
-	for (size_t i = 0; i < job->n_devices; i++) {
-		const struct device_view *d = &job->devices[i];
-		for (size_t k = 0; k < d->n_triggers; k++) {
-			uint64_t value;
-			memcpy(&value, (const char *)&d->triggers[k] + offset,
-			       sizeof(value));
-			gpd_metrics_text_sample(t, name, GPD_METRICS_COUNTER);
-			gpd_metrics_text_printf(t, "%s,trigger=\"", d->labels);
-			gpd_metrics_text_label(t, d->triggers[k].expression);
-			gpd_metrics_text_printf(t, "\"");
-			gpd_metrics_text_end(t, (double)value);
-		}
-	}
-}
-
-static void render_triggers(const struct render_job *job,
-			    struct gpd_metrics_text *t)
-{
-	bool any = false;
-	for (size_t i = 0; i < job->n_devices; i++)
-		any |= job->devices[i].n_triggers > 0;
-	if (!any)
-		return;
-	render_trigger_counts(job, t, "gpuperf_trigger_firings",
-			      "Times a trigger of the daemon's (--trigger) fired: "
-			      "episodes of its condition.",
-			      offsetof(struct gpd_trigger_counts, firings));
-	render_trigger_counts(job, t, "gpuperf_trigger_snapshots_saved",
-			      "Firings whose snapshot was written into "
-			      "--trigger-dir.",
-			      offsetof(struct gpd_trigger_counts, saved));
-	render_trigger_counts(job, t, "gpuperf_trigger_firings_skipped",
-			      "Firings not saved because the trigger's firing "
-			      "before was still being saved (its --trigger-after "
-			      "or its writing).",
-			      offsetof(struct gpd_trigger_counts, skipped));
-	render_trigger_counts(job, t, "gpuperf_trigger_saves_failed",
-			      "Firings whose snapshot could not be taken or "
-			      "written: nothing in the span, more than "
-			      "--trigger-dir-max, a write error (the log says "
-			      "which).",
-			      offsetof(struct gpd_trigger_counts, failed));
-}
-
-static void render(struct render_job *job, struct gpd_metrics_text *t,
-		   bool process_details)
-{
-	/* OpenMetrics has no room for comments: there, the reason is in
-	 * the log, and gpuperf_device_up says 0. */
-	for (size_t i = 0; t->format == GPD_METRICS_TEXT && i < job->n_devices; i++)
-		if (*job->devices[i].error)
-			gpd_metrics_text_printf(t, "# %s\n", job->devices[i].error);
-	render_counters(job, t);
-	gpd_metrics_usage_render(t, job->usage, job->n_devices, process_details);
-	render_device_counter(job, t, "gpuperf_reports",
-			      "OA reports the device delivered.",
-			      offsetof(struct gpd_device_stats, reports));
-	render_device_counter(job, t, "gpuperf_reports_lost",
-			      "OA_REPORT_LOST records: reports the hardware "
-			      "could not write.",
-			      offsetof(struct gpd_device_stats, reports_lost));
-	render_device_counter(job, t, "gpuperf_buffers_lost",
-			      "OA_BUFFER_LOST records: the OA buffer "
-			      "overflowed before the daemon read it.",
-			      offsetof(struct gpd_device_stats, buffers_lost));
-	render_rings(job, t);
-	render_triggers(job, t);
-	gpd_metrics_text_family(t, "gpuperf_device_up", GPD_METRICS_GAUGE, NULL,
-				"0 once the device is lost (unplugged, wedged, "
-				"its driver gone) until it recovers; else 1.");
-	for (size_t i = 0; i < job->n_devices; i++) {
-		gpd_metrics_text_sample(t, "gpuperf_device_up", GPD_METRICS_GAUGE);
-		gpd_metrics_text_printf(t, "%s", job->devices[i].labels);
-		gpd_metrics_text_end(t, job->devices[i].up);
-	}
-	gpd_metrics_text_family(t, "gpuperf_counters_streaming", GPD_METRICS_GAUGE,
-				NULL, "1 while the device's counters have values "
-				"here; 0 while another program owns its counter "
-				"unit, the stream was refused, or it ended.");
-	for (size_t i = 0; i < job->n_devices; i++) {
-		gpd_metrics_text_sample(t, "gpuperf_counters_streaming",
-					GPD_METRICS_GAUGE);
-		gpd_metrics_text_printf(t, "%s", job->devices[i].labels);
-		gpd_metrics_text_end(t, job->devices[i].streaming);
-	}
-	gpd_metrics_text_family(t, "gpuperf", GPD_METRICS_INFO, NULL,
-				"The devices gpuperfd serves.");
-	for (size_t i = 0; i < job->n_devices; i++) {
-		gpd_metrics_text_sample(t, "gpuperf", GPD_METRICS_INFO);
-		gpd_metrics_text_printf(t, "%s,%s", job->devices[i].labels,
-					job->devices[i].info_labels);
-		gpd_metrics_text_end(t, 1);
-	}
-	gpd_metrics_text_family(t, "gpuperf_connections", GPD_METRICS_GAUGE, NULL,
-				"Open protocol connections.");
-	gpd_metrics_text_printf(t, "gpuperf_connections %u\n", job->connections);
-	gpd_metrics_text_family(t, "gpuperf_connections_unauthenticated",
-				GPD_METRICS_GAUGE, NULL, "Connections waiting to "
-				"authenticate (at most --max-unauthenticated).");
-	gpd_metrics_text_printf(t, "gpuperf_connections_unauthenticated %u\n",
-				job->unauthenticated);
-	gpd_metrics_text_family(t, "gpuperf_connections_refused", GPD_METRICS_COUNTER,
-				NULL, "Connections the server had no room for.");
-	gpd_metrics_text_printf(t, "gpuperf_connections_refused_total %llu\n",
-				(unsigned long long)job->refused);
-	gpd_metrics_text_family(t, "gpuperf_send_queue_bytes", GPD_METRICS_GAUGE,
-				"bytes", "Bytes queued for all clients (at most "
-				"--send-budget).");
-	gpd_metrics_text_printf(t, "gpuperf_send_queue_bytes %zu\n", job->queued_bytes);
-	gpd_metrics_text_family(t, "gpuperf_slow_readers_dropped", GPD_METRICS_COUNTER,
-				NULL, "Clients cut off for leaving more than their "
-				"share of --send-budget unread.");
-	gpd_metrics_text_printf(t, "gpuperf_slow_readers_dropped_total %llu\n",
-				(unsigned long long)job->slow_readers_dropped);
-	gpd_metrics_text_family(t, "gpuperf_frames_dropped", GPD_METRICS_COUNTER, NULL,
-				"Frames dropped because a client read too slowly, "
-				"by stream: counters or usage.");
-	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total{stream=\"counters\"} "
-				"%llu\n", (unsigned long long)job->counter_frames_dropped);
-	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total{stream=\"usage\"} "
-				"%llu\n", (unsigned long long)job->usage_frames_dropped);
-	gpd_metrics_text_finish(t);
-}
-
+/* The counters' values and the usage series of the snapshot. */
 static void render_work(uv_work_t *work)
 {
 	struct render_job *job = work->data;
@@ -493,21 +312,226 @@ static void render_work(uv_work_t *work)
 		for (int d = 0; d < 2; d++) {
 			if (!job->wanted[f][d])
 				continue;
-			job->text[f][d].format = (enum gpd_metrics_format)f;
-			render(job, &job->text[f][d], d);
+			struct gpd_metrics_text *t = &job->text[f][d];
+			t->format = (enum gpd_metrics_format)f;
+			render_counters(job, t);
+			gpd_metrics_usage_render(t, job->usage, job->n_devices, d);
 		}
 	}
 }
 
 /* ------------------------------------------------------------------ */
+/* What changes at any time, on the loop as a scrape is answered        */
+
+static void render_device_counter(const struct gpd_metrics_exporter *ex,
+				  struct gpd_metrics_text *t, const char *name,
+				  const char *help, size_t offset)
+{
+	gpd_metrics_text_family(t, name, GPD_METRICS_COUNTER, NULL, help);
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		const struct exported_device *ed = &ex->devices[i];
+		uint64_t value;
+		memcpy(&value, (const char *)&ed->dev->stats + offset, sizeof(value));
+		gpd_metrics_text_sample(t, name, GPD_METRICS_COUNTER);
+		gpd_metrics_text_printf(t, "%s", ed->labels);
+		gpd_metrics_text_end(t, (double)value);
+	}
+}
+
+/* One line a device with a flight recorder, of the ring's stats. */
+static void render_ring(const struct gpd_metrics_exporter *ex,
+			struct gpd_metrics_text *t, const char *name,
+			enum gpd_metrics_type type, const char *unit,
+			const char *help, size_t offset)
+{
+	gpd_metrics_text_family(t, name, type, unit, help);
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		const struct exported_device *ed = &ex->devices[i];
+		if (!ed->dev->ring)
+			continue;
+		uint64_t value;
+		memcpy(&value, (const char *)&ed->dev->ring->stats + offset,
+		       sizeof(value));
+		gpd_metrics_text_sample(t, name, type);
+		gpd_metrics_text_printf(t, "%s", ed->labels);
+		gpd_metrics_text_end(t, (double)value);
+	}
+}
+
+static void render_rings(const struct gpd_metrics_exporter *ex,
+			 struct gpd_metrics_text *t)
+{
+	bool any = false;
+	for (size_t i = 0; i < ex->n_devices; i++)
+		any |= ex->devices[i].dev->ring != NULL;
+	if (!any)
+		return;
+	render_ring(ex, t, "gpuperf_flight_recorder_capacity_bytes",
+		    GPD_METRICS_GAUGE, "bytes",
+		    "The flight recorder's ring size (--flight-recorder).",
+		    offsetof(struct gpd_flight_recorder_stats, capacity));
+	render_ring(ex, t, "gpuperf_flight_recorder_used_bytes",
+		    GPD_METRICS_GAUGE, "bytes",
+		    "Bytes of records the flight recorder holds now.",
+		    offsetof(struct gpd_flight_recorder_stats, used));
+	render_ring(ex, t, "gpuperf_flight_recorder_overwritten_records",
+		    GPD_METRICS_COUNTER, NULL, "Records (reports and loss records) "
+		    "the flight recorder let go of to make room for newer ones.",
+		    offsetof(struct gpd_flight_recorder_stats, records_overwritten));
+	render_ring(ex, t, "gpuperf_flight_recorder_overwritten_bytes",
+		    GPD_METRICS_COUNTER, "bytes", "Bytes the flight recorder let "
+		    "go of to make room for newer ones.",
+		    offsetof(struct gpd_flight_recorder_stats, bytes_overwritten));
+	render_ring(ex, t, "gpuperf_flight_recorder_segments",
+		    GPD_METRICS_COUNTER, NULL, "Segments the flight recorder "
+		    "began: one per stream configuration.",
+		    offsetof(struct gpd_flight_recorder_stats, segments));
+}
+
+/* One line a trigger of the daemon's, of one of its counts. */
+static void render_trigger_counts(const struct gpd_metrics_exporter *ex,
+				  struct gpd_metrics_text *t, const char *name,
+				  const char *help, size_t offset)
+{
+	gpd_metrics_text_family(t, name, GPD_METRICS_COUNTER, NULL, help);
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		const struct exported_device *ed = &ex->devices[i];
+		for (const struct gpd_trigger_counts *c = ed->dev->trigger_counts;
+		     c; c = c->next) {
+			uint64_t value;
+			memcpy(&value, (const char *)c + offset, sizeof(value));
+			gpd_metrics_text_sample(t, name, GPD_METRICS_COUNTER);
+			gpd_metrics_text_printf(t, "%s,trigger=\"", ed->labels);
+			gpd_metrics_text_label(t, c->expression);
+			gpd_metrics_text_printf(t, "\"");
+			gpd_metrics_text_end(t, (double)value);
+		}
+	}
+}
+
+static void render_triggers(const struct gpd_metrics_exporter *ex,
+			    struct gpd_metrics_text *t)
+{
+	bool any = false;
+	for (size_t i = 0; i < ex->n_devices; i++)
+		any |= ex->devices[i].dev->trigger_counts != NULL;
+	if (!any)
+		return;
+	render_trigger_counts(ex, t, "gpuperf_trigger_firings",
+			      "Times a trigger of the daemon's (--trigger) fired: "
+			      "episodes of its condition.",
+			      offsetof(struct gpd_trigger_counts, firings));
+	render_trigger_counts(ex, t, "gpuperf_trigger_snapshots_saved",
+			      "Firings whose snapshot was written into "
+			      "--trigger-dir.",
+			      offsetof(struct gpd_trigger_counts, saved));
+	render_trigger_counts(ex, t, "gpuperf_trigger_firings_skipped",
+			      "Firings not saved because the trigger's firing "
+			      "before was still being saved (its --trigger-after "
+			      "or its writing).",
+			      offsetof(struct gpd_trigger_counts, skipped));
+	render_trigger_counts(ex, t, "gpuperf_trigger_saves_failed",
+			      "Firings whose snapshot could not be taken or "
+			      "written: nothing in the span, more than "
+			      "--trigger-dir-max, a write error (the log says "
+			      "which).",
+			      offsetof(struct gpd_trigger_counts, failed));
+}
+
+/* A scrape's answer: why a device has no values (in the text format),
+ * the last window's text as rendered, then what changes at any time as it
+ * is now. */
+static void render_answer(const struct gpd_metrics_exporter *ex,
+			  struct gpd_metrics_text *t,
+			  const struct gpd_metrics_text *window)
+{
+	const struct gpd_server *server = ex->server;
+	/* OpenMetrics has no room for comments: there, the reason is in
+	 * the log, and gpuperf_device_up says 0. */
+	for (size_t i = 0; t->format == GPD_METRICS_TEXT && i < ex->n_devices; i++)
+		if (*ex->devices[i].error)
+			gpd_metrics_text_printf(t, "# %s\n", ex->devices[i].error);
+	gpd_metrics_text_append(t, window->data, window->len);
+	render_device_counter(ex, t, "gpuperf_reports",
+			      "OA reports the device delivered.",
+			      offsetof(struct gpd_device_stats, reports));
+	render_device_counter(ex, t, "gpuperf_reports_lost",
+			      "OA_REPORT_LOST records: reports the hardware "
+			      "could not write.",
+			      offsetof(struct gpd_device_stats, reports_lost));
+	render_device_counter(ex, t, "gpuperf_buffers_lost",
+			      "OA_BUFFER_LOST records: the OA buffer "
+			      "overflowed before the daemon read it.",
+			      offsetof(struct gpd_device_stats, buffers_lost));
+	render_rings(ex, t);
+	render_triggers(ex, t);
+	gpd_metrics_text_family(t, "gpuperf_device_up", GPD_METRICS_GAUGE, NULL,
+				"0 once the device is lost (unplugged, wedged, "
+				"its driver gone) until it recovers; else 1.");
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		gpd_metrics_text_sample(t, "gpuperf_device_up", GPD_METRICS_GAUGE);
+		gpd_metrics_text_printf(t, "%s", ex->devices[i].labels);
+		gpd_metrics_text_end(t, !ex->devices[i].lost);
+	}
+	gpd_metrics_text_family(t, "gpuperf_counters_streaming", GPD_METRICS_GAUGE,
+				NULL, "1 while the device's counters have values "
+				"here; 0 while another program owns its counter "
+				"unit, the stream was refused, or it ended.");
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		gpd_metrics_text_sample(t, "gpuperf_counters_streaming",
+					GPD_METRICS_GAUGE);
+		gpd_metrics_text_printf(t, "%s", ex->devices[i].labels);
+		gpd_metrics_text_end(t, ex->devices[i].have_values);
+	}
+	gpd_metrics_text_family(t, "gpuperf", GPD_METRICS_INFO, NULL,
+				"The devices gpuperfd serves.");
+	for (size_t i = 0; i < ex->n_devices; i++) {
+		gpd_metrics_text_sample(t, "gpuperf", GPD_METRICS_INFO);
+		gpd_metrics_text_printf(t, "%s,%s", ex->devices[i].labels,
+					ex->devices[i].info_labels);
+		gpd_metrics_text_end(t, 1);
+	}
+	gpd_metrics_text_family(t, "gpuperf_connections", GPD_METRICS_GAUGE, NULL,
+				"Open protocol connections.");
+	gpd_metrics_text_printf(t, "gpuperf_connections %u\n", server->n_sessions);
+	gpd_metrics_text_family(t, "gpuperf_connections_unauthenticated",
+				GPD_METRICS_GAUGE, NULL, "Connections waiting to "
+				"authenticate (at most --max-unauthenticated).");
+	gpd_metrics_text_printf(t, "gpuperf_connections_unauthenticated %u\n",
+				server->admission.waiting);
+	gpd_metrics_text_family(t, "gpuperf_connections_refused", GPD_METRICS_COUNTER,
+				NULL, "Connections the server had no room for.");
+	gpd_metrics_text_printf(t, "gpuperf_connections_refused_total %llu\n",
+				(unsigned long long)server->admission.refused);
+	gpd_metrics_text_family(t, "gpuperf_send_queue_bytes", GPD_METRICS_GAUGE,
+				"bytes", "Bytes queued for all clients (at most "
+				"--send-budget).");
+	gpd_metrics_text_printf(t, "gpuperf_send_queue_bytes %zu\n", server->queued_bytes);
+	gpd_metrics_text_family(t, "gpuperf_slow_readers_dropped", GPD_METRICS_COUNTER,
+				NULL, "Clients cut off for leaving more than their "
+				"share of --send-budget unread.");
+	gpd_metrics_text_printf(t, "gpuperf_slow_readers_dropped_total %llu\n",
+				(unsigned long long)server->slow_readers_dropped);
+	gpd_metrics_text_family(t, "gpuperf_frames_dropped", GPD_METRICS_COUNTER, NULL,
+				"Frames dropped because a client read too slowly, "
+				"by stream: counters or usage.");
+	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total{stream=\"counters\"} "
+				"%llu\n", (unsigned long long)server->counter_frames_dropped);
+	gpd_metrics_text_printf(t, "gpuperf_frames_dropped_total{stream=\"usage\"} "
+				"%llu\n", (unsigned long long)server->usage_frames_dropped);
+	gpd_metrics_text_finish(t);
+}
+
+/* ------------------------------------------------------------------ */
 /* Snapshots and answers, on the loop                                    */
+
+static const char out_of_memory[] = "# out of memory\n";
 
 static void job_free(struct render_job *job)
 {
 	for (size_t i = 0; i < job->n_devices; i++) {
 		counters_unref(job->devices[i].counters);
 		free(job->devices[i].values);
-		free(job->devices[i].triggers);
 		gpd_metrics_usage_view_fini(&job->usage[i]);
 	}
 	free(job->devices);
@@ -516,6 +540,18 @@ static void job_free(struct render_job *job)
 		for (int d = 0; d < 2; d++)
 			free(job->text[f][d].data);
 	free(job);
+}
+
+static void forget_rendered(struct gpd_metrics_exporter *ex)
+{
+	for (int f = 0; f < 2; f++) {
+		for (int d = 0; d < 2; d++) {
+			free(ex->rendered[f][d].data);
+			ex->rendered[f][d] = (struct gpd_metrics_text){ 0 };
+			ex->rendered_ok[f][d] = false;
+			ex->asked[f][d] = false;
+		}
+	}
 }
 
 static void exporter_free(struct gpd_metrics_exporter *ex)
@@ -527,64 +563,110 @@ static void exporter_free(struct gpd_metrics_exporter *ex)
 		free(ex->devices[i].info_labels);
 		gpd_metrics_usage_fini(&ex->usage[i]);
 	}
+	forget_rendered(ex);
+	free(ex->reply.data);
 	free(ex->counter_list);
 	free(ex->usage);
 	free(ex->devices);
 	free(ex);
 }
 
+static bool all_ready(const struct gpd_metrics_exporter *ex)
+{
+	for (size_t i = 0; i < ex->n_devices; i++)
+		if ((ex->devices[i].sub && !ex->devices[i].have_values &&
+		     !ex->devices[i].lost && !ex->devices[i].halted) ||
+		    (ex->usage[i].sub && !ex->usage[i].have_frame))
+			return false;
+	return true;
+}
+
+/* window: the last window's text in the scrape's format; NULL when it
+ * could not be written. */
+static void answer(struct gpd_metrics_exporter *ex, struct gpd_scrape *s,
+		   const struct gpd_metrics_text *window)
+{
+	struct gpd_metrics_text *t = &ex->reply;
+	t->len = 0;
+	t->failed = false;
+	t->format = s->format;
+	if (window && !window->failed)
+		render_answer(ex, t, window);
+	if (!window || window->failed || t->failed)
+		s->done(s, out_of_memory, sizeof(out_of_memory) - 1);
+	else
+		s->done(s, t->data, t->len);
+}
+
+static void answer_pending(struct gpd_metrics_exporter *ex,
+			   const struct gpd_metrics_text window[2][2])
+{
+	while (ex->pending) {
+		struct gpd_scrape *s = ex->pending;
+		ex->pending = s->next;
+		s->next = NULL;
+		answer(ex, s, window ? &window[s->format][s->process_details] : NULL);
+	}
+}
+
 static void start_render(struct gpd_metrics_exporter *ex);
-static bool all_ready(const struct gpd_metrics_exporter *ex);
 
 static void render_done(uv_work_t *work, int status)
 {
 	struct render_job *job = work->data;
 	struct gpd_metrics_exporter *ex = job->ex;
 	ex->job = NULL;
-	while (job->scrapes && !ex->destroyed) {
-		struct gpd_scrape *s = job->scrapes;
-		job->scrapes = s->next;
-		s->next = NULL;
-		struct gpd_metrics_text *t = &job->text[s->format][s->process_details];
-		if (t->failed || status) {
-			static const char oom[] = "# out of memory\n";
-			s->done(s, oom, sizeof(oom) - 1);
-		} else {
-			s->done(s, t->data, t->len);
-		}
-	}
-	job_free(job);
 	if (ex->destroyed) {
+		job_free(job);
 		if (ex->timer_closed)
 			exporter_free(ex);
 		return;
 	}
-	/* Scrapes that came while it rendered. */
-	if (ex->pending && (all_ready(ex) || gpd_monotonic_ns() >= ex->deadline_ns))
+	/* The devices changed while it rendered: its scrapes wait for the
+	 * next, as they would have had they come now. */
+	bool current = job->generation == ex->generation;
+	if (!current && job->scrapes && gpd_monotonic_ns() < job->deadline_ns) {
+		struct gpd_scrape **last = &job->scrapes;
+		while (*last)
+			last = &(*last)->next;
+		if (!ex->pending || job->deadline_ns < ex->deadline_ns)
+			ex->deadline_ns = job->deadline_ns;
+		*last = ex->pending;
+		ex->pending = job->scrapes;
+		job->scrapes = NULL;
+	}
+	bool kept[2][2] = { { false } };
+	for (int f = 0; f < 2; f++) {
+		for (int d = 0; d < 2; d++) {
+			if (!job->wanted[f][d] || status || job->text[f][d].failed ||
+			    !current || !job->complete)
+				continue;
+			free(ex->rendered[f][d].data);
+			ex->rendered[f][d] = job->text[f][d];
+			job->text[f][d] = (struct gpd_metrics_text){ 0 };
+			ex->rendered_ok[f][d] = kept[f][d] = true;
+			ex->rendered_generation[f][d] = job->generation;
+		}
+	}
+	while (job->scrapes) {
+		struct gpd_scrape *s = job->scrapes;
+		job->scrapes = s->next;
+		s->next = NULL;
+		int f = s->format, d = s->process_details;
+		answer(ex, s, status ? NULL : kept[f][d] ? &ex->rendered[f][d] :
+		       &job->text[f][d]);
+	}
+	job_free(job);
+	/* Scrapes, or windows, that came while it rendered. */
+	bool ready = all_ready(ex);
+	if ((ex->pending && (ready || gpd_monotonic_ns() >= ex->deadline_ns)) ||
+	    (ex->new_values && ready))
 		start_render(ex);
 }
 
 static int view_device(struct exported_device *ed, struct device_view *v)
 {
 	v->labels = ed->labels;
-	v->info_labels = ed->info_labels;
-	snprintf(v->error, sizeof(v->error), "%s", ed->error);
-	v->stats = ed->dev->stats;
-	if (ed->dev->ring) {
-		v->has_ring = true;
-		v->ring = ed->dev->ring->stats;
-	}
-	size_t n = 0;
-	for (const struct gpd_trigger_counts *c = ed->dev->trigger_counts; c;
-	     c = c->next)
-		n++;
-	if (n && !(v->triggers = calloc(n, sizeof(*v->triggers))))
-		return -ENOMEM;
-	for (const struct gpd_trigger_counts *c = ed->dev->trigger_counts; c;
-	     c = c->next)
-		v->triggers[v->n_triggers++] = *c;
-	v->up = !ed->lost;
-	v->streaming = ed->have_values;
 	if (!ed->have_values || !ed->counters)
 		return 0;
 	v->values = malloc(ed->counters->n ? ed->counters->n * sizeof(double) : 1);
@@ -597,27 +679,18 @@ static int view_device(struct exported_device *ed, struct device_view *v)
 	return 0;
 }
 
-static void answer_now(struct gpd_metrics_exporter *ex, struct render_job *job,
-		       const char *text)
-{
-	while (ex->pending) {
-		struct gpd_scrape *s = ex->pending;
-		ex->pending = s->next;
-		s->next = NULL;
-		s->done(s, text, strlen(text));
-	}
-	if (job)
-		job_free(job);
-}
-
-/* Takes the pending scrapes and a snapshot to the thread pool. */
+/* Takes a snapshot, and the pending scrapes, to the thread pool. */
 static void start_render(struct gpd_metrics_exporter *ex)
 {
-	if (ex->job || !ex->pending)
+	bool asked = false;
+	for (int f = 0; f < 2; f++)
+		for (int d = 0; d < 2; d++)
+			asked |= ex->asked[f][d];
+	if (ex->job || (!ex->pending && !(ex->new_values && asked)))
 		return;
 	struct render_job *job = calloc(1, sizeof(*job));
 	if (!job) {
-		answer_now(ex, NULL, "# out of memory\n");
+		answer_pending(ex, NULL);
 		return;
 	}
 	job->ex = ex;
@@ -632,21 +705,21 @@ static void start_render(struct gpd_metrics_exporter *ex)
 	if (failed) {
 		if (!job->devices || !job->usage)
 			job->n_devices = 0;
-		answer_now(ex, job, "# out of memory\n");
+		job_free(job);
+		answer_pending(ex, NULL);
 		return;
 	}
-	job->connections = ex->server->n_sessions;
-	job->unauthenticated = ex->server->admission.waiting;
-	job->refused = ex->server->admission.refused;
-	job->queued_bytes = ex->server->queued_bytes;
-	job->slow_readers_dropped = ex->server->slow_readers_dropped;
-	job->counter_frames_dropped = ex->server->counter_frames_dropped;
-	job->usage_frames_dropped = ex->server->usage_frames_dropped;
-	job->window_ms = ex->server->options.metrics_window_ms;
+	job->generation = ex->generation;
+	job->complete = all_ready(ex);
 	job->scrapes = ex->pending;
+	job->deadline_ns = ex->deadline_ns;
 	ex->pending = NULL;
+	ex->new_values = false;
 	for (struct gpd_scrape *s = job->scrapes; s; s = s->next)
 		job->wanted[s->format][s->process_details] = true;
+	for (int f = 0; f < 2; f++)
+		for (int d = 0; d < 2; d++)
+			job->wanted[f][d] |= ex->asked[f][d];
 	job->work.data = job;
 	ex->job = job;
 	if (uv_queue_work(ex->server->loop, &job->work, render_work, render_done)) {
@@ -658,21 +731,24 @@ static void start_render(struct gpd_metrics_exporter *ex)
 /* ------------------------------------------------------------------ */
 /* Subscriptions                                                        */
 
-static bool all_ready(const struct gpd_metrics_exporter *ex)
+/* What a kept text shows is no longer so. */
+static void devices_changed(struct gpd_metrics_exporter *ex)
 {
-	for (size_t i = 0; i < ex->n_devices; i++)
-		if ((ex->devices[i].sub && !ex->devices[i].have_values &&
-		     !ex->devices[i].lost && !ex->devices[i].halted) ||
-		    (ex->usage[i].sub && !ex->usage[i].have_frame))
-			return false;
-	return true;
+	ex->generation++;
+}
+
+/* A window's values came: pending scrapes are answered once every
+ * device has them; the last window's text is rendered again. */
+static void values_came(struct gpd_metrics_exporter *ex)
+{
+	ex->new_values = true;
+	if (all_ready(ex))
+		start_render(ex);
 }
 
 static void on_usage_ready(void *user)
 {
-	struct gpd_metrics_exporter *ex = user;
-	if (ex->pending && all_ready(ex))
-		start_render(ex);
+	values_came(user);
 }
 
 static bool resolve_counters(struct exported_device *ed)
@@ -682,6 +758,7 @@ static bool resolve_counters(struct exported_device *ed)
 	const struct gpm_metric_set *set = ed->dev->set;
 	if (set == ed->set && n == ed->n_symbols && ed->counters)
 		return true;
+	devices_changed(ed->ex);
 	struct exported_counters *ec = export_counters(ed->ex, set, symbols, n);
 	double *values = ec ? calloc(ec->n ? ec->n : 1, sizeof(*values)) : NULL;
 	if (!values) {
@@ -708,16 +785,18 @@ static void on_frame(void *user, const struct gpd_frame *f)
 		size_t k = ed->counters->c[i].value;
 		ed->values[i] = k < f->n_values ? gpm_value_as_double(f->values[k]) : 0;
 	}
+	if (!ed->have_values || ed->lost || ed->halted)
+		devices_changed(ed->ex);
 	ed->have_values = true;
 	ed->lost = ed->halted = false;
-	struct gpd_metrics_exporter *ex = ed->ex;
-	if (ex->pending && all_ready(ex))
-		start_render(ex);
+	values_came(ed->ex);
 }
 
 static void on_event(void *user, const struct gpd_event *ev)
 {
 	struct exported_device *ed = user;
+	if (ev->kind != GPD_EVENT_TRIGGER_FIRED)
+		devices_changed(ed->ex);
 	switch (ev->kind) {
 	case GPD_EVENT_CONFIG_CHANGED:
 		ed->have_values = false;        /* they were another set's */
@@ -755,6 +834,8 @@ static void unsubscribe_all(struct gpd_metrics_exporter *ex)
 		ed->lost = ed->halted = false;
 		gpd_metrics_usage_stop(&ex->usage[i]);
 	}
+	devices_changed(ex);
+	forget_rendered(ex);
 }
 
 static void on_tick(uv_timer_t *timer)
@@ -781,6 +862,7 @@ static void subscribe(struct gpd_metrics_exporter *ex, struct exported_device *e
 	};
 	struct gpd_error err = { 0 };
 	ed->error[0] = '\0';
+	devices_changed(ex);
 	if (gpd_subscribe(ex->server->devices, &req, &exporter_ops, ed, &ed->sub,
 			  &err))
 		snprintf(ed->error, sizeof(ed->error), "%.63s: %s",
@@ -795,13 +877,23 @@ void gpd_metrics_exporter_scrape(struct gpd_metrics_exporter *ex,
 	for (size_t i = 0; i < ex->n_devices; i++) {
 		if (!ex->devices[i].sub)
 			subscribe(ex, &ex->devices[i]);
+		bool had_usage = ex->usage[i].sub != NULL;
 		gpd_metrics_usage_start(&ex->usage[i], ex->devices[i].dev,
 					ex->server->options.metrics_window_ms *
 					1000000ull);
+		if (!had_usage && ex->usage[i].sub)
+			devices_changed(ex);
 	}
 	if (!ex->timer_running) {
 		uv_timer_start(&ex->timer, on_tick, TICK_MS, TICK_MS);
 		ex->timer_running = true;
+	}
+	int f = scrape->format, d = scrape->process_details;
+	ex->asked[f][d] = true;
+	if (ex->rendered_ok[f][d] && ex->rendered_generation[f][d] == ex->generation &&
+	    all_ready(ex)) {
+		answer(ex, scrape, &ex->rendered[f][d]);
+		return;
 	}
 	if (!ex->pending)
 		ex->deadline_ns = now + ex->server->options.metrics_window_ms *

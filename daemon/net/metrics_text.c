@@ -83,6 +83,26 @@ enum gpd_metrics_format gpd_metrics_format_accepted(const char *accept)
 	       GPD_METRICS_OPENMETRICS : GPD_METRICS_TEXT;
 }
 
+/* Room for n more bytes and a terminating NUL; false once out of memory. */
+static bool reserve(struct gpd_metrics_text *t, size_t n)
+{
+	if (t->failed)
+		return false;
+	if (t->data && n < t->cap - t->len)
+		return true;
+	size_t cap = t->cap ? t->cap : 4096;
+	while (cap - t->len <= n)
+		cap *= 2;
+	char *data = realloc(t->data, cap);
+	if (!data) {
+		t->failed = true;
+		return false;
+	}
+	t->data = data;
+	t->cap = cap;
+	return true;
+}
+
 void gpd_metrics_text_printf(struct gpd_metrics_text *t, const char *fmt, ...)
 {
 	for (int attempt = 0; attempt < 2 && !t->failed; attempt++) {
@@ -99,17 +119,19 @@ void gpd_metrics_text_printf(struct gpd_metrics_text *t, const char *fmt, ...)
 			t->len += (size_t)n;
 			return;
 		}
-		size_t cap = t->cap ? t->cap : 4096;
-		while (cap - t->len <= (size_t)n)
-			cap *= 2;
-		char *data = realloc(t->data, cap);
-		if (!data) {
-			t->failed = true;
-			return;
-		}
-		t->data = data;
-		t->cap = cap;
+		reserve(t, (size_t)n);
 	}
+}
+
+void gpd_metrics_text_append(struct gpd_metrics_text *t, const char *data,
+			     size_t len)
+{
+	if (!reserve(t, len))
+		return;
+	if (len)
+		memcpy(t->data + t->len, data, len);
+	t->len += len;
+	t->data[t->len] = '\0';
 }
 
 static const char *type_suffix(enum gpd_metrics_type type)

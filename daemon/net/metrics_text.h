@@ -44,6 +44,10 @@ enum gpd_metrics_format gpd_metrics_format_accepted(const char *accept);
 void gpd_metrics_text_printf(struct gpd_metrics_text *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* len bytes of text already written (a part rendered before). */
+void gpd_metrics_text_append(struct gpd_metrics_text *t, const char *data,
+			     size_t len);
+
 /*
  * A family's header: HELP and TYPE, and UNIT in OpenMetrics when unit is
  * not NULL. name is the family's name without the type's suffix
