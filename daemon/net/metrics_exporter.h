@@ -22,8 +22,12 @@
  * scrape (which waits up to a window for values), and the subscription
  * ends when scrapes stop.
  *
- * A scrape never holds up the loop: the loop copies what the exposition
- * shows (a few kilobytes a device), and a worker thread writes the text.
+ * A scrape never holds up the loop: each window's values are written into
+ * text on a worker thread as they come, and a scrape is answered at once
+ * with a copy of the last window's text and the few lines that change at
+ * any time (loss counts, rings, triggers, connections) written as it is
+ * answered. The counters and usage series are so at most one render (well
+ * under a millisecond) behind the window the daemon last read.
  */
 #ifndef GPD_NET_METRICS_EXPORTER_H
 #define GPD_NET_METRICS_EXPORTER_H
@@ -59,9 +63,11 @@ int gpd_metrics_exporter_create(struct gpd_server *server,
  * once the loop has closed the exporter's handles and its worker is done. */
 void gpd_metrics_exporter_destroy(struct gpd_metrics_exporter *ex);
 
-/* Calls scrape->done once the text is written: at once when every device
- * has a window's values, else once they have (at most a window and a
- * second later). */
+/* Calls scrape->done with the text: at once (before it returns) when the
+ * last window's text is written, else once every device has a window's
+ * values and its text is (at most a window and a second later): at the
+ * first scrape, and after a device changed its metric set, was lost or
+ * came back. */
 void gpd_metrics_exporter_scrape(struct gpd_metrics_exporter *ex,
 				 struct gpd_scrape *scrape);
 

@@ -10,7 +10,8 @@
  * /healthz with it.
  *
  * Target: scrape p99 under 5 ms, /healthz p99 ratio near 1. Printed, not
- * enforced: the machine running it may be busy.
+ * enforced: the machine running it may be busy, and /healthz alone then
+ * shows how busy (its p99 is the floor no scrape can beat).
  *
  * Environment: GPM_BUILD_DIR (gpuperfd), GPM_SHARED_DIR (Intel's metric
  * files), BENCH_SCRAPE_SECONDS (10).
@@ -203,8 +204,9 @@ int main(void)
 	printf("bench_scrape: %zu scrapes of everything (4 sim GPUs, every "
 	       "counter and process, OpenMetrics, %ld bytes) at %d/s\n", n,
 	       scrapes.out.bytes, SCRAPES_PER_SECOND);
-	printf("  scrape p50 %5.2f ms  p99 %5.2f ms  max %5.2f ms  (target p99 < 5 ms)\n",
-	       p50, p99, max);
+	printf("  scrape p50 %5.2f ms  p99 %5.2f ms  max %5.2f ms\n", p50, p99, max);
+	printf("  scrape p99 %5.2f ms against the 5 ms target: %s\n", p99,
+	       p99 < 5 ? "met" : "missed");
 	printf("  /healthz p99 %5.2f ms while scraped, %5.2f ms alone (ratio %.2f)\n",
 	       h99, a99, a99 > 0 ? h99 / a99 : 0);
 	status = 0;

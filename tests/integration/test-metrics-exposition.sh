@@ -84,6 +84,26 @@ scrape "$tmp/two.sock" zero "application/openmetrics-text;q=0,text/plain"
 expect zero.headers "content-type: text/plain; version=0.0.4"
 stop two
 
+# ---- a scrape is answered with the last window's text, kept between
+# windows; once a controller has switched the device to another metric
+# set, no scrape shows the old set's counters: the first after the switch
+# waits for the new set's values.
+start sets -d sim -l none --unix "$tmp/sets.sock" --linger 0
+scrape_until "$tmp/sets.sock" s1 gpuperf_engine_busy_seconds_total "$openmetrics"
+expect s1 'metric_set="RenderBasic"'
+"$gpuperf" --unix "$tmp/sets.sock" stream -m ComputeBasic -c GpuBusy -i 100ms \
+	--format csv --duration 60s >"$tmp/compute.csv" 2>"$tmp/compute.err" &
+compute_pid=$!
+pids="$pids $compute_pid"
+check "gpuperf stream -m ComputeBasic wrote no row: $(cat "$tmp/compute.err")" \
+	wait_lines "$tmp/compute.csv" 2
+scrape "$tmp/sets.sock" s2 "$openmetrics"
+check "a scrape after the switch to ComputeBasic shows $(grep -c 'metric_set="RenderBasic"' "$tmp/s2") RenderBasic series" \
+	[ "$(grep -c 'metric_set="RenderBasic"' "$tmp/s2")" = 0 ]
+expect s2 'gpuperf_gpu_busy_ratio{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",metric_set="ComputeBasic"}'
+kill "$compute_pid"
+stop sets
+
 # ---- the budget: the series of one simulated GPU by default, as README
 # says; fewer with --metrics-counters; per-process series only when asked,
 # at most --metrics-max-processes processes' worth.
