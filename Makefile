@@ -11,6 +11,8 @@
 #                   catch (tests/mutate; MUTATIONS=text runs those whose id
 #                   holds it); make mutate-web: Stryker on the UI's modules
 #   make install    install under $(DESTDIR)$(PREFIX) (make uninstall)
+#   make image      the container image, as an oci-archive (IMAGE, by
+#                   default $(BUILD)/gpuperfd-image.tar; deploy/image)
 #   make deps       install the Debian packages the build and tests need
 #
 # With npm installed, `make` also builds the browser UI into web/www.
@@ -68,7 +70,7 @@ DEB_PACKAGES := build-essential pkg-config libexpat1-dev libuv1-dev check libsub
 	libwebsockets-dev libwebsockets-evlib-uv libprotobuf-c-dev protobuf-c-compiler \
 	libdrm-dev clang intel-gpu-tools prometheus openssl libcap-dev libseccomp-dev systemd strace \
 	tmux zlib1g-dev protobuf-compiler gcovr groff-base curl python3-prometheus-client \
-	python3-yaml
+	python3-yaml umoci skopeo
 # The browser tests' chromium, without the recommends (cups, avahi, ...)
 # that a headless browser has no use for.
 BROWSER_PACKAGES := chromium
@@ -408,6 +410,16 @@ install-service:
 		install -m 0644 systemd/gpuperfd.conf.example $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf
 	install -m 0644 man/gpuperf.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/gpuperfd.8 $(DESTDIR)$(MANDIR)/man8/
+
+# The container image: gpuperfd, the CLI, the UI, the metric definitions
+# and exactly the libraries they load, with no base image, as an
+# oci-archive (deploy/image/build-image.sh says how to load it).
+IMAGE ?= $(BUILD)/gpuperfd-image.tar
+IMAGE_NAME ?= gpuperfd:$(VERSION)
+.PHONY: image
+image: all
+	MAKE="$(MAKE)" BUILD="$(BUILD)" BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" \
+		sh deploy/image/build-image.sh $(IMAGE) $(IMAGE_NAME)
 
 # Removes what install put there; an edited $(SYSCONFDIR)/gpuperfd.conf
 # stays.
