@@ -54,6 +54,8 @@ NODE_TERM = {"matchExpressions": [{"key": str, "operator": str, "values": [str]}
              "matchFields": ANY}
 POD_SPEC = {
     "hostPID": bool, "hostNetwork": bool, "serviceAccountName": str,
+    "securityContext": {"fsGroup": int, "runAsUser": int, "runAsGroup": int,
+                        "runAsNonRoot": bool, "supplementalGroups": [int]},
     "nodeSelector": LABELS, "priorityClassName": str,
     "affinity": {"nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [NODE_TERM]},

@@ -84,6 +84,12 @@ check "the image does not expose 7890/tcp" \
 check "the image's arguments are not --listen=0.0.0.0:7890" \
 	[ "$(jq -r '.config.Cmd | join(" ")' "$tmp/config.json")" = --listen=0.0.0.0:7890 ]
 
+# The DaemonSet runs the image under the name make image gives it.
+version=$(sed -n 's/^VERSION := //p' "$repo/Makefile")
+ds_image=$(sed -n 's/^ *image: //p' "$repo/deploy/kubernetes/daemonset.yaml")
+check "the DaemonSet runs $ds_image, not gpuperfd:$version as make image names it" \
+	[ "$ds_image" = "gpuperfd:$version" ]
+
 # ---- the root: unpacked by umoci, which checks the digests once more.
 umoci unpack --rootless --image "$oci:gpuperfd:test" "$tmp/bundle" >"$tmp/umoci.log" 2>&1
 check "umoci cannot unpack the image: $(tail -3 "$tmp/umoci.log")" [ -d "$tmp/bundle/rootfs" ]
