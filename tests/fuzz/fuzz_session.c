@@ -218,34 +218,53 @@ static void check_frame(struct connection *conn, const Gpuperf__Frame *f)
 }
 
 /* Hellos checked before: every session gets one, one of a few byte
- * strings (a role and its limits), and decoding all its counters is most
- * of a short sequence. */
-#define N_HELLOS 8
+ * strings (a role, its limits, the device's configuration) past the
+ * request id, and decoding all its counters was most of a sequence. A
+ * message is a run of fields, so a Hello whose request id is a whole
+ * varint and whose rest is one decoded before decodes as well. */
+#define N_HELLOS 64
 static struct {
 	uint8_t *data;
 	size_t len;
 } hellos_checked[N_HELLOS];
-static unsigned n_hellos_checked;
+static unsigned n_hellos_checked, next_hello_slot;
+
+/* Where m's bytes past its leading request_id field start; 0 when it
+ * has none or it is cut short. */
+static size_t past_request_id(const struct gpd_message *m)
+{
+	static const uint8_t request_id_key = 1 << 3;   /* field 1, varint */
+	size_t i = 1;
+	if (!m->len || m->data[0] != request_id_key)
+		return 0;
+	while (i < m->len && i <= 10 && (m->data[i] & 0x80))
+		i++;
+	return i < m->len && i <= 10 ? i + 1 : 0;
+}
 
 static bool is_checked_hello(const struct gpd_message *m)
 {
+	size_t skip = past_request_id(m);
 	for (unsigned i = 0; i < n_hellos_checked; i++)
-		if (m->len == hellos_checked[i].len &&
-		    !memcmp(m->data, hellos_checked[i].data, m->len))
+		if (m->len - skip == hellos_checked[i].len &&
+		    !memcmp(m->data + skip, hellos_checked[i].data,
+			    hellos_checked[i].len))
 			return true;
 	return false;
 }
 
 static void remember_hello(const struct gpd_message *m)
 {
-	unsigned i = n_hellos_checked < N_HELLOS ? n_hellos_checked++ :
-		     (unsigned)(m->len % N_HELLOS);
-	uint8_t *copy = realloc(hellos_checked[i].data, m->len);
+	size_t skip = past_request_id(m);
+	unsigned i = next_hello_slot++ % N_HELLOS;
+	if (n_hellos_checked < N_HELLOS)
+		n_hellos_checked++;
+	uint8_t *copy = realloc(hellos_checked[i].data, m->len - skip);
 	if (!copy)
 		abort();
-	memcpy(copy, m->data, m->len);
+	memcpy(copy, m->data + skip, m->len - skip);
 	hellos_checked[i].data = copy;
-	hellos_checked[i].len = m->len;
+	hellos_checked[i].len = m->len - skip;
 }
 
 /* Reads what conn was sent, in order, as its client would. */
