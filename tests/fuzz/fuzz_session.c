@@ -205,16 +205,192 @@ static void untrack(struct connection *conn, uint32_t id)
 		*t = conn->subs[--conn->n_subs];
 }
 
-static void check_frame(struct connection *conn, const Gpuperf__Frame *f)
+/* What sessions are sent is checked in its wire format, walked whole
+ * against the protocol's descriptors as protobuf-c's unpacking checks it
+ * (wire types, lengths, varints, nested messages; stricter on bools),
+ * without unpacking:
+ * unpacking every frame, with its context rows, every recording chunk
+ * and error took a fifth of a sequence. A frame's checks read its
+ * subscription and its values, and each context row's, from the wire. */
+struct wire {
+	const uint8_t *p, *end;
+};
+
+enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2, WIRE_FIXED32 = 5 };
+
+struct wire_field {
+	uint32_t number;
+	unsigned type;
+	uint64_t varint;                /* WIRE_VARINT */
+	struct wire bytes;              /* the others */
+};
+
+static uint64_t wire_varint(struct wire *w)
 {
-	struct tracked *t = find_tracked(conn, f->subscription_id);
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (w->p == w->end)
+			abort();        /* cut short */
+		uint8_t b = *w->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	abort();                        /* longer than ten bytes */
+}
+
+/* The next field of w; false at its end. */
+static bool wire_next(struct wire *w, struct wire_field *f)
+{
+	if (w->p == w->end)
+		return false;
+	uint64_t key = wire_varint(w);
+	f->number = (uint32_t)(key >> 3);
+	f->type = key & 7;
+	if (!f->number || key >> 32)
+		abort();
+	uint64_t len;
+	switch (f->type) {
+	case WIRE_VARINT:
+		f->varint = wire_varint(w);
+		return true;
+	case WIRE_FIXED64:
+		len = 8;
+		break;
+	case WIRE_LEN:
+		len = wire_varint(w);
+		break;
+	case WIRE_FIXED32:
+		len = 4;
+		break;
+	default:
+		abort();                /* groups are not in the protocol */
+	}
+	if (len > (uint64_t)(w->end - w->p))
+		abort();
+	f->bytes = (struct wire){ .p = w->p, .end = w->p + len };
+	w->p += len;
+	return true;
+}
+
+static unsigned wire_type_of(ProtobufCType type)
+{
+	switch (type) {
+	case PROTOBUF_C_TYPE_FIXED32:
+	case PROTOBUF_C_TYPE_SFIXED32:
+	case PROTOBUF_C_TYPE_FLOAT:
+		return WIRE_FIXED32;
+	case PROTOBUF_C_TYPE_FIXED64:
+	case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_DOUBLE:
+		return WIRE_FIXED64;
+	case PROTOBUF_C_TYPE_STRING:
+	case PROTOBUF_C_TYPE_BYTES:
+	case PROTOBUF_C_TYPE_MESSAGE:
+		return WIRE_LEN;
+	default:
+		return WIRE_VARINT;
+	}
+}
+
+/* How many elements an occurrence of field fd adds: checked against
+ * fd's type as protobuf-c's unpacking checks it (a repeated scalar may
+ * come packed), messages walked whole. Fields fd is NULL for (unknown
+ * ones) are kept by protobuf-c, and skipped here. */
+static size_t wire_check(const ProtobufCFieldDescriptor *fd,
+			 const struct wire_field *f);
+
+static void wire_check_message(const ProtobufCMessageDescriptor *desc,
+			       struct wire w)
+{
+	struct wire_field f;
+	while (wire_next(&w, &f))
+		wire_check(protobuf_c_message_descriptor_get_field(desc, f.number),
+			   &f);
+}
+
+static size_t wire_check(const ProtobufCFieldDescriptor *fd,
+			 const struct wire_field *f)
+{
+	if (!fd)
+		return 0;
+	unsigned type = wire_type_of(fd->type);
+	if (f->type == type) {
+		if (fd->type == PROTOBUF_C_TYPE_MESSAGE)
+			wire_check_message(fd->descriptor, f->bytes);
+		return 1;
+	}
+	if (fd->label != PROTOBUF_C_LABEL_REPEATED || f->type != WIRE_LEN ||
+	    type == WIRE_LEN)
+		abort();                /* a wire type the field cannot have */
+	size_t len = (size_t)(f->bytes.end - f->bytes.p), n = 0;
+	if (type == WIRE_FIXED64 || type == WIRE_FIXED32) {
+		size_t size = type == WIRE_FIXED64 ? 8 : 4;
+		if (len % size)
+			abort();
+		return len / size;
+	}
+	for (struct wire w = f->bytes; w.p != w.end; n++)
+		wire_varint(&w);
+	return n;
+}
+
+/* The values of a ContextRow. */
+static size_t row_values(struct wire row)
+{
+	static const uint32_t values = 5;
+	const ProtobufCMessageDescriptor *desc = &gpuperf__context_row__descriptor;
+	struct wire_field f;
+	size_t n = 0;
+	while (wire_next(&row, &f))
+		if (f.number == values)
+			n += wire_check(protobuf_c_message_descriptor_get_field(
+						desc, f.number), &f);
+	return n;
+}
+
+static void check_frame(struct connection *conn, struct wire frame)
+{
+	static const uint32_t subscription = 1, values = 11, contexts = 13;
+	const ProtobufCMessageDescriptor *desc = &gpuperf__frame__descriptor;
+	struct wire_field f;
+	uint32_t id = 0;
+	size_t n_values = 0;
+	for (struct wire w = frame; wire_next(&w, &f);) {
+		if (f.number == subscription)
+			id = (uint32_t)f.varint;
+		else if (f.number == values)
+			n_values += wire_check(protobuf_c_message_descriptor_get_field(
+						       desc, f.number), &f);
+	}
+	struct tracked *t = find_tracked(conn, id);
 	if (!t)
 		abort();        /* a frame of a subscription never granted */
-	if (f->n_values != t->n_counters)
+	if (n_values != t->n_counters)
 		abort();
-	for (size_t i = 0; i < f->n_contexts; i++)
-		if (f->contexts[i]->n_values != t->n_counters)
+	for (struct wire w = frame; wire_next(&w, &f);)
+		if (f.number == contexts && row_values(f.bytes) != t->n_counters)
 			abort();
+}
+
+/* The kind of an Envelope (its oneof's field number, 0 for none), the
+ * whole walked and checked; *body: the kind's message. */
+static uint32_t envelope_kind(const struct gpd_message *m, struct wire *body)
+{
+	const ProtobufCMessageDescriptor *desc = &gpuperf__envelope__descriptor;
+	struct wire w = { .p = m->data, .end = m->data + m->len };
+	struct wire_field f;
+	uint32_t kind = 0;
+	while (wire_next(&w, &f)) {
+		const ProtobufCFieldDescriptor *fd =
+			protobuf_c_message_descriptor_get_field(desc, f.number);
+		wire_check(fd, &f);
+		if (fd && fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+			kind = f.number;        /* the last one counts */
+			*body = f.bytes;
+		}
+	}
+	return kind;
 }
 
 /* Hellos checked before: every session gets one, one of a few byte
@@ -276,12 +452,24 @@ static void read_all(struct connection *conn)
 			free(m);
 			continue;
 		}
+		struct wire body;
+		uint32_t kind = envelope_kind(m, &body);
+		if (kind < K(HELLO))
+			abort();
+		if (kind == K(HELLO))
+			remember_hello(m);
+		if (kind == K(FRAME))
+			check_frame(conn, body);
+		if (kind != K(SUBSCRIBED) && kind != K(RECONFIGURED) &&
+		    kind != K(UNSUBSCRIBED) && kind != K(EVENT)) {
+			free(m);
+			continue;
+		}
+		/* What the client is told of its subscriptions. */
 		Gpuperf__Envelope *env = gpuperf__envelope__unpack(NULL, m->len,
 								   m->data);
-		if (!env || env->kind_case < K(HELLO))
+		if (!env)
 			abort();
-		if (env->kind_case == K(HELLO))
-			remember_hello(m);
 		switch (env->kind_case) {
 		case K(SUBSCRIBED):
 			track(conn, env->subscribed->subscription_id,
@@ -299,9 +487,6 @@ static void read_all(struct connection *conn)
 			    GPUPERF__STREAM_EVENT__KIND__CONFIG_CHANGED)
 				track(conn, env->event->subscription_id,
 				      env->event->n_counters);
-			break;
-		case K(FRAME):
-			check_frame(conn, env->frame);
 			break;
 		default:
 			break;
