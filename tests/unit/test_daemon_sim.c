@@ -13,6 +13,7 @@
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/recorder.h"
+#include "daemon/sim/sim_source.h"
 #include "daemon/subscription_internal.h"
 #include "metrics/metric_binding.h"
 #include "metrics/oa_record.h"
@@ -318,6 +319,113 @@ START_TEST(contexts_show_up_per_context)
 	ck_assert_uint_ge(c.n_contexts_seen, 3);
 	gpd_unsubscribe(c.sub);
 	fixture_stop(&fx);
+}
+END_TEST
+
+/* The rows of a subscription's per-context frames. */
+struct row_counter {
+	unsigned frames;
+	size_t most_rows;               /* in one frame */
+	size_t n_values;                /* of the last frame */
+	unsigned rows_without_reports;
+	unsigned frames_whose_rows_miss_reports;
+};
+
+static void count_rows(void *user, const struct gpd_frame *f)
+{
+	struct row_counter *c = user;
+	uint32_t reports = 0;
+	c->frames++;
+	c->n_values = f->n_values;
+	if (f->n_contexts > c->most_rows)
+		c->most_rows = f->n_contexts;
+	for (size_t i = 0; i < f->n_contexts; i++) {
+		c->rows_without_reports += !f->contexts[i].reports;
+		reports += f->contexts[i].reports;
+	}
+	c->frames_whose_rows_miss_reports += reports != f->reports;
+}
+
+static void ignore_event(void *user, const struct gpd_event *ev)
+{
+}
+
+static const struct gpd_subscriber_ops row_counter_ops = {
+	.frame = count_rows,
+	.event = ignore_event,
+};
+
+/*
+ * A reconfiguration that leaves a subscription fewer of its counters:
+ * windows of more contexts than any before still get a row for each
+ * context, with the counters the subscription has now. (Its rows grew
+ * only with their values: a window of more contexts of fewer counters
+ * fitted the values and was written past the rows, a heap overflow the
+ * session fuzzer found. SAN=1 reports it.) On the stepped sim, the same
+ * windows every run.
+ */
+START_TEST(fewer_counters_then_more_contexts_get_their_rows)
+{
+	static const char *devices[] = { "sim" };
+	/* In RenderBasic; MemoryL3 has only GpuBusy of them. */
+	static const char *const four[] = {
+		"GpuBusy", "RenderBusy", "EuActive", "EuStall",
+	};
+	struct gpd_options opts = {
+		.device_specs = devices,
+		.n_device_specs = 1,
+		.seed = 7,
+		.sim_buffer_size = 1024 * 1024,
+		.sim_stepped = true,
+	};
+	struct gpd_error err = { 0 };
+	uv_loop_t loop;
+	struct gpd_daemon daemon;
+	gpd_log_set_level(GPD_LOG_WARNING);
+	uv_loop_init(&loop);
+	ck_assert_msg(gpd_daemon_init(&daemon, &loop, &opts, &err) == 0,
+		      "%s", err.message);
+	struct row_counter c = { 0 };
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.window_ns = 200000,
+		.counters = four,
+		.n_counters = 4,
+		.per_context = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	struct gpd_subscription *sub;
+	ck_assert_msg(gpd_subscribe(&daemon.registry, &req, &row_counter_ops, &c,
+				    &sub, &err) == 0, "%s", err.message);
+	struct gpd_source *sim = daemon.registry.devices[0]->source;
+
+	/* One window of four counters... */
+	for (int steps = 0; !c.frames && steps < 100; steps++)
+		gpd_sim_source_advance(sim, 100000);
+	ck_assert_uint_eq(c.frames, 1);
+	ck_assert_uint_eq(c.n_values, 4);
+	size_t rows_before = c.most_rows;
+	ck_assert_uint_ge(rows_before, 1);
+	/* ...then one: the rows of any window of more contexts fit in the
+	 * values those rows had. */
+	ck_assert_int_eq(gpd_reconfigure(sub, "MemoryL3", 0, &err), 0);
+	c.most_rows = 0;
+	unsigned frames_before = c.frames;
+	for (int steps = 0; c.most_rows <= rows_before && steps < 1000; steps++)
+		gpd_sim_source_advance(sim, 200000);
+	ck_assert_uint_gt(c.most_rows, rows_before);
+	ck_assert_uint_le(c.most_rows, 4 * rows_before);
+	ck_assert_uint_gt(c.frames, frames_before);
+	ck_assert_uint_eq(c.n_values, 1);
+	ck_assert_uint_eq(c.rows_without_reports, 0);
+	ck_assert_uint_eq(c.frames_whose_rows_miss_reports, 0);
+
+	gpd_unsubscribe(sub);
+	gpd_daemon_stop(&daemon);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	gpd_daemon_fini(&daemon);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
 }
 END_TEST
 
@@ -1595,6 +1703,10 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, a_malformed_record_costs_the_rest_of_its_read);
 	tcase_add_test(tc, the_stream_lingers_then_closes);
 	suite_add_tcase(s, tc);
+	/* On the stepped sim: the same windows every run. */
+	TCase *stepped = tcase_create("stepped");
+	tcase_add_test(stepped, fewer_counters_then_more_contexts_get_their_rows);
+	suite_add_tcase(s, stepped);
 	return s;
 }
 
