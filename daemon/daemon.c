@@ -277,6 +277,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 			.seed = d->options.seed,
 			.buffer_size = d->options.sim_buffer_size,
 			.stepped = d->options.sim_stepped,
+			.timeslice_ns = d->options.sim_timeslice_ns,
 			.index = index,
 			.load = spec.load,
 		};

@@ -33,6 +33,7 @@ struct gpd_options {
 	uint64_t seed;                  /* sim workload */
 	size_t sim_buffer_size;         /* sim OA buffer; 0: 16 MiB */
 	bool sim_stepped;               /* sims run by gpd_sim_source_advance */
+	uint64_t sim_timeslice_ns;      /* sim context switches; 0: 1 ms */
 	uint64_t linger_ms;             /* stream stays open after the last
 					 * subscriber leaves */
 	/* The shortest sampling period anyone may ask for (--min-period);

@@ -50,6 +50,7 @@ struct sim_source {
 	 * and a fresh ring is a fresh mapping of up to 16 MiB. */
 	unsigned char *ring;
 	bool stepped;                   /* no timer: see gpd_sim_source_advance */
+	uint64_t timeslice_ns;          /* 0: the workload's default */
 	/* The rates fitted to each set opened so far, lent to its models:
 	 * fitting is most of the time a stream takes to open. */
 	struct sim_fit **fits;
@@ -170,8 +171,9 @@ static int make_model(struct sim_source *sim, const struct gpd_stream_config *cf
 		 * makes the 32-bit wrap come within minutes, not hours. */
 		.start_timestamp = 0x80000000u,
 	};
-	/* The workload's defaults, at the load asked. */
+	/* The workload's defaults, at the load and timeslice asked. */
 	mc.workload.load = sim->load;
+	mc.workload.timeslice_mean_ns = sim->timeslice_ns;
 	int ret = gpd_oa_model_create(&mc, &sim->model);
 	if (ret) {
 		err->code = ret;
@@ -337,6 +339,7 @@ int gpd_sim_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 	sim->buffer_size = opts->buffer_size;
 	sim->read_buf = buf;
 	sim->stepped = opts->stepped;
+	sim->timeslice_ns = opts->timeslice_ns;
 	uv_timer_init(loop, &sim->timer);
 	sim->timer.data = sim;
 	*out = &sim->base;

@@ -23,6 +23,9 @@ struct gpd_sim_source_options {
 	/* The unit runs only when gpd_sim_source_advance says, not with
 	 * the clock: the time line of a fuzz target's sequences. */
 	bool stepped;
+	/* The mean time between the workload's context switches; 0: the
+	 * workload's default. */
+	uint64_t timeslice_ns;
 };
 
 /* -ENOENT when the platform is unknown or has no metric file loaded, with
