@@ -366,17 +366,21 @@ build/fuzz/metrics/nvidia_builtin.o: metrics/nvidia_builtin.S $(NVIDIA_XML)
 FUZZ_DAEMON_BINS := build/fuzz/fuzz_ws_request build/fuzz/fuzz_session
 $(FUZZ_DAEMON_BINS): build/fuzz/%: tests/fuzz/%.c $(FUZZ_DAEMON_OBJS)
 	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+# The session fuzzer's checks of what it is sent steer nothing: built
+# without coverage.
+build/fuzz/fuzz_session: build/fuzz/plain/tests/fuzz/wire_check.o
 # Kept between runs of make fuzz.
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DAEMON_OBJS)
 
 # tests/fuzz/NAME.flags: libFuzzer options of one target. The session
 # fuzzer's sequences each reach thousands of features, and the entropic
-# schedule's bookkeeping of them took half its time.
+# schedule's bookkeeping of them took half its time. One process fuzzes
+# each target: none rereads its corpus for others' finds (-reload=0).
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
 		name=$$(basename $$f); mkdir -p build/fuzz/corpus/$$name; \
 		echo "fuzzing $$name for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -reload=0 \
 			$$(cat tests/fuzz/$$name.flags 2>/dev/null) \
 			build/fuzz/corpus/$$name tests/fuzz/seeds/$$name \
 			2>build/fuzz/$$name.log || { tail -40 build/fuzz/$$name.log; exit 1; }; \

@@ -16,7 +16,7 @@
  *   UNSUBSCRIBE c id, RECONFIGURE c id set period, MARK c id kind,
  *   START_RECORDING c set period max, STOP_RECORDING c id, PING c
  *   CLOSE c           the connection goes away
- *   ADVANCE t         the sim runs on (100 us to 50 ms)
+ *   ADVANCE t         the sim runs on (100 us to 20 ms)
  *   READ c            connection c reads what it was sent
  *   RAW c n bytes...  n bytes as one message
  *   LOOP              the loop turns once (recordings end there)
@@ -44,6 +44,7 @@
 #include "daemon/net/session_internal.h"
 #include "daemon/sim/sim_source.h"
 #include "daemon/subscription_internal.h"
+#include "tests/fuzz/wire_check.h"
 
 #define K(x) GPUPERF__ENVELOPE__KIND_##x
 #define N_CONNECTIONS 4
@@ -51,6 +52,11 @@
  * simulates 5,000 reports, most of a sequence's time, and the rules on
  * periods are the same at any floor. */
 #define MIN_PERIOD_NS 100000
+/* The sim workload's mean timeslice: at its default, 1 ms, there were as
+ * many context-switch reports as timer reports at a 1 ms period, ten
+ * times as many at 10 ms; windows of 10 ms and more still see contexts
+ * take turns. */
+#define SIM_TIMESLICE_NS 5000000
 #define N_TRACKED 16
 
 enum op {
@@ -110,11 +116,15 @@ struct connection {
 /* AddressSanitizer keeps 256 MB of freed memory from reuse by default;
  * a sequence frees a few MB (Hellos, frames), and at that size the
  * quarantine's recycling and the fresh memory it makes the allocator map
- * took a third of the time. 16 MB still holds several sequences' frees. */
+ * took a third of the time. 16 MB still holds several sequences' frees.
+ * The allocator's free pages stay mapped: giving them back to the system
+ * (madvise, the TLB flushes on every core, faulting them in again) was a
+ * tenth of a sequence; the process's memory stays what its sequences
+ * use at most. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
-	return "quarantine_size_mb=16";
+	return "quarantine_size_mb=16:allocator_release_to_os_interval_ms=-1";
 }
 
 static uv_loop_t loop;
@@ -136,6 +146,7 @@ static void setup(void)
 		.seed = 3,
 		.sim_buffer_size = 128 * 1024,
 		.sim_stepped = true,
+		.sim_timeslice_ns = SIM_TIMESLICE_NS,
 		.min_period_ns = MIN_PERIOD_NS,
 	};
 	struct gpd_error err = { 0 };
@@ -205,192 +216,49 @@ static void untrack(struct connection *conn, uint32_t id)
 		*t = conn->subs[--conn->n_subs];
 }
 
-/* What sessions are sent is checked in its wire format, walked whole
- * against the protocol's descriptors as protobuf-c's unpacking checks it
- * (wire types, lengths, varints, nested messages; stricter on bools),
- * without unpacking:
- * unpacking every frame, with its context rows, every recording chunk
- * and error took a fifth of a sequence. A frame's checks read its
- * subscription and its values, and each context row's, from the wire. */
-struct wire {
-	const uint8_t *p, *end;
-};
-
-enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2, WIRE_FIXED32 = 5 };
-
-struct wire_field {
-	uint32_t number;
-	unsigned type;
-	uint64_t varint;                /* WIRE_VARINT */
-	struct wire bytes;              /* the others */
-};
-
-static uint64_t wire_varint(struct wire *w)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		if (w->p == w->end)
-			abort();        /* cut short */
-		uint8_t b = *w->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	abort();                        /* longer than ten bytes */
-}
-
-/* The next field of w; false at its end. */
-static bool wire_next(struct wire *w, struct wire_field *f)
-{
-	if (w->p == w->end)
-		return false;
-	uint64_t key = wire_varint(w);
-	f->number = (uint32_t)(key >> 3);
-	f->type = key & 7;
-	if (!f->number || key >> 32)
-		abort();
-	uint64_t len;
-	switch (f->type) {
-	case WIRE_VARINT:
-		f->varint = wire_varint(w);
-		return true;
-	case WIRE_FIXED64:
-		len = 8;
-		break;
-	case WIRE_LEN:
-		len = wire_varint(w);
-		break;
-	case WIRE_FIXED32:
-		len = 4;
-		break;
-	default:
-		abort();                /* groups are not in the protocol */
-	}
-	if (len > (uint64_t)(w->end - w->p))
-		abort();
-	f->bytes = (struct wire){ .p = w->p, .end = w->p + len };
-	w->p += len;
-	return true;
-}
-
-static unsigned wire_type_of(ProtobufCType type)
-{
-	switch (type) {
-	case PROTOBUF_C_TYPE_FIXED32:
-	case PROTOBUF_C_TYPE_SFIXED32:
-	case PROTOBUF_C_TYPE_FLOAT:
-		return WIRE_FIXED32;
-	case PROTOBUF_C_TYPE_FIXED64:
-	case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_DOUBLE:
-		return WIRE_FIXED64;
-	case PROTOBUF_C_TYPE_STRING:
-	case PROTOBUF_C_TYPE_BYTES:
-	case PROTOBUF_C_TYPE_MESSAGE:
-		return WIRE_LEN;
-	default:
-		return WIRE_VARINT;
-	}
-}
-
-/* How many elements an occurrence of field fd adds: checked against
- * fd's type as protobuf-c's unpacking checks it (a repeated scalar may
- * come packed), messages walked whole. Fields fd is NULL for (unknown
- * ones) are kept by protobuf-c, and skipped here. */
-static size_t wire_check(const ProtobufCFieldDescriptor *fd,
-			 const struct wire_field *f);
-
-static void wire_check_message(const ProtobufCMessageDescriptor *desc,
-			       struct wire w)
-{
-	struct wire_field f;
-	while (wire_next(&w, &f))
-		wire_check(protobuf_c_message_descriptor_get_field(desc, f.number),
-			   &f);
-}
-
-static size_t wire_check(const ProtobufCFieldDescriptor *fd,
-			 const struct wire_field *f)
-{
-	if (!fd)
-		return 0;
-	unsigned type = wire_type_of(fd->type);
-	if (f->type == type) {
-		if (fd->type == PROTOBUF_C_TYPE_MESSAGE)
-			wire_check_message(fd->descriptor, f->bytes);
-		return 1;
-	}
-	if (fd->label != PROTOBUF_C_LABEL_REPEATED || f->type != WIRE_LEN ||
-	    type == WIRE_LEN)
-		abort();                /* a wire type the field cannot have */
-	size_t len = (size_t)(f->bytes.end - f->bytes.p), n = 0;
-	if (type == WIRE_FIXED64 || type == WIRE_FIXED32) {
-		size_t size = type == WIRE_FIXED64 ? 8 : 4;
-		if (len % size)
-			abort();
-		return len / size;
-	}
-	for (struct wire w = f->bytes; w.p != w.end; n++)
-		wire_varint(&w);
-	return n;
-}
-
-/* The values of a ContextRow. */
-static size_t row_values(struct wire row)
-{
-	static const uint32_t values = 5;
-	const ProtobufCMessageDescriptor *desc = &gpuperf__context_row__descriptor;
-	struct wire_field f;
-	size_t n = 0;
-	while (wire_next(&row, &f))
-		if (f.number == values)
-			n += wire_check(protobuf_c_message_descriptor_get_field(
-						desc, f.number), &f);
-	return n;
-}
-
 static void check_frame(struct connection *conn, struct wire frame)
 {
-	static const uint32_t subscription = 1, values = 11, contexts = 13;
 	const ProtobufCMessageDescriptor *desc = &gpuperf__frame__descriptor;
-	struct wire_field f;
-	uint32_t id = 0;
-	size_t n_values = 0;
-	for (struct wire w = frame; wire_next(&w, &f);) {
-		if (f.number == subscription)
-			id = (uint32_t)f.varint;
-		else if (f.number == values)
-			n_values += wire_check(protobuf_c_message_descriptor_get_field(
-						       desc, f.number), &f);
-	}
-	struct tracked *t = find_tracked(conn, id);
+	struct tracked *t = find_tracked(conn, (uint32_t)wire_uint(desc, frame,
+							"subscription_id"));
 	if (!t)
 		abort();        /* a frame of a subscription never granted */
-	if (n_values != t->n_counters)
+	if (wire_count(desc, frame, "values") != t->n_counters)
 		abort();
-	for (struct wire w = frame; wire_next(&w, &f);)
-		if (f.number == contexts && row_values(f.bytes) != t->n_counters)
+	struct wire rows = frame, row;
+	while (wire_next_message(desc, &rows, "contexts", &row))
+		if (wire_count(&gpuperf__context_row__descriptor, row,
+			       "values") != t->n_counters)
 			abort();
 }
 
-/* The kind of an Envelope (its oneof's field number, 0 for none), the
- * whole walked and checked; *body: the kind's message. */
-static uint32_t envelope_kind(const struct gpd_message *m, struct wire *body)
+/* What the client is told of its subscriptions. */
+static void follow_subscriptions(struct connection *conn, uint32_t kind,
+				 struct wire body)
 {
-	const ProtobufCMessageDescriptor *desc = &gpuperf__envelope__descriptor;
-	struct wire w = { .p = m->data, .end = m->data + m->len };
-	struct wire_field f;
-	uint32_t kind = 0;
-	while (wire_next(&w, &f)) {
-		const ProtobufCFieldDescriptor *fd =
-			protobuf_c_message_descriptor_get_field(desc, f.number);
-		wire_check(fd, &f);
-		if (fd && fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
-			kind = f.number;        /* the last one counts */
-			*body = f.bytes;
-		}
+	const ProtobufCMessageDescriptor *desc;
+	switch (kind) {
+	case K(SUBSCRIBED):
+		desc = &gpuperf__subscribed__descriptor;
+		break;
+	case K(RECONFIGURED):
+		desc = &gpuperf__reconfigured__descriptor;
+		break;
+	case K(UNSUBSCRIBED):
+		untrack(conn, (uint32_t)wire_uint(&gpuperf__unsubscribed__descriptor,
+						  body, "subscription_id"));
+		return;
+	case K(EVENT):
+		desc = &gpuperf__stream_event__descriptor;
+		if (wire_uint(desc, body, "kind") !=
+		    GPUPERF__STREAM_EVENT__KIND__CONFIG_CHANGED)
+			return;
+		break;
+	default:
+		return;
 	}
-	return kind;
+	track(conn, (uint32_t)wire_uint(desc, body, "subscription_id"),
+	      wire_count(desc, body, "counters"));
 }
 
 /* Hellos checked before: every session gets one, one of a few byte
@@ -453,45 +321,15 @@ static void read_all(struct connection *conn)
 			continue;
 		}
 		struct wire body;
-		uint32_t kind = envelope_kind(m, &body);
+		uint32_t kind = wire_envelope_kind(m->data, m->len, &body);
 		if (kind < K(HELLO))
 			abort();
 		if (kind == K(HELLO))
 			remember_hello(m);
-		if (kind == K(FRAME))
+		else if (kind == K(FRAME))
 			check_frame(conn, body);
-		if (kind != K(SUBSCRIBED) && kind != K(RECONFIGURED) &&
-		    kind != K(UNSUBSCRIBED) && kind != K(EVENT)) {
-			free(m);
-			continue;
-		}
-		/* What the client is told of its subscriptions. */
-		Gpuperf__Envelope *env = gpuperf__envelope__unpack(NULL, m->len,
-								   m->data);
-		if (!env)
-			abort();
-		switch (env->kind_case) {
-		case K(SUBSCRIBED):
-			track(conn, env->subscribed->subscription_id,
-			      env->subscribed->n_counters);
-			break;
-		case K(RECONFIGURED):
-			track(conn, env->reconfigured->subscription_id,
-			      env->reconfigured->n_counters);
-			break;
-		case K(UNSUBSCRIBED):
-			untrack(conn, env->unsubscribed->subscription_id);
-			break;
-		case K(EVENT):
-			if (env->event->kind ==
-			    GPUPERF__STREAM_EVENT__KIND__CONFIG_CHANGED)
-				track(conn, env->event->subscription_id,
-				      env->event->n_counters);
-			break;
-		default:
-			break;
-		}
-		gpuperf__envelope__free_unpacked(env, NULL);
+		else
+			follow_subscriptions(conn, kind, body);
 		free(m);
 	}
 }
