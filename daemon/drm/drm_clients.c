@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/clock.h"
 #include "daemon/drm/drm_clients.h"
 #include "daemon/host/cgroup_pod.h"
 #include "daemon/host/proc_scan.h"
@@ -20,6 +21,102 @@ struct gpd_drm_client_max {
 	uint64_t busy[GPD_USAGE_MAX_CLASSES];
 	uint64_t total[GPD_USAGE_MAX_CLASSES];
 };
+
+/*
+ * One walk of /proc serves every card of a driver read at about the same
+ * time: the usage monitors of two GPUs of one driver keep their timers on
+ * the same grid (usage_monitor.c), so both read in one tick and the
+ * second takes the first's walk rather than making its own. A walk
+ * serves one reading of each card that starts while it runs or within
+ * SHARED_WALK_NS of its end (its end: the time of the reading it was made
+ * for plus how long it took); a card's next reading walks again, however
+ * soon. The daemon reads its sources on one thread.
+ */
+#define SHARED_WALK_NS 5000000ull
+#define SHARED_WALK_CARDS 8
+
+struct walk_file {
+	int32_t pid;
+	struct gpd_fdinfo info;
+};
+
+struct shared_walk {
+	char proc_root[PATH_MAX];
+	char driver[32];
+	uint64_t start_ns, end_ns;      /* on the readings' clock; 0: none */
+	int error;                      /* the walk's -errno */
+	struct gpd_proc_scan_stats stats;
+	struct walk_file *files;
+	size_t n_files, cap_files;
+	bool full;                      /* files beyond the budget left out */
+	char served[SHARED_WALK_CARDS][32];     /* the cards it was read for */
+	unsigned n_served;
+};
+
+/* One per driver (i915, xe, amdgpu) and a spare. */
+static struct shared_walk shared_walks[4];
+
+static void keep_file(void *user, int32_t pid, const struct gpd_fdinfo *info)
+{
+	struct shared_walk *w = user;
+	if (w->n_files == w->cap_files) {
+		size_t cap = w->cap_files ? 2 * w->cap_files : 16;
+		struct walk_file *f = cap <= GPD_USAGE_MAX_CLIENTS ?
+				      realloc(w->files, cap * sizeof(*f)) : NULL;
+		if (!f) {
+			w->full = true;
+			return;
+		}
+		w->files = f;
+		w->cap_files = cap;
+	}
+	w->files[w->n_files++] = (struct walk_file){ pid, *info };
+}
+
+static bool served(const struct shared_walk *w, const char *pdev)
+{
+	for (unsigned i = 0; i < w->n_served; i++)
+		if (!strcmp(w->served[i], pdev))
+			return true;
+	return false;
+}
+
+/* driver's DRM files under proc_root, of every card, for a reading of
+ * pdev's at time_ns: from a walk made a moment before for another card,
+ * else from a new one. */
+static const struct shared_walk *walk_for(const char *proc_root,
+					  const char *driver, const char *pdev,
+					  uint64_t time_ns)
+{
+	struct shared_walk *w = NULL;
+	for (size_t i = 0; i < sizeof(shared_walks) / sizeof(*w) && !w; i++)
+		if (!strcmp(shared_walks[i].driver, driver) ||
+		    !*shared_walks[i].driver)
+			w = &shared_walks[i];
+	if (!w)
+		w = &shared_walks[0];
+	if (time_ns && w->end_ns && time_ns >= w->start_ns &&
+	    time_ns < w->end_ns + SHARED_WALK_NS &&
+	    !strcmp(w->driver, driver) && !strcmp(w->proc_root, proc_root) &&
+	    !served(w, pdev) && w->n_served < SHARED_WALK_CARDS) {
+		snprintf(w->served[w->n_served++], sizeof(w->served[0]), "%s",
+			 pdev);
+		return w;
+	}
+	snprintf(w->proc_root, sizeof(w->proc_root), "%s", proc_root);
+	snprintf(w->driver, sizeof(w->driver), "%s", driver);
+	w->n_files = 0;
+	w->full = false;
+	snprintf(w->served[0], sizeof(w->served[0]), "%s", pdev);
+	w->n_served = 1;
+	uint64_t began = gpd_monotonic_ns();
+	w->error = gpd_proc_scan_drm(proc_root, driver, "", keep_file, w,
+				     &w->stats);
+	/* A reading without a time shares nothing. */
+	w->start_ns = time_ns;
+	w->end_ns = time_ns ? time_ns + (gpd_monotonic_ns() - began) : 0;
+	return w;
+}
 
 struct scan {
 	const struct gpd_usage_layout *layout;
@@ -131,16 +228,20 @@ int gpd_drm_clients_read(struct gpd_drm_clients *clients,
 {
 	struct scan s = { .layout = layout, .fdinfo_class = fdinfo_class,
 			  .r = r };
-	struct gpd_proc_scan_stats stats;
 	r->processes_read = true;
-	int ret = gpd_proc_scan_drm(proc_root, driver, pdev, on_drm_file, &s,
-				    &stats);
-	if (ret) {
+	const struct shared_walk *w = walk_for(proc_root, driver, pdev, r->time_ns);
+	if (w->error) {
 		gpd_usage_note(r->processes_note, "%s cannot be read (%s): no "
-			       "processes", proc_root, strerror(-ret));
+			       "processes", proc_root, strerror(-w->error));
 		return 0;
 	}
-	if (s.full)
+	/* A file that names no device is counted for every card. */
+	for (size_t i = 0; i < w->n_files; i++)
+		if (!*pdev || !*w->files[i].info.pdev ||
+		    !strcmp(w->files[i].info.pdev, pdev))
+			on_drm_file(&s, w->files[i].pid, &w->files[i].info);
+	const struct gpd_proc_scan_stats stats = w->stats;
+	if (s.full || w->full)
 		gpd_usage_note(r->processes_note, "more than %u DRM clients: "
 			       "the rest are left out", GPD_USAGE_MAX_CLIENTS);
 	r->processes_unreadable = stats.unreadable;
