@@ -364,6 +364,89 @@ START_TEST(skips_bad_definitions_and_keeps_the_rest)
 }
 END_TEST
 
+/* Elements in the wrong place are each named with their line and left
+ * out; what is around them loads. A register config whose priority is
+ * no number keeps its registers at the default priority. */
+START_TEST(misplaced_elements_named_with_their_line)
+{
+	struct gpm_diagnostics diag;
+	struct gpm_metrics_file *file = parse(
+		"<metrics>\n"                                           /* 1 */
+		"<register_config type=\"OA\"/>\n"                      /* 2 */
+		"<register type=\"OA\" address=\"0x2710\" value=\"1\"/>\n"
+		SET_OPEN("S")                                           /* 4 */
+		"<set name=\"inner\"/>\n"                              /* 5 */
+		"<register type=\"OA\" address=\"0x2710\" value=\"1\"/>\n"
+		COUNTER("Good", "event", "uint64", "A 0 READ")          /* 7 */
+		"<register_config type=\"NOA\" priority=\"high\">\n"   /* 8 */
+		"<counter name=\"c\"/>\n"                               /* 9 */
+		"<set name=\"s\"/>\n"                                   /* 10 */
+		"<register_config type=\"OA\"/>\n"                      /* 11 */
+		"<register type=\"NOA\" address=\"0x9888\" value=\"7\"/>\n"
+		"</register_config>\n"                                  /* 13 */
+		"</set>\n"
+		"</metrics>\n", &diag);
+
+	static const struct {
+		unsigned line;
+		const char *text;
+	} expected[] = {
+		{ 2, "<register_config> outside a <set>; ignored" },
+		{ 3, "<register> outside a <set>; ignored" },
+		{ 5, "set S: <set> misplaced inside a <set>; ignored" },
+		{ 6, "set S: <register> misplaced inside a <set>; ignored" },
+		{ 8, "set S, NOA register config: priority 'high' is not a "
+		     "number; ignored" },
+		{ 9, "set S: <counter> misplaced inside a <register_config>; "
+		     "ignored" },
+		{ 10, "set S: <set> misplaced inside a <register_config>; "
+		      "ignored" },
+		{ 11, "set S: <register_config> misplaced inside a "
+		      "<register_config>; ignored" },
+	};
+	ck_assert_uint_eq(diag.count, sizeof(expected) / sizeof(expected[0]));
+	for (size_t i = 0; i < diag.count; i++) {
+		ck_assert_str_eq(diag.items[i].file, "test/oa-test.xml");
+		ck_assert_uint_eq(diag.items[i].line, expected[i].line);
+		ck_assert_str_eq(diag.items[i].message, expected[i].text);
+	}
+	ck_assert_uint_eq(file->n_sets, 1);
+	const struct gpm_metric_set *s = &file->sets[0];
+	ck_assert_uint_eq(s->n_counters, 1);
+	ck_assert_str_eq(s->counters[0].symbol_name, "Good");
+	ck_assert_uint_eq(s->n_register_configs, 1);
+	ck_assert_int_eq(s->register_configs[0].priority, -1);
+	ck_assert_uint_eq(s->register_configs[0].n_registers, 1);
+	ck_assert_uint_eq(s->register_configs[0].registers[0].address, 0x9888);
+	ck_assert_uint_eq(s->register_configs[0].registers[0].value, 7);
+	free_metric_text(file, &diag);
+}
+END_TEST
+
+/* A file with no sets has no chipset; its platform comes from its name
+ * when that is oa-<platform>.xml, and is empty otherwise. */
+START_TEST(platform_of_a_file_without_sets)
+{
+	struct gpm_diagnostics diag;
+	struct gpm_metrics_file *file;
+
+	file = parse_metric_text("dir/oa-acm.xml", "<metrics/>", &diag);
+	ck_assert_str_eq(file->chipset, "");
+	ck_assert_str_eq(file->platform, "acm");
+	free_metric_text(file, &diag);
+
+	static const char *const unnamed[] = { "dir/metrics.xml", "oa-.xml",
+					       "dir/oa-acm.txt" };
+	for (size_t i = 0; i < 3; i++) {
+		file = parse_metric_text(unnamed[i], "<metrics/>", &diag);
+		ck_assert_uint_eq(diag.count, 0);
+		ck_assert_str_eq(file->chipset, "");
+		ck_assert_str_eq(file->platform, "");
+		free_metric_text(file, &diag);
+	}
+}
+END_TEST
+
 START_TEST(keeps_raw_counters)
 {
 	struct gpm_diagnostics diag;
@@ -448,6 +531,8 @@ static Suite *metric_xml_suite(void)
 	tcase_add_test(tc, truncated_and_empty_inputs);
 	tcase_add_test(tc, rejects_other_documents);
 	tcase_add_test(tc, skips_bad_definitions_and_keeps_the_rest);
+	tcase_add_test(tc, misplaced_elements_named_with_their_line);
+	tcase_add_test(tc, platform_of_a_file_without_sets);
 	tcase_add_test(tc, keeps_raw_counters);
 	tcase_add_test(tc, loads_the_builtin_definitions);
 	tcase_add_test(tc, reports_unreadable_files);

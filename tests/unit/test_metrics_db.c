@@ -208,6 +208,48 @@ START_TEST(one_set_of_a_platform)
 }
 END_TEST
 
+/* Loading one platform's file from a directory that is not one, that
+ * lacks the file, or where the file cannot be read: an error for the
+ * first, nothing loaded for the second, a diagnostic naming the file for
+ * the third, and no file added for any. */
+START_TEST(platform_file_missing_or_unreadable)
+{
+	char dir[] = "/tmp/gpm-metrics-db-XXXXXX", path[4096];
+	struct gpm_metrics_db db;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file(dir, "oa-plain.xml", "<metrics></metrics>\n");
+	snprintf(path, sizeof(path), "%s/oa-plain.xml", dir);
+	gpm_metrics_db_init(&db);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_file(&db, path, "plain"),
+			 -ENOTDIR);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_file(&db, dir, "absent"),
+			 0);
+	ck_assert_uint_eq(db.n_files, 0);
+	ck_assert_uint_eq(db.diagnostics.count, 0);
+
+	snprintf(path, sizeof(path), "%s/oa-dir.xml", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(gpm_metrics_db_add_platform_file(&db, dir, "dir"), 0);
+	ck_assert_uint_eq(db.n_files, 0);
+	ck_assert_ptr_null(gpm_metrics_db_find_platform(&db, "dir"));
+	ck_assert_uint_eq(db.diagnostics.count, 1);
+	ck_assert_str_eq(db.diagnostics.items[0].file, path);
+	ck_assert_uint_eq(db.diagnostics.items[0].line, 0);
+	ck_assert_str_eq(db.diagnostics.items[0].message,
+			 "cannot read: Is a directory");
+
+	ck_assert_int_eq(gpm_metrics_db_add_platform_file(&db, dir, "plain"), 1);
+	ck_assert_uint_eq(db.n_files, 1);
+	gpm_metrics_db_fini(&db);
+
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/oa-plain.xml", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(builtin_definitions)
 {
 	struct gpm_metrics_db db;
@@ -251,6 +293,7 @@ static Suite *metrics_db_suite(void)
 	tcase_add_test(tc, unreadable_directory);
 	tcase_add_test(tc, bad_files_become_diagnostics);
 	tcase_add_test(tc, one_set_of_a_platform);
+	tcase_add_test(tc, platform_file_missing_or_unreadable);
 	tcase_add_test(tc, builtin_definitions);
 	tcase_add_test(tc, buffers);
 	suite_add_tcase(s, tc);

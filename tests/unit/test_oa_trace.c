@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "metrics/metric_binding.h"
 #include "metrics/metrics_db.h"
 #include "metrics/oa_format.h"
@@ -16,6 +18,7 @@
 #include "metrics/oa_trace.h"
 #include "metrics/recording.h"
 #include "metrics/sim_device.h"
+#include "proto/perfetto_trace.pb-c.h"
 #include "tests/unit/test_util.h"
 
 #define REPORT_SIZE 256
@@ -289,6 +292,141 @@ START_TEST(test_cut_record_refused)
 }
 END_TEST
 
+/* Records too short to be records, and correlation points and clocks of
+ * the wrong size, are refused as malformed. */
+START_TEST(test_malformed_records_refused)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 };
+	unsigned char bytes[8 + 32];
+
+	setup(f, true);
+	static const struct {
+		uint32_t type;
+		uint16_t size;          /* the header's, header included */
+		size_t len;             /* of the bytes given */
+	} cases[] = {
+		{ GPM_OA_RECORD_SAMPLE, 8, 7 },
+		{ GPM_OA_RECORD_SAMPLE, 7, 8 },
+		{ GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION, 8 + 8, 8 + 8 },
+		{ GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION, 8 + 24, 8 + 24 },
+		{ GPM_RECORDING_TYPE_CLOCKS, 8 + 8, 8 + 8 },
+		{ GPM_RECORDING_TYPE_CLOCKS, 8 + 32, 8 + 32 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gpm_oa_trace *t = converter(f, &a);
+		uint16_t pad = 0;
+		memset(bytes, 0, sizeof(bytes));
+		memcpy(bytes, &cases[i].type, 4);
+		memcpy(bytes + 4, &pad, 2);
+		memcpy(bytes + 6, &cases[i].size, 2);
+		ck_assert_msg(gpm_oa_trace_records(t, bytes, cases[i].len) ==
+			      -EBADMSG, "case %zu accepted", i);
+		gpm_oa_trace_destroy(t);
+	}
+	ck_assert_uint_eq(a.len, 0);
+	free(a.data);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
+START_TEST(test_incomplete_options_refused)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct gpm_oa_trace *t = (struct gpm_oa_trace *)f;
+
+	setup(f, false);
+	struct gpm_oa_trace_options whole = {
+		.device_label = "SIMGEN12",
+		.timestamp_frequency = f->device.timestamp_frequency,
+		.decoder = &f->dec,
+		.binding = &f->binding,
+		.counters = f->counters,
+		.n_counters = f->n_counters,
+		.interval_ns = 100000,
+		.write = to_buffer,
+	};
+	for (int i = 0; i < 4; i++) {
+		struct gpm_oa_trace_options o = whole;
+		if (i == 0)
+			o.decoder = NULL;
+		else if (i == 1)
+			o.binding = NULL;
+		else if (i == 2)
+			o.interval_ns = 0;
+		else
+			o.timestamp_frequency = 0;
+		ck_assert_int_eq(gpm_oa_trace_create(&o, &t), -EINVAL);
+		ck_assert_ptr_null(t);
+	}
+	teardown(f);
+	free(f);
+}
+END_TEST
+
+/* Whether the deflated chunks of a trace hold text (an event name). */
+static bool trace_holds(const struct buffer *b, const char *text)
+{
+	bool found = false;
+	Gpuperf__Perfetto__Trace *outer =
+		gpuperf__perfetto__trace__unpack(NULL, b->len, b->data);
+	ck_assert_ptr_nonnull(outer);
+	for (size_t i = 0; i < outer->n_packet && !found; i++) {
+		Gpuperf__Perfetto__TracePacket *p = outer->packet[i];
+		if (p->data_case != GPUPERF__PERFETTO__TRACE_PACKET__DATA_COMPRESSED_PACKETS)
+			continue;
+		uLongf len = GPM_TRACE_CHUNK_SIZE * 2;
+		unsigned char *plain = malloc(len);
+		ck_assert_int_eq(uncompress(plain, &len, p->compressed_packets.data,
+					    p->compressed_packets.len), Z_OK);
+		found = memmem(plain, len, text, strlen(text)) != NULL;
+		free(plain);
+	}
+	gpuperf__perfetto__trace__free_unpacked(outer, NULL);
+	return found;
+}
+
+/* Losses after the last report are not lost with the recording's end:
+ * they show at the last report's time. */
+START_TEST(test_losses_after_the_last_report_shown)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 }, b = { 0 };
+
+	setup(f, true);
+	/* The recording without its losses, then one of each at its end. */
+	size_t kept = 0;
+	for (size_t i = 0; i < f->n_records; i++)
+		if (f->records[i].type != GPM_OA_RECORD_REPORT_LOST &&
+		    f->records[i].type != GPM_OA_RECORD_BUFFER_LOST)
+			f->records[kept++] = f->records[i];
+	f->n_records = kept;
+
+	struct gpm_oa_trace *t = converter(f, &a);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	gpm_oa_trace_destroy(t);
+	ck_assert(!trace_holds(&a, "OA reports lost"));
+	ck_assert(!trace_holds(&a, "OA buffer lost"));
+
+	add(f, GPM_OA_RECORD_REPORT_LOST, NULL, 0);
+	add(f, GPM_OA_RECORD_REPORT_LOST, NULL, 0);
+	add(f, GPM_OA_RECORD_BUFFER_LOST, NULL, 0);
+	t = converter(f, &b);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	gpm_oa_trace_destroy(t);
+	ck_assert(trace_holds(&b, "OA reports lost"));
+	ck_assert(trace_holds(&b, "OA buffer lost"));
+
+	free(a.data);
+	free(b.data);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
 static Suite *oa_trace_suite(void)
 {
 	Suite *s = suite_create("oa_trace");
@@ -296,6 +434,9 @@ static Suite *oa_trace_suite(void)
 	tcase_add_test(tc, test_records_or_bytes_give_one_trace);
 	tcase_add_test(tc, test_no_correlation_is_flagged);
 	tcase_add_test(tc, test_cut_record_refused);
+	tcase_add_test(tc, test_malformed_records_refused);
+	tcase_add_test(tc, test_incomplete_options_refused);
+	tcase_add_test(tc, test_losses_after_the_last_report_shown);
 	suite_add_tcase(s, tc);
 	return s;
 }
