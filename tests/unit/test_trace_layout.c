@@ -8,96 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "metrics/trace_layout.h"
-#include "proto/perfetto_trace.pb-c.h"
-#include "tests/unit/test_util.h"
-
-struct sink {
-	unsigned char *bytes;
-	size_t used, cap;
-};
-
-static int to_sink(void *ctx, const void *data, size_t len)
-{
-	struct sink *s = ctx;
-	if (s->used + len > s->cap) {
-		s->cap = (s->used + len) * 2;
-		s->bytes = realloc(s->bytes, s->cap);
-		ck_assert_ptr_nonnull(s->bytes);
-	}
-	memcpy(s->bytes + s->used, data, len);
-	s->used += len;
-	return 0;
-}
-
-/* A track as its descriptor in the trace gives it. */
-struct track {
-	uint64_t uuid, parent;
-	char name[128], description[512], unit_name[64];
-};
-
-struct tracks {
-	struct track t[GPM_TRACE_MAX_TRACKS];
-	size_t n;
-};
-
-static void take_descriptor(struct tracks *out,
-			    const Gpuperf__Perfetto__TrackDescriptor *td)
-{
-	ck_assert_uint_lt(out->n, GPM_TRACE_MAX_TRACKS);
-	struct track *t = &out->t[out->n++];
-	*t = (struct track){ .uuid = td->uuid, .parent = td->parent_uuid };
-	if (td->static_or_dynamic_name_case ==
-	    GPUPERF__PERFETTO__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME)
-		snprintf(t->name, sizeof(t->name), "%s", td->name);
-	if (td->description)
-		snprintf(t->description, sizeof(t->description), "%s",
-			 td->description);
-	if (td->counter && td->counter->unit_name)
-		snprintf(t->unit_name, sizeof(t->unit_name), "%s",
-			 td->counter->unit_name);
-}
-
-/* Every track descriptor of the flushed trace, deflated chunks opened. */
-static struct tracks *read_tracks(const struct sink *s)
-{
-	struct tracks *out = calloc(1, sizeof(*out));
-	Gpuperf__Perfetto__Trace *outer =
-		gpuperf__perfetto__trace__unpack(NULL, s->used, s->bytes);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(outer);
-	for (size_t i = 0; i < outer->n_packet; i++) {
-		Gpuperf__Perfetto__TracePacket *p = outer->packet[i];
-		if (p->data_case != GPUPERF__PERFETTO__TRACE_PACKET__DATA_COMPRESSED_PACKETS)
-			continue;
-		uLongf len = GPM_TRACE_CHUNK_SIZE * 2;
-		unsigned char *plain = malloc(len);
-		ck_assert_int_eq(uncompress(plain, &len, p->compressed_packets.data,
-					    p->compressed_packets.len), Z_OK);
-		Gpuperf__Perfetto__Trace *inner =
-			gpuperf__perfetto__trace__unpack(NULL, len, plain);
-		ck_assert_ptr_nonnull(inner);
-		for (size_t k = 0; k < inner->n_packet; k++)
-			if (inner->packet[k]->data_case ==
-			    GPUPERF__PERFETTO__TRACE_PACKET__DATA_TRACK_DESCRIPTOR)
-				take_descriptor(out, inner->packet[k]->track_descriptor);
-		gpuperf__perfetto__trace__free_unpacked(inner, NULL);
-		free(plain);
-	}
-	gpuperf__perfetto__trace__free_unpacked(outer, NULL);
-	return out;
-}
-
-static const struct track *find(const struct tracks *tracks, uint64_t uuid)
-{
-	for (size_t i = 0; i < tracks->n; i++)
-		if (tracks->t[i].uuid == uuid)
-			return &tracks->t[i];
-	ck_abort_msg("no descriptor for track %llu", (unsigned long long)uuid);
-	return NULL;
-}
+#include "tests/unit/trace_read.h"
 
 /* A trace with one configuration of two counters, one window written so
  * that its tracks are described; the set track's description. */
@@ -106,14 +18,14 @@ static void set_description(uint64_t window_ns, uint64_t period_ns,
 {
 	struct gpm_trace_writer w;
 	struct gpm_trace_layout l;
-	struct sink s = { 0 };
+	struct trace_sink s = { 0 };
 	static const struct gpm_trace_counter_spec counters[] = {
 		{ "GpuTime", "GPU Time", "Time elapsed on the GPU.", "ns",
 		  GPM_TRACE_COUNTER_INT },
 		{ "Ratio", "Ratio", "", "number", GPM_TRACE_COUNTER_DOUBLE },
 	};
 
-	ck_assert_int_eq(gpm_trace_writer_init(&w, 1, to_sink, &s), 0);
+	ck_assert_int_eq(gpm_trace_writer_init(&w, 1, trace_sink_write, &s), 0);
 	ck_assert_int_eq(gpm_trace_layout_init(&l, &w, "GPU", "the GPU"), 0);
 	ck_assert_int_eq(gpm_trace_layout_set(&l, "Render Basic", "RenderBasic",
 					      "guid-1", window_ns, period_ns,
@@ -123,17 +35,17 @@ static void set_description(uint64_t window_ns, uint64_t period_ns,
 	ck_assert_int_eq(gpm_trace_window(&w, 10, 1, v), 0);
 	ck_assert_int_eq(gpm_trace_flush(&w), 0);
 
-	struct tracks *tracks = read_tracks(&s);
-	const struct track *set = find(tracks, l.set);
+	struct trace_read *tracks = trace_read(&s);
+	const struct trace_track *set = trace_track(tracks, l.set);
 	ck_assert_str_eq(set->name, "Render Basic");
 	ck_assert_uint_eq(set->parent, l.device);
 	snprintf(out, size, "%s", set->description);
 	/* The counters' descriptions say the same of one value. */
-	const struct track *reports = find(tracks, l.reports);
+	const struct trace_track *reports = trace_track(tracks, l.reports);
 	ck_assert_uint_eq(reports->parent, l.set);
 	ck_assert_ptr_nonnull(strstr(reports->description,
 				     strstr(out, "per ")));
-	free(tracks);
+	trace_read_free(tracks);
 	gpm_trace_writer_fini(&w);
 	free(s.bytes);
 }
@@ -200,11 +112,11 @@ START_TEST(contexts_past_the_limit_share_a_track)
 {
 	struct gpm_trace_writer w;
 	struct gpm_trace_layout l;
-	struct sink s = { 0 };
+	struct trace_sink s = { 0 };
 	enum { N = GPM_TRACE_LAYOUT_MAX_CONTEXTS };
 	static uint64_t own[N];
 
-	ck_assert_int_eq(gpm_trace_writer_init(&w, 2, to_sink, &s), 0);
+	ck_assert_int_eq(gpm_trace_writer_init(&w, 2, trace_sink_write, &s), 0);
 	ck_assert_int_eq(gpm_trace_layout_init(&l, &w, "GPU", "the GPU"), 0);
 	ck_assert_int_eq(gpm_trace_clock_snapshot(&w, 0, 0, false, 0), 0);
 	for (uint32_t i = 0; i < N; i++) {
@@ -227,16 +139,16 @@ START_TEST(contexts_past_the_limit_share_a_track)
 	ck_assert_int_eq(gpm_trace_slice_begin(&w, other, 2, "context 0x5000",
 					       NULL, 0), 0);
 	ck_assert_int_eq(gpm_trace_flush(&w), 0);
-	struct tracks *tracks = read_tracks(&s);
-	const struct track *last = find(tracks, own[N - 1]);
-	const struct track *shared = find(tracks, other);
+	struct trace_read *tracks = trace_read(&s);
+	const struct trace_track *last = trace_track(tracks, own[N - 1]);
+	const struct trace_track *shared = trace_track(tracks, other);
 	ck_assert_str_eq(last->name, "context 0x1ff");
 	ck_assert_str_eq(shared->name, "other contexts");
 	ck_assert_str_eq(shared->description,
 			 "Contexts past the first 256, together.");
 	ck_assert_uint_eq(shared->parent, last->parent);
-	ck_assert_str_eq(find(tracks, shared->parent)->name, "GPU contexts");
-	free(tracks);
+	ck_assert_str_eq(trace_track(tracks, shared->parent)->name, "GPU contexts");
+	trace_read_free(tracks);
 	gpm_trace_writer_fini(&w);
 	free(s.bytes);
 }
