@@ -282,8 +282,9 @@ CONF
 		[ "$(grep -c '^200 0$' "$tmp/curl.out")" = 3 ]
 	check "the reload did not name --seed as needing a restart" \
 		wait_for reload.log "reload: --seed changed; it takes effect when gpuperfd restarts"
+	# The built-in sim file, and metrics/sim's two (the sim GPUs').
 	check "the reload did not load metrics/sim" \
-		grep -q "metric definitions: 2 files" "$tmp/reload.log"
+		grep -q "metric definitions: 3 files" "$tmp/reload.log"
 	# /metrics subscribed the device: it moves to the new definitions
 	# once that subscription ends.
 	check "the device did not queue the reloaded definitions" \
