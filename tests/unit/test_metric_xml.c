@@ -447,6 +447,41 @@ START_TEST(platform_of_a_file_without_sets)
 }
 END_TEST
 
+/* "0x" with no digits after it is no number: a register at it is
+ * refused with its config, a priority of it ignored. */
+START_TEST(bare_hex_prefix_is_no_number)
+{
+	struct gpm_diagnostics diag;
+	struct gpm_metrics_file *file = parse(
+		"<metrics>\n"                                           /* 1 */
+		SET_OPEN("S")                                           /* 2 */
+		COUNTER("Good", "event", "uint64", "A 0 READ")          /* 3 */
+		"<register_config type=\"NOA\" priority=\"0x\">\n"     /* 4 */
+		"<register type=\"NOA\" address=\"0x9888\" value=\"1\"/>\n"
+		"</register_config>\n"                                  /* 6 */
+		"<register_config type=\"OA\">\n"                       /* 7 */
+		"<register type=\"OA\" address=\"0x\" value=\"1\"/>\n"  /* 8 */
+		"</register_config>\n"
+		"</set>\n"
+		"</metrics>\n", &diag);
+
+	ck_assert_uint_eq(diag.count, 2);
+	ck_assert_uint_eq(diag.items[0].line, 4);
+	ck_assert_str_eq(diag.items[0].message, "set S, NOA register config: "
+			 "priority '0x' is not a number; ignored");
+	ck_assert_uint_eq(diag.items[1].line, 8);
+	ck_assert_str_eq(diag.items[1].message, "set S, OA register config: "
+			 "register needs 32-bit address and value attributes; "
+			 "config ignored");
+	ck_assert_uint_eq(file->n_sets, 1);
+	ck_assert_uint_eq(file->sets[0].n_register_configs, 1);
+	ck_assert_int_eq(file->sets[0].register_configs[0].priority, -1);
+	ck_assert_uint_eq(file->sets[0].register_configs[0].registers[0].address,
+			  0x9888);
+	free_metric_text(file, &diag);
+}
+END_TEST
+
 START_TEST(keeps_raw_counters)
 {
 	struct gpm_diagnostics diag;
@@ -533,6 +568,7 @@ static Suite *metric_xml_suite(void)
 	tcase_add_test(tc, skips_bad_definitions_and_keeps_the_rest);
 	tcase_add_test(tc, misplaced_elements_named_with_their_line);
 	tcase_add_test(tc, platform_of_a_file_without_sets);
+	tcase_add_test(tc, bare_hex_prefix_is_no_number);
 	tcase_add_test(tc, keeps_raw_counters);
 	tcase_add_test(tc, loads_the_builtin_definitions);
 	tcase_add_test(tc, reports_unreadable_files);

@@ -26,11 +26,14 @@
 struct buffer {
 	unsigned char *data;
 	size_t len, cap;
+	int fail_with;                  /* what writes return, when not 0 */
 };
 
 static int to_buffer(void *ctx, const void *data, size_t len)
 {
 	struct buffer *b = ctx;
+	if (b->fail_with)
+		return b->fail_with;
 	if (b->len + len > b->cap) {
 		b->cap = (b->len + len) * 2;
 		b->data = realloc(b->data, b->cap);
@@ -350,10 +353,14 @@ START_TEST(test_incomplete_options_refused)
 		.interval_ns = 100000,
 		.write = to_buffer,
 	};
-	for (int i = 0; i < 4; i++) {
+	/* A decoder never set up has no report format. */
+	static const struct gpm_oa_decoder bare;
+	for (int i = 0; i < 5; i++) {
 		struct gpm_oa_trace_options o = whole;
 		if (i == 0)
 			o.decoder = NULL;
+		else if (i == 4)
+			o.decoder = &bare;
 		else if (i == 1)
 			o.binding = NULL;
 		else if (i == 2)
@@ -426,6 +433,33 @@ START_TEST(test_losses_after_the_last_report_shown)
 }
 END_TEST
 
+/* A write that fails fails the converter: that call and every one after
+ * it returns the writer's error, records included. */
+START_TEST(test_write_failure_sticks)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { .fail_with = -ENOSPC };
+	struct gpm_recording_correlation c = { 1, 2 };
+	unsigned char bytes[3 * (8 + REPORT_SIZE)];
+
+	setup(f, true);
+	struct gpm_oa_trace *t = converter(f, &a);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), -ENOSPC);
+	ck_assert_int_eq(gpm_oa_trace_sample(t, f->records[1].payload,
+					     f->records[1].size), -ENOSPC);
+	ck_assert_int_eq(gpm_oa_trace_loss(t, GPM_OA_LOSS_REPORT), -ENOSPC);
+	ck_assert_int_eq(gpm_oa_trace_correlation(t, &c), -ENOSPC);
+	size_t len = frame(f, 0, 3, bytes);
+	ck_assert_int_eq(gpm_oa_trace_records(t, bytes, len), -ENOSPC);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), -ENOSPC);
+	ck_assert_uint_eq(a.len, 0);
+	gpm_oa_trace_destroy(t);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
 static Suite *oa_trace_suite(void)
 {
 	Suite *s = suite_create("oa_trace");
@@ -436,6 +470,7 @@ static Suite *oa_trace_suite(void)
 	tcase_add_test(tc, test_malformed_records_refused);
 	tcase_add_test(tc, test_incomplete_options_refused);
 	tcase_add_test(tc, test_losses_after_the_last_report_shown);
+	tcase_add_test(tc, test_write_failure_sticks);
 	suite_add_tcase(s, tc);
 	return s;
 }
