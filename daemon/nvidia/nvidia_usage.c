@@ -69,7 +69,7 @@ struct nv_usage {
 	unsigned cap_old_samples;
 	struct gpd_nvml_process_utilization_info *info_samples;
 	unsigned cap_info_samples;
-	bool newer_unsupported;         /* the newer call said NOT_SUPPORTED */
+	bool newer_unsupported;         /* the newer call refused: the older */
 	struct gpd_nvml_process_info *infos;
 	unsigned cap_infos;
 };
@@ -284,7 +284,8 @@ static gpd_nvml_return older_samples(struct nv_usage *u, unsigned *count)
 /* The process utilization samples since the last read, each process's
  * mean share of them added over the time elapsed. The newer call where
  * the driver has it (the older one answers NOT_SUPPORTED on some GPUs),
- * else the older; both give the same samples where both work. */
+ * else the older (also where the newer refuses the call or its struct's
+ * version); both give the same samples where both work. */
 static int read_process_shares(struct nv_usage *u, struct gpd_usage_reading *r,
 			       uint64_t elapsed)
 {
@@ -294,7 +295,8 @@ static int read_process_shares(struct nv_usage *u, struct gpd_usage_reading *r,
 	gpd_nvml_return ret = newer ? newer_samples(u, &count) :
 			      older_samples(u, &count);
 	if (newer && (ret == GPD_NVML_ERROR_NOT_SUPPORTED ||
-		      ret == GPD_NVML_ERROR_FUNCTION_NOT_FOUND)) {
+		      ret == GPD_NVML_ERROR_FUNCTION_NOT_FOUND ||
+		      ret == GPD_NVML_ERROR_ARGUMENT_VERSION_MISMATCH)) {
 		u->newer_unsupported = true;
 		newer = false;
 		ret = older_samples(u, &count);

@@ -522,7 +522,7 @@ static gpd_nvml_return fake_processes_utilization_info(
 	pthread_mutex_lock(&fake.lock);
 	fake.newer_calls++;
 	if (info->version != GPD_NVML_PROCESSES_UTILIZATION_VERSION) {
-		ret = 25;       /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+		ret = GPD_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
 	} else if (fake.newer_result) {
 		ret = fake.newer_result;
 	} else if (now_us <= info->last_seen_us || !fake.n_processes) {

@@ -124,6 +124,13 @@ START_TEST(test_older_call_where_newer_unsupported)
 	ck_assert_uint_eq(fake.newer_calls, 1);         /* asked once */
 	ck_assert_uint_gt(fake.older_calls, 0);
 	ck_assert_str_eq(note, "");
+	/* A driver whose newer call takes another version of its struct. */
+	fake_reset();
+	fake.newer_result = GPD_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	ck_assert_double_eq_tol(one_process_share(fake_libs(), note, sizeof(note)),
+				0.3, 1e-6);
+	ck_assert_uint_eq(fake.newer_calls, 1);
+	ck_assert_uint_gt(fake.older_calls, 0);
 	/* A driver without the newer call. */
 	fake_reset();
 	struct gpd_nv_libs libs = *fake_libs();
