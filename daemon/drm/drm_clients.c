@@ -53,7 +53,8 @@ struct shared_walk {
 	unsigned n_served;
 };
 
-/* One per driver (i915, xe, amdgpu) and a spare. */
+/* One per driver (i915, xe, amdgpu) and a spare, kept between readings:
+ * at most GPD_USAGE_MAX_CLIENTS files each, as a reading's budget. */
 static struct shared_walk shared_walks[4];
 
 static void keep_file(void *user, int32_t pid, const struct gpd_fdinfo *info)
