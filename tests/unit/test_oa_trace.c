@@ -460,6 +460,67 @@ START_TEST(test_write_failure_sticks)
 }
 END_TEST
 
+/* The CLOCK_MONOTONIC times of b's trace's clock snapshots; their count. */
+static size_t snapshots(const struct buffer *b, uint64_t *out, size_t max)
+{
+	struct trace_sink s = { b->data, b->len, b->cap };
+	struct trace_read *r = trace_read(&s);
+	size_t n = r->n_snapshots;
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = r->snapshot_monotonic[i];
+	trace_read_free(r);
+	return n;
+}
+
+/* Correlation points that come before the first report wait for it: the
+ * most recent four are placed by it, older ones dropped. A point from
+ * before the start of the reports' time line cannot be placed at all: the
+ * trace says its clock is guessed rather than place it wrongly. */
+START_TEST(test_points_before_the_first_report)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 }, b = { 0 };
+	uint64_t cpu[16];
+
+	setup(f, false);
+	size_t n = f->n_records;
+	memmove(f->records + 6, f->records, n * sizeof(f->records[0]));
+	f->n_records = 0;
+	for (uint64_t j = 0; j < 6; j++)
+		add_correlation(f, 7000000000ull + j * 1000,
+				0x700000000ull + 0x800 + j * 100);
+	f->n_records += n;
+	struct gpm_oa_trace *t = converter(f, &a);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	ck_assert(!gpm_oa_trace_clock_guessed(t));
+	gpm_oa_trace_destroy(t);
+	ck_assert_uint_eq(snapshots(&a, cpu, 16), 4);
+	for (uint64_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(cpu[i], 7000000000ull + (i + 2) * 1000);
+
+	/* One point only, from before the report timestamps wrapped ahead of
+	 * the first report (0x1000): before the start of the reports' time
+	 * line, so no snapshot can hold it. */
+	memmove(f->records + 1, f->records + 6, n * sizeof(f->records[0]));
+	f->n_records = 0;
+	add_correlation(f, 6000000000ull, 0x6ffffff00ull);
+	f->n_records = n + 1;
+	t = converter(f, &b);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	ck_assert(gpm_oa_trace_clock_guessed(t));
+	gpm_oa_trace_destroy(t);
+	ck_assert_uint_eq(snapshots(&b, cpu, 16), 1);
+	ck_assert_uint_ne(cpu[0], 6000000000ull);
+
+	free(a.data);
+	free(b.data);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
 static Suite *oa_trace_suite(void)
 {
 	Suite *s = suite_create("oa_trace");
@@ -471,6 +532,7 @@ static Suite *oa_trace_suite(void)
 	tcase_add_test(tc, test_incomplete_options_refused);
 	tcase_add_test(tc, test_losses_after_the_last_report_shown);
 	tcase_add_test(tc, test_write_failure_sticks);
+	tcase_add_test(tc, test_points_before_the_first_report);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -66,6 +66,9 @@ struct trace_read {
 	size_t n_tracks;
 	struct trace_event *events;
 	size_t n_events, cap_events;
+	/* The CLOCK_MONOTONIC time of each clock snapshot, in order. */
+	uint64_t snapshot_monotonic[256];
+	size_t n_snapshots;
 	/* Interned names, by iid: event names, then argument names. */
 	char names[2][256][64];
 };
@@ -109,6 +112,17 @@ static inline void trace_read_packet(struct trace_read *r,
 			snprintf(r->names[1][in->debug_annotation_names[i]->iid],
 				 64, "%s", in->debug_annotation_names[i]->name);
 		}
+	}
+	if (p->data_case == GPUPERF__PERFETTO__TRACE_PACKET__DATA_CLOCK_SNAPSHOT) {
+		const Gpuperf__Perfetto__ClockSnapshot *cs = p->clock_snapshot;
+		ck_assert_uint_lt(r->n_snapshots, 256);
+		for (size_t i = 0; i < cs->n_clocks; i++)
+			if (cs->clocks[i]->clock_id ==
+			    GPUPERF__PERFETTO__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC)
+				r->snapshot_monotonic[r->n_snapshots] =
+					cs->clocks[i]->timestamp;
+		r->n_snapshots++;
+		return;
 	}
 	if (p->data_case == GPUPERF__PERFETTO__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
 		trace_read_descriptor(r, p->track_descriptor);
