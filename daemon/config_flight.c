@@ -85,6 +85,7 @@ struct plan {
 	uint64_t period_ns;             /* 0: the device's default */
 	const char *keep_text;          /* the option that asked */
 	uint64_t ring_bytes;            /* 0: no ring */
+	uint64_t ring_asked_ns;         /* 0: given in bytes */
 	const char *ring_text;
 	bool ring_for_all;              /* given without DEVICE= */
 };
@@ -176,6 +177,7 @@ static int plan_ring(struct plan *p, const struct gpd_flight_recorder_spec *spec
 	}
 	p->ring_bytes = spec->bytes ? spec->bytes :
 			ring_bytes_for(p, spec->duration_ns);
+	p->ring_asked_ns = spec->bytes ? 0 : spec->duration_ns;
 	p->ring_text = text;
 	p->ring_for_all = for_all;
 	return 0;
@@ -254,6 +256,7 @@ int gpd_daemon_start_flight_recorders(struct gpd_daemon *d,
 		struct plan *p = &plans[i];
 		if (p->ring_bytes)
 			ret = gpd_device_keep_flight_recorder(p->dev, p->ring_bytes,
+							      p->ring_asked_ns,
 							      err);
 		if (!ret && p->ring_bytes)
 			gpd_info("%s: flight recorder of %.1f MB (--flight-recorder "

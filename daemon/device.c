@@ -705,7 +705,7 @@ void gpd_device_dispatch_end(struct gpd_device *dev)
 #define RING_CORRELATION_NS 10000000ull
 
 int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
-				    struct gpd_error *err)
+				    uint64_t asked_ns, struct gpd_error *err)
 {
 	if (dev->ring)
 		return gpd_fail(err, -EEXIST, "device %s already keeps a flight "
@@ -729,6 +729,7 @@ int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
 			    "bytes for device %s: %s", (unsigned long long)bytes,
 			    dev->source->name, strerror(-ret));
 	}
+	fr->stats.asked_ns = asked_ns;
 	dev->ring = fr;
 	return 0;
 }

@@ -247,11 +247,12 @@ bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
 bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts);
 
 /* Keeps the newest bytes of the device's records from now on in a
- * flight recorder (at least GPD_FLIGHT_RECORDER_MIN_BYTES). -EOPNOTSUPP
- * for a device whose reports IGT's recording format cannot hold, -EEXIST,
- * -EINVAL, -ENOMEM; err says so. */
+ * flight recorder (at least GPD_FLIGHT_RECORDER_MIN_BYTES), sized to hold
+ * asked_ns of them (0: sized in bytes). -EOPNOTSUPP for a device whose
+ * reports IGT's recording format cannot hold, -EEXIST, -EINVAL, -ENOMEM;
+ * err says so. */
 int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
-				    struct gpd_error *err);
+				    uint64_t asked_ns, struct gpd_error *err);
 
 /* The device's description as seen by one of its OA units whose
  * timestamps tick at timestamp_frequency (a media set's OAM unit; 0: the

@@ -45,6 +45,12 @@ static unsigned char *at(const struct gpd_flight_recorder *fr, uint64_t pos)
 	return fr->buf + pos % fr->capacity;
 }
 
+static void update_held(struct gpd_flight_recorder *fr)
+{
+	fr->stats.held_ns = fr->newest_cpu_ns > fr->oldest_cpu_ns ?
+			    fr->newest_cpu_ns - fr->oldest_cpu_ns : 0;
+}
+
 static uint32_t record_type(const unsigned char *p)
 {
 	return gpm__le32_load(p);
@@ -87,6 +93,11 @@ static void evict(struct gpd_flight_recorder *fr)
 		break;
 	case GPD_RING_RECORD_SEGMENT:
 		forget_segments_before(fr, gpm__le64_load(p + 8));
+		break;
+	case GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION:
+		/* What it still holds of the segment came after this point. */
+		fr->oldest_cpu_ns = gpm__le64_load(p + GPM_OA_RECORD_HEADER_SIZE);
+		update_held(fr);
 		break;
 	default:
 		break;
@@ -182,6 +193,10 @@ void gpd_flight_recorder_correlate(struct gpd_flight_recorder *fr, uint64_t ts,
 	store(fr, GPM_RECORDING_TYPE_TIMESTAMP_CORRELATION, payload, sizeof(payload));
 	fr->correlated = true;
 	fr->last_correlation_ts = ts;
+	if (!fr->oldest_cpu_ns)
+		fr->oldest_cpu_ns = cpu_ns;
+	fr->newest_cpu_ns = cpu_ns;
+	update_held(fr);
 }
 
 void gpd_flight_recorder_append(struct gpd_flight_recorder *fr,

@@ -62,6 +62,13 @@ struct gpd_flight_recorder_stats {
 	uint64_t bytes_overwritten;
 	uint64_t segments;              /* begun since the ring was made */
 	uint64_t reports;               /* SAMPLE records taken */
+	/* The time it holds: from the correlation point before its oldest
+	 * record (the one it let go of last, else its first) to its newest
+	 * one, in CLOCK_MONOTONIC ns, so to a correlation interval. */
+	uint64_t held_ns;
+	/* The time it was sized to hold (--flight-recorder DURATION); 0 when
+	 * it was given in bytes. */
+	uint64_t asked_ns;
 };
 
 struct gpd_flight_recorder {
@@ -77,6 +84,9 @@ struct gpd_flight_recorder {
 	uint64_t correlation_ticks;     /* GPU time between correlations */
 	bool correlated;                /* the newest segment has one */
 	uint64_t last_correlation_ts;   /* its extended ticks */
+	/* CLOCK_MONOTONIC of the correlation point that starts what it holds,
+	 * and of its newest; 0 before the first. */
+	uint64_t oldest_cpu_ns, newest_cpu_ns;
 	struct gpd_flight_recorder_stats stats;
 };
 

@@ -338,13 +338,17 @@ static void render_device_counter(const struct gpd_metrics_exporter *ex,
 	}
 }
 
+/* How a ring's stat is shown: as it is, in seconds from ns, or in seconds
+ * and only where it is not 0 (a ring sized in bytes was asked no span). */
+enum ring_value { RING_AS_IS, RING_SECONDS, RING_SECONDS_IF_ANY };
+
 /* One line a device with a flight recorder, of the ring's stats. */
 static void render_ring(const struct gpd_metrics_exporter *ex,
 			struct gpd_metrics_text *t, const char *name,
 			enum gpd_metrics_type type, const char *unit,
-			const char *help, size_t offset)
+			const char *help, size_t offset, enum ring_value how)
 {
-	gpd_metrics_text_family(t, name, type, unit, help);
+	bool any = false;
 	for (size_t i = 0; i < ex->n_devices; i++) {
 		const struct exported_device *ed = &ex->devices[i];
 		if (!ed->dev->ring)
@@ -352,9 +356,15 @@ static void render_ring(const struct gpd_metrics_exporter *ex,
 		uint64_t value;
 		memcpy(&value, (const char *)&ed->dev->ring->stats + offset,
 		       sizeof(value));
+		if (how == RING_SECONDS_IF_ANY && !value)
+			continue;
+		if (!any)
+			gpd_metrics_text_family(t, name, type, unit, help);
+		any = true;
 		gpd_metrics_text_sample(t, name, type);
 		gpd_metrics_text_printf(t, "%s", ed->labels);
-		gpd_metrics_text_end(t, (double)value);
+		gpd_metrics_text_end(t, how == RING_AS_IS ? (double)value :
+					(double)value * 1e-9);
 	}
 }
 
@@ -369,23 +379,37 @@ static void render_rings(const struct gpd_metrics_exporter *ex,
 	render_ring(ex, t, "gpuperf_flight_recorder_capacity_bytes",
 		    GPD_METRICS_GAUGE, "bytes",
 		    "The flight recorder's ring size (--flight-recorder).",
-		    offsetof(struct gpd_flight_recorder_stats, capacity));
+		    offsetof(struct gpd_flight_recorder_stats, capacity), RING_AS_IS);
 	render_ring(ex, t, "gpuperf_flight_recorder_used_bytes",
 		    GPD_METRICS_GAUGE, "bytes",
 		    "Bytes of records the flight recorder holds now.",
-		    offsetof(struct gpd_flight_recorder_stats, used));
+		    offsetof(struct gpd_flight_recorder_stats, used), RING_AS_IS);
 	render_ring(ex, t, "gpuperf_flight_recorder_overwritten_records",
 		    GPD_METRICS_COUNTER, NULL, "Records (reports and loss records) "
 		    "the flight recorder let go of to make room for newer ones.",
-		    offsetof(struct gpd_flight_recorder_stats, records_overwritten));
+		    offsetof(struct gpd_flight_recorder_stats, records_overwritten),
+		    RING_AS_IS);
 	render_ring(ex, t, "gpuperf_flight_recorder_overwritten_bytes",
 		    GPD_METRICS_COUNTER, "bytes", "Bytes the flight recorder let "
 		    "go of to make room for newer ones.",
-		    offsetof(struct gpd_flight_recorder_stats, bytes_overwritten));
+		    offsetof(struct gpd_flight_recorder_stats, bytes_overwritten),
+		    RING_AS_IS);
 	render_ring(ex, t, "gpuperf_flight_recorder_segments",
 		    GPD_METRICS_COUNTER, NULL, "Segments the flight recorder "
 		    "began: one per stream configuration.",
-		    offsetof(struct gpd_flight_recorder_stats, segments));
+		    offsetof(struct gpd_flight_recorder_stats, segments), RING_AS_IS);
+	render_ring(ex, t, "gpuperf_flight_recorder_held_seconds",
+		    GPD_METRICS_GAUGE, "seconds", "The time the flight recorder "
+		    "holds now, from its oldest record to its newest (to 10 ms).",
+		    offsetof(struct gpd_flight_recorder_stats, held_ns), RING_SECONDS);
+	render_ring(ex, t, "gpuperf_flight_recorder_asked_seconds",
+		    GPD_METRICS_GAUGE, "seconds", "The time --flight-recorder "
+		    "DURATION sized the ring to hold (none for a ring given in "
+		    "bytes). Holding less while it overwrites, it lets go of "
+		    "records sooner than asked: its stream runs faster than it "
+		    "was sized for.",
+		    offsetof(struct gpd_flight_recorder_stats, asked_ns),
+		    RING_SECONDS_IF_ANY);
 }
 
 /* One line a trigger of the daemon's, of one of its counts. */

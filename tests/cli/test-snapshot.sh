@@ -120,6 +120,42 @@ expect metrics 'gpuperf_flight_recorder_capacity_bytes{device="sim0",device_id="
 expect metrics 'gpuperf_flight_recorder_used_bytes{device="sim0"'
 expect metrics 'gpuperf_flight_recorder_overwritten_records_total{device="sim0",device_id="sim0-seed1",pci_id="0x9a49",model="Tiger Lake GT2",driver="sim"} 0'
 expect metrics 'gpuperf_flight_recorder_segments_total{device="sim0",device_id="sim0-seed1",pci_id="0x9a49",model="Tiger Lake GT2",driver="sim"} 3'
+expect metrics 'gpuperf_flight_recorder_held_seconds{device="sim0",device_id="sim0-seed1",pci_id="0x9a49",model="Tiger Lake GT2",driver="sim"} '
+check "a ring given in bytes says a time it was asked to hold" \
+	eval "! grep -q '^gpuperf_flight_recorder_asked_seconds' \"$tmp/metrics\""
+
+# ---- /metrics: the time a ring holds against the time --flight-recorder
+# asked of it; a controller's faster period makes it hold less.
+# ring_value NAME: the value of gpuperf_flight_recorder_NAME of the ring.
+ring_value() {
+	curl -s --max-time 10 --unix-socket "$tmp/timed.sock" http://localhost/metrics |
+		sed -n "s/^gpuperf_flight_recorder_$1{.*} //p"
+}
+# ring_until NAME AWK_TEST: waits (30 s at most) for the value to pass.
+ring_until() {
+	ring_tries=300
+	while ! awk -v v="$(ring_value "$1")" "BEGIN { exit !(v != \"\" && $2) }"; do
+		[ "$ring_tries" -gt 0 ] || return 1
+		ring_tries=$((ring_tries - 1))
+		sleep 0.1
+	done
+}
+start timed -d sim:tglgt2 $M -l none --unix "$tmp/timed.sock" --linger 0 \
+	--flight-recorder 2s --keep-streaming RenderBasic@1ms
+check "the 2 s ring never overwrote" ring_until overwritten_bytes_total "v > 0"
+check "the ring says it was asked to hold $(ring_value asked_seconds) s, not 2" \
+	[ "$(ring_value asked_seconds)" = 2 ]
+full=$(ring_value held_seconds)
+check "the full ring holds $full s: none, or more than the 2 s asked" \
+	awk -v v="$full" 'BEGIN { exit !(v > 0.2 && v <= 2.05) }'
+"$gpuperf" --unix "$tmp/timed.sock" stream -p 100us -c GpuBusy -i 500ms \
+	--format csv --duration 60s >"$tmp/fast.csv" 2>"$tmp/fast.err" &
+fast_pid=$!
+pids="$pids $fast_pid"
+check "at a tenth of the period, the ring still holds $(ring_value held_seconds) s of $full" \
+	ring_until held_seconds "v < $full / 2"
+kill "$fast_pid"
+stop timed
 
 # ---- refusals
 run 2 snapshot $S --last soon -o "$tmp/x.i915perf"

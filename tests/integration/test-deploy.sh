@@ -54,6 +54,9 @@ broken "buffer losses left out" 's/or device:gpuperf_buffers_lost:rate5m > 0//'
 broken "a device lost at once" 's/for: 2m/for: 0m/'
 broken "a daemon down that is up" 's/up{job="gpuperfd"} == 0/up{job="gpuperfd"} == 1/'
 broken "overwriting only past 1 GB/s" 's/overwritten_bytes_total\[5m\]) > 0/overwritten_bytes_total[5m]) > 1e9/'
+broken "a ring that holds what it was asked firing" 's/held_seconds < gpuperf/held_seconds <= gpuperf/'
+broken "a ring that stopped overwriting firing" 's/^ *and rate(gpuperf_flight_recorder_overwritten.*//'
+broken "a ring given in bytes firing" 's/< gpuperf_flight_recorder_asked_seconds/< 30/'
 cp "$prom/gpuperf-alert-rules.yml" "$tmp/prom/gpuperf-alert-rules.yml"
 sed 's/group_left (namespace, pod)/group_left (namespace)/' \
 	"$prom/gpuperf-recording-rules.yml" >"$tmp/prom/gpuperf-recording-rules.yml"

@@ -104,6 +104,22 @@ expect s2 'gpuperf_gpu_busy_ratio{device="sim0",device_id="sim0-seed1",pci_id="0
 kill "$compute_pid"
 stop sets
 
+# ---- a flight recorder's series parse in both formats, its times in
+# seconds: the time it holds, and the time --flight-recorder asked.
+start ring -d sim:tglgt2 -m "$shared/intel-metrics/i915" -l none --unix "$tmp/ring.sock" \
+	--linger 0 --flight-recorder 2s --keep-streaming RenderBasic@1ms
+scrape_until "$tmp/ring.sock" r1 gpuperf_flight_recorder_held_seconds "$openmetrics"
+scrape_until "$tmp/ring.sock" r2 gpuperf_flight_recorder_held_seconds
+check "OpenMetrics with a ring a strict parser refuses: $(series r1 openmetrics; cat "$tmp/r1.err")" \
+	series r1 openmetrics
+check "the text format with a ring a parser refuses: $(series r2 text; cat "$tmp/r2.err")" \
+	series r2 text
+expect r1 "# UNIT gpuperf_flight_recorder_held_seconds seconds"
+expect r1 "# UNIT gpuperf_flight_recorder_asked_seconds seconds"
+expect r1.series 'gpuperf_flight_recorder_asked_seconds{device="sim0",device_id="sim0-seed1",driver="sim",model="Tiger Lake GT2",pci_id="0x9a49"} 2'
+expect r2.series 'gpuperf_flight_recorder_held_seconds{device="sim0",'
+stop ring
+
 # ---- the budget: the series of one simulated GPU by default, as README
 # says; fewer with --metrics-counters; per-process series only when asked,
 # at most --metrics-max-processes processes' worth.

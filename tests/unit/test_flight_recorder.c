@@ -78,6 +78,48 @@ START_TEST(the_ring_keeps_the_newest_whole_records)
 }
 END_TEST
 
+/* Samples from up to (excluding) to, a correlation point before every
+ * tenth, the points step ns of CPU time apart from 1 s. */
+static void timed_samples(struct gpd_flight_recorder *fr, uint32_t from,
+			  uint32_t to, uint64_t step)
+{
+	unsigned char r[264];
+	for (uint32_t i = from; i < to; i++) {
+		if (i % 10 == 0)
+			gpd_flight_recorder_correlate(fr, i, 1000000000ull + i / 10 * step, i);
+		sample_record(r, i);
+		gpd_flight_recorder_append(fr, r, sizeof(r));
+	}
+}
+
+/* The time the ring holds runs from the correlation point before its
+ * oldest record to its newest: while it fills, from its first; once it
+ * lets go of records, from the last point it let go of. */
+START_TEST(the_ring_says_the_time_it_holds)
+{
+	struct gpd_flight_recorder fr;
+	ck_assert_int_eq(gpd_flight_recorder_init(&fr, GPD_FLIGHT_RECORDER_MIN_BYTES,
+						  1000), 0);
+	ck_assert_uint_eq(fr.stats.held_ns, 0);
+	gpd_flight_recorder_begin_segment(&fr, "RenderBasic", "guid", 5, 1000,
+					  NULL, 0);
+	const uint64_t step = 10000000ull;
+	timed_samples(&fr, 0, 100, step);
+	ck_assert_uint_eq(fr.stats.reports_overwritten, 0);
+	ck_assert_uint_eq(fr.stats.held_ns, 9 * step);
+	/* Past the ring's 256 KiB (about 990 samples of 264 bytes): what it
+	 * holds is about as long as its room, whatever went through it. */
+	timed_samples(&fr, 100, 5000, step);
+	ck_assert_uint_gt(fr.stats.reports_overwritten, 0);
+	/* The samples held, 10 to a point, and the point before them. */
+	uint64_t held_points = (fr.stats.reports - fr.stats.reports_overwritten + 9) / 10;
+	ck_assert_uint_ge(fr.stats.held_ns, (held_points - 1) * step);
+	ck_assert_uint_le(fr.stats.held_ns, held_points * step);
+	ck_assert_uint_lt(fr.stats.held_ns, 200 * step);
+	gpd_flight_recorder_fini(&fr);
+}
+END_TEST
+
 START_TEST(segments_go_with_their_records)
 {
 	struct gpd_flight_recorder fr;
@@ -262,7 +304,7 @@ static void fixture_start(struct fixture *fx, uint64_t ring_bytes,
 	ck_assert_msg(gpd_daemon_init(&fx->daemon, &fx->loop, &opts, &err) == 0,
 		      "%s", err.message);
 	fx->dev = fx->daemon.registry.devices[0];
-	ck_assert_msg(gpd_device_keep_flight_recorder(fx->dev, ring_bytes, &err) == 0,
+	ck_assert_msg(gpd_device_keep_flight_recorder(fx->dev, ring_bytes, 0, &err) == 0,
 		      "%s", err.message);
 	uv_timer_init(&fx->loop, &fx->deadline);
 	fx->deadline.data = fx;
@@ -502,7 +544,7 @@ START_TEST(spans_without_reports_and_devices_without_a_ring_are_refused)
 			 -ENODATA);
 	ck_assert_msg(strstr(err.message, "holds no report from the span"), "%s",
 		      err.message);
-	ck_assert_int_eq(gpd_device_keep_flight_recorder(fx.dev, 1u << 20, &err),
+	ck_assert_int_eq(gpd_device_keep_flight_recorder(fx.dev, 1u << 20, 0, &err),
 			 -EEXIST);
 	fixture_stop(&fx);
 
@@ -662,6 +704,7 @@ static Suite *flight_recorder_suite(void)
 	Suite *s = suite_create("flight_recorder");
 	TCase *ring = tcase_create("ring");
 	tcase_add_test(ring, the_ring_keeps_the_newest_whole_records);
+	tcase_add_test(ring, the_ring_says_the_time_it_holds);
 	tcase_add_test(ring, segments_go_with_their_records);
 	tcase_add_test(ring, a_ring_too_small_is_refused);
 	suite_add_tcase(s, ring);

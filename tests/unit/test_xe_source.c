@@ -296,7 +296,7 @@ START_TEST(media_segments_keep_their_unit_clock_and_format)
 	struct gpd_error err = { 0 };
 	fixture_start_with(&fx, "xe", "mtlgt2", "i915", "");
 	struct gpd_device *dev = gpd_daemon_find_device(&fx.daemon, NULL);
-	ck_assert_msg(gpd_device_keep_flight_recorder(dev, 16u << 20, &err) == 0,
+	ck_assert_msg(gpd_device_keep_flight_recorder(dev, 16u << 20, 0, &err) == 0,
 		      "%s", err.message);
 	struct gpd_stream_shape media, render;
 	ck_assert_int_eq(gpd_device_set_shape(dev, gpd_device_find_set(dev,
