@@ -12,6 +12,10 @@
  *   daemon-proxy LISTEN_PATH DAEMON_PATH recording-offset OFFSET
  *       gives every recording's second RecordingData the offset OFFSET
  *       instead of the one that follows the first.
+ *   daemon-proxy LISTEN_PATH DAEMON_PATH snapshot-stalls
+ *       passes on each snapshot's first SnapshotData, then nothing more
+ *       of that connection: the client is left mid-transfer, holding part
+ *       of a file, for as long as the test wants.
  *
  * The handshake passes through unchanged (the daemon answers the client's
  * key); the client's frames too. The daemon's binary messages are decoded
@@ -33,7 +37,7 @@
 
 #include "proto/gpuperf.pb-c.h"
 
-enum mode { ACK_WITH_FRAME, RECORDING_OFFSET };
+enum mode { ACK_WITH_FRAME, RECORDING_OFFSET, SNAPSHOT_STALLS };
 
 struct buffer {
 	unsigned char *data;
@@ -49,7 +53,9 @@ struct proxy {
 	bool upgraded;                  /* the daemon's 101 went through */
 	struct buffer from_daemon;      /* bytes not yet a whole frame */
 	struct buffer held;             /* ACK_WITH_FRAME: a Subscribed and
-					 * what followed it */
+					 * what followed it; SNAPSHOT_STALLS:
+					 * what followed a SnapshotData */
+	bool stalled;                   /* SNAPSHOT_STALLS: holding for good */
 	uint32_t held_id;
 	unsigned recording_chunks;      /* RECORDING_OFFSET: of the recording */
 };
@@ -153,6 +159,15 @@ static void meddle(struct proxy *p, Gpuperf__Envelope *env, struct buffer *out,
 			p->changed++;
 		}
 		break;
+	case SNAPSHOT_STALLS:
+		if (p->stalled) {
+			*hold = true;
+		} else if (env->kind_case ==
+			   GPUPERF__ENVELOPE__KIND_SNAPSHOT_DATA) {
+			p->stalled = true;
+			p->changed++;
+		}
+		break;
 	}
 	size_t len = gpuperf__envelope__get_packed_size(env);
 	unsigned char *packed = malloc(len ? len : 1);
@@ -245,6 +260,7 @@ static void serve(struct proxy *p, const char *daemon_path)
 	p->upgraded = false;
 	p->from_daemon.len = 0;
 	p->held.len = 0;
+	p->stalled = false;
 	while (!stop) {
 		struct pollfd fds[2] = {
 			{ .fd = p->client, .events = POLLIN },
@@ -282,9 +298,11 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[3], "recording-offset")) {
 		p.mode = RECORDING_OFFSET;
 		p.offset = strtoull(argv[4], NULL, 0);
+	} else if (argc == 4 && !strcmp(argv[3], "snapshot-stalls")) {
+		p.mode = SNAPSHOT_STALLS;
 	} else {
 		fprintf(stderr, "usage: daemon-proxy LISTEN_PATH DAEMON_PATH "
-			"ack-with-frame|recording-offset OFFSET\n");
+			"ack-with-frame|recording-offset OFFSET|snapshot-stalls\n");
 		return 2;
 	}
 	struct sigaction sa = { .sa_handler = on_term };

@@ -9,6 +9,9 @@
 #     first: 1 GiB on (gpuperf record used to write there, a sparse file
 #     of 1 GiB) or 0 (over the file's header): refused, the file keeps
 #     what came in order.
+#   - A snapshot whose transfer stops after its first chunk: Ctrl-C
+#     (SIGINT) ends gpuperf snapshot, which says so and removes the part
+#     it had written.
 #
 # Environment: GPM_BUILD_DIR (default build). Prints "checks: N passed, F
 # failed".
@@ -66,6 +69,43 @@ for offset in 1073741824 0; do
 	stop_proxy moved
 	check "the proxy moved $changed chunks, not 1" [ "$changed" = 1 ]
 done
+
+stop daemon
+
+# ---- Ctrl-C while a snapshot is coming: no partial file stays
+start daemon -d sim:tglgt2 --metrics-dir "$shared/intel-metrics/i915" \
+	-l none --unix "$tmp/sock" --linger 0 \
+	--flight-recorder 4Mi --keep-streaming RenderBasic@1ms
+# The ring has reports once a snapshot straight from the daemon has some.
+run 0 snapshot --unix "$tmp/sock" --last 60s -o "$tmp/whole.i915perf"
+start_proxy stalled snapshot-stalls
+"$gpuperf" snapshot --unix "$tmp/stalled.sock" --last 60s \
+	-o "$tmp/cut.i915perf" >"$tmp/cut.out" 2>"$tmp/cut.err" &
+cut_pid=$!
+tenths=600
+while [ ! -s "$tmp/cut.i915perf" ] && [ "$tenths" -gt 0 ] &&
+	kill -0 "$cut_pid" 2>/dev/null; do
+	tenths=$((tenths - 1))
+	sleep 0.1
+done
+check "the snapshot's first chunk was never written" [ -s "$tmp/cut.i915perf" ]
+kill -INT "$cut_pid"
+tenths=300
+while kill -0 "$cut_pid" 2>/dev/null && [ "$tenths" -gt 0 ]; do
+	tenths=$((tenths - 1))
+	sleep 0.1
+done
+if kill -0 "$cut_pid" 2>/dev/null; then
+	fail "gpuperf snapshot did not end within 30 s of SIGINT"
+	kill -KILL "$cut_pid"
+fi
+wait "$cut_pid"
+status=$?
+check "the interrupted snapshot exited $status, not 1" [ "$status" = 1 ]
+expect cut.err "interrupted before the snapshot was whole; its partial files are removed"
+check "the interrupted snapshot left its partial file" [ ! -e "$tmp/cut.i915perf" ]
+stop_proxy stalled
+check "the proxy stalled $changed snapshots, not 1" [ "$changed" = 1 ]
 
 stop daemon
 finish
