@@ -647,6 +647,10 @@ START_TEST(test_bad_version)
 	set_size(m.data, 0, 12);
 	expect_error(m.data, m.size, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
 		     0, "VERSION record of 12 bytes, expected 16");
+	/* Longer is as wrong: the device info would be read from inside it. */
+	set_size(m.data, 0, 24);
+	expect_error(m.data, m.size, -EBADMSG, GPM_RECORDING_ERR_RECORD_SIZE,
+		     0, "VERSION record of 24 bytes, expected 16");
 	free(m.data);
 }
 END_TEST
@@ -1032,10 +1036,15 @@ START_TEST(test_writer_arguments)
 						    &err), -EINVAL);
 	ck_assert_uint_eq(gpm_recording_writer_offset(&m.w), OFF_BODY);
 
-	/* The largest record the format allows. */
-	static unsigned char big[65527];
+	/* One byte more than the format's 16-bit size can say is refused,
+	 * and nothing is written; the largest it allows is written. */
+	static unsigned char big[65528];
 	ck_assert_int_eq(gpm_recording_write_record(&m.w, 0x20000, big,
-						    sizeof(big), &err), 0);
+						    sizeof(big), &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "65536 bytes exceeds"));
+	ck_assert_uint_eq(gpm_recording_writer_offset(&m.w), OFF_BODY);
+	ck_assert_int_eq(gpm_recording_write_record(&m.w, 0x20000, big,
+						    sizeof(big) - 1, &err), 0);
 	ck_assert_uint_eq(gpm_recording_writer_offset(&m.w), OFF_BODY + 65535);
 	membuf_close(&m);
 	ck_assert_int_eq(read_all(m.data, m.size, NULL, NULL), 0);
