@@ -15,6 +15,7 @@
 #include "daemon/recorder.h"
 #include "daemon/sim/sim_source.h"
 #include "daemon/subscription_internal.h"
+#include "metrics/little_endian.h"
 #include "metrics/metric_binding.h"
 #include "metrics/oa_record.h"
 #include "metrics/recording.h"
@@ -34,6 +35,8 @@ struct collector {
 	unsigned checked_values;
 	uint64_t reports;
 	uint64_t buffers_lost;
+	uint64_t reports_lost;          /* REPORT_LOST counted in frames */
+	uint64_t mark_start_ns, mark_end_ns;    /* the last mark frame's span */
 	uint32_t contexts_seen[16];
 	unsigned n_contexts_seen;
 	const char *set_at_last_frame;
@@ -131,6 +134,11 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	}
 	c->reports += f->reports;
 	c->buffers_lost += f->buffer_lost;
+	c->reports_lost += f->lost_reports;
+	if (f->from_mark) {
+		c->mark_start_ns = f->gpu_start_ns;
+		c->mark_end_ns = f->gpu_end_ns;
+	}
 	if (f->reports) {
 		const struct gpd_device *dev = c->sub->device;
 		int64_t opened = (int64_t)f->cpu_end_ns -
@@ -1483,6 +1491,7 @@ static struct chopper {
 	void (*inner)(void *user, const void *data, size_t len);
 	void *inner_user;
 	size_t report_size;
+	const struct gpm_oa_format *format;
 	uint64_t rng;
 	uint64_t samples, losses;       /* whole records delivered */
 	unsigned deliveries;
@@ -1490,6 +1499,11 @@ static struct chopper {
 	unsigned corrupt_at;            /* delivery to corrupt (1-based), 0: none */
 	uint64_t samples_before_corrupt;
 	bool corrupted;
+	unsigned lose_reports;          /* REPORT_LOST records to add, one a delivery */
+	/* Ends this subscription's closing mark at the next delivery's first
+	 * report: the pair that ends there is the mark's last. */
+	struct gpd_subscription *end_mark_at_next_report;
+	uint64_t mark_end_ts;           /* where it was ended */
 } chop;
 
 static void chop_records(void *user, const void *data, size_t len)
@@ -1514,6 +1528,14 @@ static void chop_records(void *user, const void *data, size_t len)
 			k->corrupted = true;
 			break;
 		}
+		if (rec.type == GPM_OA_RECORD_SAMPLE && k->end_mark_at_next_report) {
+			const struct gpm_oa_format *fmt = k->format;
+			const unsigned char *ts = rec.payload + fmt->ts_offset;
+			k->mark_end_ts = fmt->header_bits == 32 ? gpm__le32_load(ts) :
+					 gpm__le64_load(ts);
+			k->end_mark_at_next_report->mark_end_ts = k->mark_end_ts;
+			k->end_mark_at_next_report = NULL;
+		}
 		if (rec.type == GPM_OA_RECORD_SAMPLE)
 			k->samples++;
 		else
@@ -1528,6 +1550,13 @@ static void chop_records(void *user, const void *data, size_t len)
 		k->inner(k->inner_user, copy + at, piece);
 		at += piece;
 	}
+	if (k->lose_reports) {
+		/* struct drm_i915_perf_record_header: type 2, size 8 */
+		static const unsigned char report_lost[8] = { 2, 0, 0, 0, 0, 0, 8, 0 };
+		k->lose_reports--;
+		k->losses++;
+		k->inner(k->inner_user, report_lost, sizeof(report_lost));
+	}
 	free(copy);
 }
 
@@ -1538,6 +1567,7 @@ static void chop_device(struct gpd_device *dev)
 		.inner = src->listener.records,
 		.inner_user = src->listener.user,
 		.report_size = dev->decoder.format->size,
+		.format = dev->decoder.format,
 		.rng = 0x9e3779b97f4a7c15ull,
 	};
 	src->listener.records = chop_records;
@@ -1603,6 +1633,83 @@ START_TEST(a_malformed_record_costs_the_rest_of_its_read)
 	ck_assert_uint_eq(dev->stats.reports, chop.samples);
 	ck_assert_uint_gt(chop.samples, chop.samples_before_corrupt + 1000);
 	ck_assert_uint_eq(c.out_of_bounds, 0);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* Runs the loop in short steps until *left is 0 (10 s at most). */
+static void run_until_zero(struct fixture *fx, const unsigned *left)
+{
+	for (int tries = 0; *left && tries < 200; tries++)
+		fixture_run(fx, 50);
+	ck_assert_uint_eq(*left, 0);
+}
+
+/* A report lost while a mark is open is counted in the mark's frame, as
+ * a lost buffer is: the sum it gives misses that report. */
+START_TEST(a_lost_report_is_counted_into_an_open_mark)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	begin_mark(&fx, c.sub);
+	chop_device(c.sub->device);
+	chop.whole = true;
+	chop.lose_reports = 3;
+	run_until_zero(&fx, &chop.lose_reports);
+	ck_assert_int_eq(gpd_mark_end(c.sub, &err), 0);
+	c.stop_after = 1;
+	fixture_run(&fx, 5000);
+	ck_assert_uint_eq(c.frames, 1);
+	ck_assert_uint_eq(c.sub->device->stats.reports_lost, 3);
+	ck_assert_uint_eq(c.reports_lost, 3);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* A mark holds the report pairs from the one that starts at its begin to
+ * the one that ends at its end, both included. Its edges are host times
+ * mapped onto the GPU's clock, which meet a report exactly only by
+ * chance; here they are put on reports: the begin on the last report the
+ * device has (where the next pair starts), the end on the next report to
+ * come. */
+START_TEST(a_mark_holds_the_pairs_at_its_edges)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 100000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_msg(subscribe(&fx, &c, req, &err) == 0, "%s", err.message);
+	struct gpd_device *dev = c.sub->device;
+	begin_mark(&fx, c.sub);
+	ck_assert(dev->have_prev);
+	uint64_t begin_ts = dev->prev_ts;
+	c.sub->mark_begin_ts = begin_ts;
+	fixture_run(&fx, 100);
+	ck_assert_int_eq(gpd_mark_end(c.sub, &err), 0);
+	chop_device(dev);
+	chop.whole = true;
+	chop.end_mark_at_next_report = c.sub;
+	c.stop_after = 1;
+	fixture_run(&fx, 5000);
+	ck_assert_ptr_null(chop.end_mark_at_next_report);
+	ck_assert_uint_eq(c.frames, 1);
+	ck_assert_uint_eq(c.mark_start_ns, gpd_device_ticks_to_ns(dev, begin_ts));
+	ck_assert_uint_eq(c.mark_end_ns, gpd_device_ticks_to_ns(dev, chop.mark_end_ts));
 	gpd_unsubscribe(c.sub);
 	fixture_stop(&fx);
 }
@@ -1702,6 +1809,8 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, records_split_across_reads_are_joined);
 	tcase_add_test(tc, a_malformed_record_costs_the_rest_of_its_read);
 	tcase_add_test(tc, the_stream_lingers_then_closes);
+	tcase_add_test(tc, a_lost_report_is_counted_into_an_open_mark);
+	tcase_add_test(tc, a_mark_holds_the_pairs_at_its_edges);
 	suite_add_tcase(s, tc);
 	/* On the stepped sim: the same windows every run. */
 	TCase *stepped = tcase_create("stepped");
