@@ -234,6 +234,12 @@ expect out "+2.0%"
 expect out "reported"
 expect out "3 counters compared: 1 worse, 1 better"
 run 0 compare "$tmp/base.ndjson" "$tmp/slower.csv" --threshold 25
+# A change of exactly the threshold is allowed, a rise as a fall.
+run 0 compare "$tmp/base.ndjson" "$tmp/slower.csv" --threshold 20
+expect out "3 counters compared: 0 worse, 1 better"
+run 0 compare "$tmp/base.ndjson" "$tmp/slower.csv" --threshold 25 \
+	--higher-is-better GtiReadThroughput
+expect out "3 counters compared: 0 worse, 0 better"
 run 1 compare "$tmp/base.ndjson" "$tmp/slower.csv" --threshold 24 \
 	--higher-is-better GpuTime,GtiReadThroughput
 run 1 compare "$tmp/base.ndjson" "$tmp/slower.csv" -c GpuBusy --any-direction GpuBusy \

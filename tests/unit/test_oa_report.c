@@ -410,6 +410,18 @@ START_TEST(test_encode_errors)
 	for (size_t i = 0; i < sizeof(b); i++)
 		ck_assert_uint_eq(b[i], 0x5a);
 
+	/* Each field's largest value fits, and reads back. */
+	r = ok;
+	r.value[GPM_ACC_A + 0] = ((uint64_t)1 << 40) - 1;
+	r.value[GPM_ACC_A + 32] = UINT32_MAX;
+	r.value[GPM_ACC_GPU_TIME] = UINT32_MAX;
+	ck_assert_int_eq(gpm_oa_report_encode(&dec, &r, b, sizeof(b)), 0);
+	struct gpm_oa_report back;
+	ck_assert_int_eq(gpm_oa_report_decode(&dec, b, sizeof(b), &back), 0);
+	ck_assert_uint_eq(back.value[GPM_ACC_A + 0], ((uint64_t)1 << 40) - 1);
+	ck_assert_uint_eq(back.value[GPM_ACC_A + 32], UINT32_MAX);
+	ck_assert_uint_eq(back.value[GPM_ACC_GPU_TIME], UINT32_MAX);
+
 	r = ok;
 	r.value[GPM_ACC_PEC] = 7;               /* no such slot in this format */
 	r.value[GPM_ACC_A + 40] = UINT64_MAX;

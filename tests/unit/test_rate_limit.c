@@ -21,6 +21,11 @@ START_TEST(bursts_then_the_rate)
 	for (int i = 0; i < 20; i++)
 		ck_assert(gpd_rate_limit_take(&r, t));
 	ck_assert(!gpd_rate_limit_take(&r, t));
+	/* So does a pause that would earn between one and two bursts. */
+	t += 3ull * 1000000000ull;
+	for (int i = 0; i < 20; i++)
+		ck_assert(gpd_rate_limit_take(&r, t));
+	ck_assert(!gpd_rate_limit_take(&r, t));
 	/* Time going backwards earns nothing. */
 	ck_assert(!gpd_rate_limit_take(&r, t - 1000000000ull));
 }
