@@ -134,6 +134,18 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 		frame.gpu_start_ns = frame.gpu_end_ns = 0;
 	gpd_device_cpu_time(dev, w->start_ts, &frame.cpu_start_ns);
 	gpd_device_cpu_time(dev, w->end_ts, &frame.cpu_end_ns);
+	/* A tighter bound moves the clock mapping earlier (clock_map.h): by
+	 * tens of ms when the loop was late for the first reads. Interval
+	 * frames still never go back in time; they begin where the last
+	 * ended until the mapping has caught up. A mark's frame spans
+	 * windows already sent. */
+	if (!from_mark) {
+		if (frame.cpu_start_ns < sub->last_cpu_end_ns)
+			frame.cpu_start_ns = sub->last_cpu_end_ns;
+		if (frame.cpu_end_ns < frame.cpu_start_ns)
+			frame.cpu_end_ns = frame.cpu_start_ns;
+		sub->last_cpu_end_ns = frame.cpu_end_ns;
+	}
 	evaluate(sub, &w->acc, w->reports, sub->values);
 	if (sub->raw)
 		frame.raw = &w->acc;

@@ -73,6 +73,7 @@ struct gpd_subscription {
 	uint64_t window_ticks;          /* 0: frames at end marks only */
 	uint64_t deadline;              /* the interval window ends here */
 	struct gpd_window window;
+	uint64_t last_cpu_end_ns;       /* the last interval frame's */
 
 	uint64_t duration_ticks;        /* 0: until unsubscribed */
 	uint64_t duration_end_ts;       /* first pair + duration_ticks */

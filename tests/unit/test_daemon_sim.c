@@ -37,6 +37,10 @@ struct collector {
 	uint64_t buffers_lost;
 	uint64_t reports_lost;          /* REPORT_LOST counted in frames */
 	uint64_t mark_start_ns, mark_end_ns;    /* the last mark frame's span */
+	/* Interval frames whose CPU times began before the last one's end,
+	 * or ended before they began; the last one's span. */
+	unsigned went_back;
+	uint64_t last_cpu_start_ns, last_cpu_end_ns;
 	uint32_t contexts_seen[16];
 	unsigned n_contexts_seen;
 	const char *set_at_last_frame;
@@ -101,6 +105,10 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	c->frames++;
 	c->n_values = f->n_values;
 	if (!f->from_mark) {
+		c->went_back += f->cpu_start_ns < c->last_cpu_end_ns ||
+				f->cpu_end_ns < f->cpu_start_ns;
+		c->last_cpu_start_ns = f->cpu_start_ns;
+		c->last_cpu_end_ns = f->cpu_end_ns;
 		c->partial_frames += f->partial;
 		if (c->frames == 1)
 			c->first_partial = f->partial;
@@ -1235,6 +1243,40 @@ START_TEST(frame_cpu_times_follow_the_gpu_clock)
 }
 END_TEST
 
+/* A tighter bound moves the clock mapping earlier: by tens of ms when
+ * the loop was late for the stream's first reads. Here the mapping is put
+ * 50 ms late, and the next reads bring it back. Frames' CPU times still
+ * never go back, and once the mapping has caught up they span their
+ * windows again. */
+START_TEST(frame_cpu_times_never_go_back)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { .stop_after = 5 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 2000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	fixture_run(&fx, 10000);
+	ck_assert_uint_ge(c.frames, 5);
+	struct gpd_clock_map *m = &c.sub->device->clock;
+	m->cpu_anchor_ns += 50000000;
+	m->epoch_best_ns += 50000000;
+	if (m->prev_epoch_best_ns != UINT64_MAX)
+		m->prev_epoch_best_ns += 50000000;
+	c.stop_after = c.frames + 60;
+	fixture_run(&fx, 10000);
+	ck_assert_uint_ge(c.frames, 65);
+	ck_assert_uint_eq(c.went_back, 0);
+	ck_assert_uint_gt(c.last_cpu_end_ns, c.last_cpu_start_ns);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
 /* Subscribers that leave from their own frame callback, or stop the whole
  * daemon from it, must not pull memory from under the device's loops. */
 struct leaver {
@@ -1811,6 +1853,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, the_stream_lingers_then_closes);
 	tcase_add_test(tc, a_lost_report_is_counted_into_an_open_mark);
 	tcase_add_test(tc, a_mark_holds_the_pairs_at_its_edges);
+	tcase_add_test(tc, frame_cpu_times_never_go_back);
 	suite_add_tcase(s, tc);
 	/* On the stepped sim: the same windows every run. */
 	TCase *stepped = tcase_create("stepped");
