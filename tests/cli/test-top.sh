@@ -1,8 +1,9 @@
 #!/bin/sh
-# gpuperf top against gpuperfd on sim: the usage stream's screens, CSV and
-# NDJSON rows, beside a counter stream; who sees which process details
-# (controllers, viewers, --process-details none); what is refused, in
-# words (an interval below the minimum, a replay device, no such device).
+# gpuperf top against gpuperfd on sim: the full-screen view in a terminal
+# and its keys, the usage stream's screens, CSV and NDJSON rows, beside a
+# counter stream; who sees which process details (controllers, viewers,
+# --process-details none); what is refused, in words (an interval below
+# the minimum, a replay device, no such device).
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -18,6 +19,18 @@ json_lines() {
 
 start daemon -d sim -l none --unix "$tmp/sock" --linger 0
 S="--unix $tmp/sock"
+
+# ---- in a terminal: the full-screen view and its keys (sort, idle
+# processes, physical engines, quit), each screen waited for.
+python3 "$(dirname "$0")/top_keys.py" "$gpuperf" $S >"$tmp/keys" 2>&1
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok ;;
+	"FAIL "*) fail "gpuperf top in a terminal: ${line#FAIL }" ;;
+	esac
+done <"$tmp/keys"
+check "the terminal driver did not finish: $(tail -3 "$tmp/keys")" \
+	grep -qx done "$tmp/keys"
 
 # ---- NDJSON: a line per interval, engines, clocks, power, processes.
 run 0 top $S -i 300ms --duration 1400ms --format ndjson -o "$tmp/top.ndjson"
