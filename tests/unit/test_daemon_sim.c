@@ -1075,6 +1075,28 @@ START_TEST(recordings_stop_at_their_limit)
 }
 END_TEST
 
+/* Whatever the limit, the records that close the file fit under it too:
+ * limits a few bytes apart end the samples at every distance from it. */
+START_TEST(recordings_close_within_their_limit)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	for (uint64_t limit = 8192; limit < 8192 + 264; limit += 8) {
+		struct recording_sink k = { 0 };
+		struct gpd_recorder *r = record(&fx, &k, 100000, limit);
+		fixture_run(&fx, 30000);
+		ck_assert(k.stopped);
+		ck_assert_msg(k.bytes <= limit, "a recording limited to %llu "
+			      "bytes wrote %llu", (unsigned long long)limit,
+			      (unsigned long long)k.bytes);
+		ck_assert_uint_eq(k.bytes, k.len);
+		gpd_recorder_destroy(r);
+		free(k.data);
+	}
+	fixture_stop(&fx);
+}
+END_TEST
+
 /* Another metric set chosen under it: the header would no longer say
  * what the reports are, so the recording ends there, whole. */
 START_TEST(recordings_end_on_reconfiguration)
@@ -1854,6 +1876,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, a_lost_report_is_counted_into_an_open_mark);
 	tcase_add_test(tc, a_mark_holds_the_pairs_at_its_edges);
 	tcase_add_test(tc, frame_cpu_times_never_go_back);
+	tcase_add_test(tc, recordings_close_within_their_limit);
 	suite_add_tcase(s, tc);
 	/* On the stepped sim: the same windows every run. */
 	TCase *stepped = tcase_create("stepped");
