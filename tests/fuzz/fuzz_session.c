@@ -49,9 +49,11 @@
 #define K(x) GPUPERF__ENVELOPE__KIND_##x
 #define N_CONNECTIONS 4
 /* The daemon's --min-period: at the default 10 us, an ADVANCE of 50 ms
- * simulates 5,000 reports, most of a sequence's time, and the rules on
- * periods are the same at any floor. */
-#define MIN_PERIOD_NS 100000
+ * simulated 5,000 reports, most of a sequence's time, and the rules on
+ * periods are the same at any floor. At 250 us the fastest stream the
+ * sim's doubling periods give is 427 us: an ADVANCE of 20 ms simulates
+ * 47 reports, and a window shorter than the period 47 frames. */
+#define MIN_PERIOD_NS 250000
 /* The sim workload's mean timeslice: at its default, 1 ms, there were as
  * many context-switch reports as timer reports at a 1 ms period, ten
  * times as many at 10 ms; windows of 10 ms and more still see contexts
@@ -84,9 +86,11 @@ static const char *const counters[] = {
 	"GpuTime", "GpuBusy", "Nope", "EuActive", "L3Lookups", "ComputeBusy",
 	"", "RenderBusy",
 };
-/* 1 is below the floor (MIN_PERIOD_NS); 200 us just above it. */
+/* 1 is below the floor (MIN_PERIOD_NS): refused. The floor itself is
+ * 213 us in the unit's doubling periods, below it: it takes the next
+ * longer one. */
 static const uint64_t periods_ns[] = {
-	0, 1, 200000, 1000000, 10000000, UINT64_MAX,
+	0, 1, MIN_PERIOD_NS, 1000000, 10000000, UINT64_MAX,
 };
 static const uint64_t windows_ns[] = {
 	0, 1, 1000000, 10000000, 100000000,
