@@ -17,7 +17,9 @@
  *   GPD_FAKE_KERNEL_ROOT     the machine's root; unset, the library passes
  *                            every call through
  *   GPD_FAKE_KERNEL_CARDS    DRIVER:PLATFORM,... e.g. "i915:tglgt2,xe:tglgt2"
- *                            for card0 and card1 (default "i915:tglgt2")
+ *                            for card0 and card1 (default "i915:tglgt2");
+ *                            PLATFORM@0xID presents PCI device id ID
+ *                            instead of the platform's typical one
  *   GPD_FAKE_KERNEL_METRICS  a directory of oa-*.xml: the sets the kernel
  *                            can be given, whose equations the model fits
  *   GPD_FAKE_KERNEL_SETS     symbols of the sets registered at boot, in

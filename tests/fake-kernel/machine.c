@@ -190,10 +190,24 @@ static int parse_cards(const char *spec)
 			card->driver = FK_XE;
 		else
 			return -EINVAL;
+		/* PLATFORM@0xID: a part of the platform that presents another
+		 * PCI device id (a newer stepping or SKU), answered as its
+		 * chip id (i915_getparam_ioctl(), xe query_config()). */
+		char *at = strchr(colon + 1, '@');
+		unsigned long pci_id = 0;
+		if (at) {
+			char *end;
+			*at = '\0';
+			pci_id = strtoul(at + 1, &end, 16);
+			if (*end || !pci_id || pci_id > 0xffff)
+				return -EINVAL;
+		}
 		card->platform = gpm_platform_by_name(colon + 1);
 		if (!card->platform)
 			return -EINVAL;
 		gpm_platform_default_device(card->platform, &card->info);
+		if (pci_id)
+			card->info.pci_id = (uint32_t)pci_id;
 		fk.n_cards++;
 	}
 	return 0;
@@ -243,7 +257,8 @@ static void build(const char *root)
 	fk.control.eio_after = -1;
 	if (parse_cards(getenv("GPD_FAKE_KERNEL_CARDS"))) {
 		fprintf(stderr, "fake kernel: GPD_FAKE_KERNEL_CARDS takes "
-			"i915:PLATFORM or xe:PLATFORM, comma-separated\n");
+			"i915:PLATFORM or xe:PLATFORM, each with an optional "
+			"@0xPCIID, comma-separated\n");
 		fk.n_cards = 0;
 	}
 	build_sysctls();

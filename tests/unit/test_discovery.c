@@ -1,10 +1,11 @@
 /*
  * Finding the machine's Intel cards on the fake kernel: each card with its
- * driver's source, another vendor's card left alone while the Intel ones
- * still come, and the frequency range read from sysfs, or the platform's
+ * driver's source, another vendor's card left alone and a GPU newer than
+ * the platform table skipped saying why while the others still come, and the frequency range read from sysfs, or the platform's
  * where the files are absent (a virtual function).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,6 +61,68 @@ START_TEST(intel_cards_each_with_its_driver_and_no_other)
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(cards[0].source->kind, GPD_SOURCE_XE);
 	destroy_cards(cards, n);
+	close_loop(&loop);
+	fake_machine_stop(&m);
+}
+END_TEST
+
+/* What gpuperfd says while it runs f(arg) (its log goes to stderr). */
+static void capture_log(const char *file, void (*f)(void *), void *arg,
+			char *text, size_t size)
+{
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	f(arg);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	FILE *in = fopen(file, "r");
+	ck_assert_ptr_nonnull(in);
+	text[fread(text, 1, size - 1, in)] = '\0';
+	fclose(in);
+}
+
+struct discovery {
+	uv_loop_t *loop;
+	const struct gpd_drm_roots *roots;
+	struct gpd_drm_card_sources *cards;
+	size_t n;
+	int ret;
+};
+
+static void discover(void *arg)
+{
+	struct discovery *d = arg;
+	d->ret = gpd_drm_discover(d->loop, d->roots, &d->cards, &d->n);
+}
+
+/* A GPU newer than gpuperfd's table (an unknown PCI id) is skipped with
+ * the reason; the known card beside it still comes. */
+START_TEST(a_gpu_unknown_to_the_table_is_skipped_saying_why)
+{
+	struct fake_machine m;
+	fake_machine_start(&m, "i915:tglgt2@0xfff0,xe:tglgt2", "", "");
+	gpd_log_set_level(GPD_LOG_WARNING);
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct gpd_drm_roots roots = { .dev = m.dev_root, .sysfs = m.sysfs_root };
+	struct discovery d = { .loop = &loop, .roots = &roots };
+	char file[128], text[2048];
+	snprintf(file, sizeof(file), "%s/said", m.dir);
+	capture_log(file, discover, &d, text, sizeof(text));
+	ck_assert_int_eq(d.ret, 0);
+	char words[512];
+	snprintf(words, sizeof(words), "gpuperfd: warning: %s: skipped: card0: no "
+		 "metric definitions exist for this GPU (PCI id 0xfff0); its "
+		 "platform is not in gpuperfd's table\n", m.node);
+	ck_assert_str_eq(text, words);
+	ck_assert_uint_eq(d.n, 1);
+	ck_assert_int_eq(d.cards[0].source->kind, GPD_SOURCE_XE);
+	destroy_cards(d.cards, d.n);
 	close_loop(&loop);
 	fake_machine_stop(&m);
 }
@@ -133,6 +196,7 @@ static Suite *discovery_suite(void)
 	Suite *s = suite_create("discovery");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, intel_cards_each_with_its_driver_and_no_other);
+	tcase_add_test(tc, a_gpu_unknown_to_the_table_is_skipped_saying_why);
 	tcase_add_test(tc, frequency_range_from_sysfs_else_the_platform);
 	suite_add_tcase(s, tc);
 	return s;
