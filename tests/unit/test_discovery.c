@@ -1,12 +1,15 @@
 /*
  * Finding the machine's Intel cards on the fake kernel: each card with its
  * driver's source, another vendor's card left alone and a GPU newer than
- * the platform table skipped saying why while the others still come, and the frequency range read from sysfs, or the platform's
+ * the platform table or one the user may not open skipped saying why while
+ * the others still come, and the frequency range read from sysfs, or the platform's
  * where the files are absent (a virtual function).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -128,6 +131,54 @@ START_TEST(a_gpu_unknown_to_the_table_is_skipped_saying_why)
 }
 END_TEST
 
+/* A card the user may not open (not in its group, as a user without the
+ * render group): skipped saying so, the other card still comes. As root
+ * the discovery runs under an unprivileged effective uid. */
+START_TEST(a_card_the_user_cannot_open_is_skipped_saying_why)
+{
+	struct fake_machine m;
+	fake_machine_start(&m, "i915:tglgt2,xe:tglgt2", "", "");
+	gpd_log_set_level(GPD_LOG_WARNING);
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct gpd_drm_roots roots = { .dev = m.dev_root, .sysfs = m.sysfs_root };
+	struct discovery d = { .loop = &loop, .roots = &roots };
+	char file[128], text[2048];
+	snprintf(file, sizeof(file), "%s/said", m.dir);
+	/* The first request builds the machine. */
+	discover(&d);
+	ck_assert_uint_eq(d.n, 2);
+	destroy_cards(d.cards, d.n);
+	/* The user reaches the machine; the fake kernel keeps a DRM file's
+	 * state in a temporary file in its root. */
+	ck_assert_int_eq(chmod(m.dir, 0755), 0);
+	ck_assert_int_eq(chmod(m.root, 01777), 0);
+	/* card1 is open to everyone, card0 to nobody but root. */
+	char card1[160];
+	snprintf(card1, sizeof(card1), "%s/dri/card1", m.dev_root);
+	ck_assert_int_eq(chmod(card1, 0666), 0);
+	ck_assert_int_eq(chmod(m.node, 0), 0);
+	int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0666), 0);
+	close(fd);
+	bool root = geteuid() == 0;
+	if (root)
+		ck_assert_int_eq(seteuid(65534), 0);
+	capture_log(file, discover, &d, text, sizeof(text));
+	if (root)
+		ck_assert_int_eq(seteuid(0), 0);
+	ck_assert_int_eq(d.ret, 0);
+	ck_assert_msg(strstr(text, "/dri/card0: skipped (Permission denied)\n"),
+		      "%s", text);
+	ck_assert_msg(d.n == 1, "%s", text);
+	ck_assert_int_eq(d.cards[0].source->kind, GPD_SOURCE_XE);
+	destroy_cards(d.cards, d.n);
+	close_loop(&loop);
+	fake_machine_stop(&m);
+}
+END_TEST
+
 static void write_mhz(const char *dir, const char *name, const char *mhz)
 {
 	char path[PATH_MAX];
@@ -197,6 +248,7 @@ static Suite *discovery_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, intel_cards_each_with_its_driver_and_no_other);
 	tcase_add_test(tc, a_gpu_unknown_to_the_table_is_skipped_saying_why);
+	tcase_add_test(tc, a_card_the_user_cannot_open_is_skipped_saying_why);
 	tcase_add_test(tc, frequency_range_from_sysfs_else_the_platform);
 	suite_add_tcase(s, tc);
 	return s;
