@@ -161,6 +161,39 @@ START_TEST(files_of_no_node_of_the_device_are_refused)
 }
 END_TEST
 
+/* Refused by the library before anything reaches the kernel: a second
+ * context filter in the options, a daemon whose fd socket is gone. */
+START_TEST(a_file_that_cannot_be_passed_says_why)
+{
+	unsigned opens = fake_machine_requests(&machine, "PERF_OPEN");
+	struct gpc_client *c = connect_unix();
+	int app = open_card(0);
+	struct gpc_subscription *sub;
+	struct gpc_error err;
+	struct gpc_subscribe_options twice = card0;
+	twice.filter_context = true;
+	ck_assert_int_eq(gpc_subscribe_context(c, app, 0, &twice, NULL, NULL,
+					       &sub, &err), -EINVAL);
+	ck_assert_ptr_null(sub);
+	ck_assert_str_eq(err.message, "a subscription takes one context "
+			 "filter: the kernel's here, not filter_context");
+
+	char fds[160], away[170], words[320];
+	snprintf(fds, sizeof(fds), "%s.fds", daemon_proc.socket_path);
+	snprintf(away, sizeof(away), "%s.away", fds);
+	ck_assert_int_eq(rename(fds, away), 0);
+	int ret = gpc_subscribe_context(c, app, 0, &card0, NULL, NULL, &sub, &err);
+	ck_assert_int_eq(rename(away, fds), 0);
+	ck_assert_int_eq(ret, -ENOENT);
+	snprintf(words, sizeof(words), "cannot reach the daemon's fd socket "
+		 "%s: No such file or directory", fds);
+	ck_assert_str_eq(err.message, words);
+	ck_assert_uint_eq(fake_machine_requests(&machine, "PERF_OPEN"), opens);
+	close(app);
+	gpc_close_sync(c);
+}
+END_TEST
+
 /* A context of another file gets the kernel's ENOENT in words; each
  * refused subscription leaves its file with the connection, which holds
  * four at most. */
@@ -230,6 +263,7 @@ static Suite *context_client_suite(void)
 	tcase_add_test(tc, hello_tells_how_to_pass_a_file);
 	tcase_add_test(tc, a_passed_context_streams_alone);
 	tcase_add_test(tc, files_of_no_node_of_the_device_are_refused);
+	tcase_add_test(tc, a_file_that_cannot_be_passed_says_why);
 	tcase_add_test(tc, a_context_the_file_does_not_own_gets_the_kernels_error);
 	tcase_add_test(tc, a_query_measures_the_callers_own_context);
 	suite_add_tcase(s, tc);
