@@ -270,11 +270,16 @@ static void take_due(struct trigger_cmd *t)
 		       t->after_ns / 1000000 + STALL_SLACK_MS;
 	if (!reached && !stalled && !t->stopping)
 		return;
-	/* from 0 would ask for all the recorder holds. */
+	/* from 0 would ask for all the recorder holds. Short of --after
+	 * (stopped, or the stream stalled) the snapshot ends at the newest
+	 * frame: the daemon refuses an end it has not reached. */
+	uint64_t end = f->cpu_ns + t->after_ns;
+	if (!reached)
+		end = t->newest_cpu_ns > f->cpu_ns ? t->newest_cpu_ns : f->cpu_ns;
 	struct gpc_snapshot_options o = {
 		.device = t->device,
 		.from_cpu_ns = f->cpu_ns > t->before_ns ? f->cpu_ns - t->before_ns : 1,
-		.to_cpu_ns = f->cpu_ns + t->after_ns,
+		.to_cpu_ns = end,
 	};
 	t->fetching = true;
 	int ret = gpuperf_snapshot_fetch(cmd, t->client, &o, f->path, on_saved, t,

@@ -3,7 +3,8 @@
 # of GpuBusy, it fires exactly once per episode, rearming as the
 # expression says (its `for`, `hysteresis` and `rearm`), and saves a
 # readable snapshot around each; on the simulated GPU kept
-# streaming, a snapshot spans --before and --after its firing; bad
+# streaming, a snapshot spans --before and --after its firing, and Ctrl-C
+# saves the snapshot due and ends with 0; bad
 # expressions are refused with the column, bad arguments and devices
 # without a flight recorder with words.
 #
@@ -103,6 +104,35 @@ span=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
 # The reports at either end may stand a period (1 ms) outside.
 check "the snapshot spans $span ns, not 200 to 500 ms" \
 	eval '[ "$span" -ge 200000000 ] && [ "$span" -le 502000000 ]'
+
+# ---- Ctrl-C: the snapshot due is saved with what the recorder holds and
+# the command ends with 0; with nothing due it ends with 0 and no file
+mkdir "$tmp/interrupted"
+"$gpuperf" trigger $S --when 'GpuTime > 0' --before 100ms --after 60s \
+	-o "$tmp/interrupted" >"$tmp/int.out" 2>"$tmp/int.err" &
+int_pid=$!
+check "the trigger did not fire" \
+	wait_for int.err "'GpuTime > 0' fired (1); saving" 30 "$int_pid"
+kill -INT "$int_pid"
+wait "$int_pid"
+int_status=$?
+check "gpuperf trigger exited $int_status on Ctrl-C, not 0" [ "$int_status" = 0 ]
+check "the snapshot due was not saved on Ctrl-C: $(ls "$tmp/interrupted")" \
+	[ "$(ls "$tmp/interrupted" | wc -l)" = 1 ]
+check "the snapshot saved is not on standard output" \
+	[ "$(cat "$tmp/int.out")" = "$tmp/interrupted/$(ls "$tmp/interrupted")" ]
+mkdir "$tmp/quiet"
+"$gpuperf" trigger $S --when 'GpuTime < 0' -o "$tmp/quiet" \
+	>"$tmp/quiet.out" 2>"$tmp/quiet.err" &
+quiet_pid=$!
+check "the trigger did not start watching" \
+	wait_for quiet.err "watching 'GpuTime < 0' on sim0" 30 "$quiet_pid"
+kill -TERM "$quiet_pid"
+wait "$quiet_pid"
+quiet_status=$?
+check "gpuperf trigger exited $quiet_status on SIGTERM, not 0" \
+	[ "$quiet_status" = 0 ]
+check "a trigger that never fired wrote a file" [ -z "$(ls "$tmp/quiet")" ]
 
 # ---- refusals
 mkdir "$tmp/x"
