@@ -704,17 +704,31 @@ void gpd_device_dispatch_end(struct gpd_device *dev)
  * is cut at reports, placed from the point before them. */
 #define RING_CORRELATION_NS 10000000ull
 
+const char *gpd_device_i915perf_misfit(const struct gpd_device *dev)
+{
+	const struct gpm_platform *p = dev->source->platform;
+	if (p->i915_oa_format)
+		return NULL;
+	/* Only Intel's platforms have a graphics IP version. */
+	if (!p->graphics_version)
+		return "is not an Intel GPU; IGT's i915 perf format holds only "
+		       "Intel OA reports";
+	return "has reports of a format only xe reads; IGT's i915 perf "
+	       "format holds only OA reports of i915's formats";
+}
+
 int gpd_device_keep_flight_recorder(struct gpd_device *dev, uint64_t bytes,
 				    uint64_t asked_ns, struct gpd_error *err)
 {
 	if (dev->ring)
 		return gpd_fail(err, -EEXIST, "device %s already keeps a flight "
 			    "recorder", dev->source->name);
-	if (!dev->source->platform->i915_oa_format)
-		return gpd_fail(err, -EOPNOTSUPP, "device %s's reports have no "
-			    "i915 OA format, which the flight recorder's "
-			    "snapshots (IGT recordings) need",
-			    dev->source->name);
+	const char *misfit = gpd_device_i915perf_misfit(dev);
+	if (misfit)
+		return gpd_fail(err, -EOPNOTSUPP, "device %s %s, the format of "
+			    "the flight recorder's snapshots; record it with "
+			    "gpuperf record --format perfetto",
+			    dev->source->name, misfit);
 	if (bytes < GPD_FLIGHT_RECORDER_MIN_BYTES)
 		return gpd_fail(err, -EINVAL, "a flight recorder of %llu bytes "
 			    "is too small; give at least %u",

@@ -246,6 +246,10 @@ bool gpd_device_cpu_time(const struct gpd_device *dev, uint64_t ts,
 			 uint64_t *cpu_ns);
 bool gpd_device_gpu_now(const struct gpd_device *dev, uint64_t *ts);
 
+/* Why IGT's i915 perf recording format cannot hold the device's
+ * reports, as words following "device NAME "; NULL when it can. */
+const char *gpd_device_i915perf_misfit(const struct gpd_device *dev);
+
 /* Keeps the newest bytes of the device's records from now on in a
  * flight recorder (at least GPD_FLIGHT_RECORDER_MIN_BYTES), sized to hold
  * asked_ns of them (0: sized in bytes). -EOPNOTSUPP for a device whose

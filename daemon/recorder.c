@@ -137,6 +137,8 @@ static int write_header(struct gpd_recorder *r)
 	if (r->header_written)
 		return 0;
 	r->header_written = true;
+	if (r->trace)
+		return 0;       /* the trace's options describe the device */
 	struct gpm_recording_info info;
 	gpd_device_recording_info(r->dev, r->set->symbol_name,
 				  r->set->hw_config_guid, &info);
@@ -424,15 +426,18 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 			free(r);
 		return gpd_fail(err, -ENOMEM, "out of memory");
 	}
-	/* Refused before subscribing, which may configure the device. */
+	/* Refused before subscribing, which may configure the device. A
+	 * Perfetto trace is made from the device's decoded reports, so any
+	 * device's; an i915perf file only from reports of an i915 format,
+	 * which its header names. */
 	struct gpd_device *dev = gpd_device_registry_find(devices, req->device);
-	if (dev && !dev->source->platform->i915_oa_format) {
+	const char *misfit = dev && req->format == GPD_RECORDING_I915_PERF ?
+			     gpd_device_i915perf_misfit(dev) : NULL;
+	if (misfit) {
 		free(r->writer);
 		free(r);
-		return gpd_fail(err, -EOPNOTSUPP,
-			    "device %s's reports have no i915 OA format, which "
-			    "IGT's recording format needs; record it with the "
-			    "i915 driver's tools instead", dev->source->name);
+		return gpd_fail(err, -EOPNOTSUPP, "device %s %s; record it with "
+			    "--format perfetto", dev->source->name, misfit);
 	}
 	/* One OA format and clock per file: the render unit's, which the
 	 * header states. A media set counts on an OAM unit. */
@@ -489,7 +494,8 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	}
 	/* The writer hands over whole records; no second buffer between. */
 	setvbuf(r->out, NULL, _IONBF, 0);
-	gpm_recording_writer_init_file(r->writer, r->out, 0);
+	gpm_recording_writer_init_file(r->writer, r->out,
+				       trace ? GPM_RECORDING_RECORDS_ONLY : 0);
 	if (trace && (ret = start_trace(r, req, err))) {
 		release(r);
 		gpd_recording_usage_destroy(r->usage);

@@ -147,6 +147,10 @@ struct gpm_recording_error {
 
 enum gpm_recording_writer_flags {
 	GPM_RECORDING_WRITE_THROUGH = 1 << 0,   /* flush after every record */
+	/* No header records: the records go to a reader told the device
+	 * otherwise (gpm_oa_trace), so devices whose reports or topology
+	 * IGT's header cannot state are recorded too. */
+	GPM_RECORDING_RECORDS_ONLY = 1 << 1,
 };
 
 struct gpm_recording_writer {

@@ -142,7 +142,7 @@ static int append(struct gpm_recording_writer *w, uint32_t type,
 static int need_header(struct gpm_recording_writer *w,
 		       struct gpm_recording_error *err)
 {
-	if (w->header_written)
+	if (w->header_written || (w->flags & GPM_RECORDING_RECORDS_ONLY))
 		return 0;
 	return gpm__recording_fail(err, -EINVAL, GPM_RECORDING_ERR_ARGUMENT,
 				   w->offset,

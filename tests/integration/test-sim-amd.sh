@@ -10,6 +10,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+. "$(dirname "$0")/../perfetto/trace_checks.sh"
 
 start amd -d sim:amd -l none --unix "$tmp/amd.sock" --linger 0 --seed 5
 expect amd.log "device sim0: Simulated AMD GPU (SPM) (sim, PCI 0x7300)"
@@ -87,6 +88,51 @@ done
 check "the samples lost while the daemon was stopped were not counted: $(jq -c '[.reports, .buffers_lost]' "$tmp/lossy" | tr '\n' ' ')" \
 	lossy_seen
 kill "$lossy_pid" 2>/dev/null
+# Recordings: a Perfetto trace holds the SPM counters over time; IGT's
+# i915 perf format holds Intel OA reports only, and the refusal says
+# which format to use.
+run 0 record --unix "$tmp/amd.sock" -m Overview -p 1ms --format perfetto \
+	-c GpuBusy,ValuInstructions,L2HitRate -i 10ms --duration 300ms \
+	-o "$tmp/amd.pftrace"
+check_trace "$tmp/amd.pftrace"
+for track in "GPU Busy" "VALU Instructions" "L2 Hit Rate"; do
+	expect amd.pftrace.summary "track $track"
+done
+for symbol in GpuBusy ValuInstructions L2HitRate; do
+	expect amd.pftrace.txt "description: \"$symbol: "
+done
+windows=$(sed -n 's/.* \([0-9]*\) windows,.*/\1/p' "$tmp/amd.pftrace.summary")
+check "the trace has fewer than 10 windows of 10 ms: $(head -1 "$tmp/amd.pftrace.summary")" \
+	[ "${windows:-0}" -ge 10 ]
+# A window's values ride on its report count's event, in the order of
+# the sequence's default tracks: VALU instructions the integer one, GPU
+# busy the first float one.
+reports_track=$(awk '/track_descriptor/ { u = "" } $1 == "uuid:" && !u { u = $2 }
+	/name: "reports"/ { print u; exit }' "$tmp/amd.pftrace.txt")
+# window_values FIELD: the first FIELD value of each window, one a line.
+window_values() {
+	awk -v t="$reports_track" -v f="$1:" '/track_event {/ { on = 0; n = 0 }
+		$1 == "track_uuid:" { on = ($2 == t) }
+		on && $1 == f && n++ == 0 { print $2 }' "$tmp/amd.pftrace.txt"
+}
+check "GPU busy does not move in the trace: $(window_values extra_double_counter_values | tr '\n' ' ')" \
+	[ "$(window_values extra_double_counter_values | sort -u | wc -l)" -gt 3 ]
+check "VALU instructions do not move in the trace: $(window_values extra_counter_values | tr '\n' ' ')" \
+	[ "$(window_values extra_counter_values | sort -u | wc -l)" -gt 3 ]
+run 5 record --unix "$tmp/amd.sock" -m Overview -o "$tmp/amd.i915perf" \
+	--duration 300ms
+expect err "device sim0 is not an Intel GPU; IGT's i915 perf format holds only Intel OA reports; record it with --format perfetto"
+check "a refused recording left a file" [ ! -s "$tmp/amd.i915perf" ]
+
+# The flight recorder keeps IGT's format: refused for this device, in
+# words that say what to use.
+"$gpuperfd" --allow-root -d sim:amd -l none --unix "$tmp/ring.sock" \
+	--linger 0 --flight-recorder sim0=8Mi >"$tmp/ring.log" 2>&1
+ring_status=$?
+check "gpuperfd --flight-recorder sim0=8Mi on sim:amd exited $ring_status, expected 1" \
+	[ $ring_status = 1 ]
+expect ring.log "device sim0 is not an Intel GPU; IGT's i915 perf format holds only Intel OA reports, the format of the flight recorder's snapshots; record it with gpuperf record --format perfetto"
+
 stop amd
 
 # /metrics: a device that keeps streaming exports its SPM counters, and
