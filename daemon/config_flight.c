@@ -163,17 +163,17 @@ static int plan_ring(struct plan *p, const struct gpd_flight_recorder_spec *spec
 			    p->dev->source->name);
 	if (p->ring_text && !p->ring_for_all && for_all)
 		return 0;
-	if (!p->dev->source->platform->i915_oa_format) {
+	const char *misfit = gpd_device_i915perf_misfit(p->dev);
+	if (misfit) {
 		if (for_all) {
-			gpd_info("%s keeps no flight recorder: its reports do "
-				 "not fit IGT's recording format",
-				 p->dev->source->name);
+			gpd_info("%s keeps no flight recorder: it %s",
+				 p->dev->source->name, misfit);
 			return 0;
 		}
 		return gpd_fail(err, -EOPNOTSUPP, "--flight-recorder %s: device "
-			    "%s's reports have no i915 OA format, which "
-			    "snapshots (IGT recordings) need", text,
-			    p->dev->source->name);
+			    "%s %s, the format of the flight recorder's "
+			    "snapshots; record it with gpuperf record --format "
+			    "perfetto", text, p->dev->source->name, misfit);
 	}
 	p->ring_bytes = spec->bytes ? spec->bytes :
 			ring_bytes_for(p, spec->duration_ns);
