@@ -94,6 +94,21 @@ int gpd_oa_buffer_push(struct gpd_oa_buffer *buf, const void *report)
 	return 0;
 }
 
+unsigned char *gpd_oa_buffer_tail_slot(struct gpd_oa_buffer *buf)
+{
+	size_t off = (size_t)(buf->tail & (buf->size - 1));
+
+	if (gpd_oa_buffer_full(buf) || buf->size - off < buf->report_size)
+		return NULL;
+	return buf->mem + off;
+}
+
+void gpd_oa_buffer_commit(struct gpd_oa_buffer *buf)
+{
+	buf->dropping = false;
+	buf->tail += buf->report_size;
+}
+
 void gpd_oa_buffer_peek(const struct gpd_oa_buffer *buf, void *out)
 {
 	ring_read(buf, buf->head, out, buf->report_size);

@@ -50,6 +50,16 @@ int gpd_oa_buffer_init_lent(struct gpd_oa_buffer *buf, unsigned char *mem,
 
 void gpd_oa_buffer_free(struct gpd_oa_buffer *buf);
 
+/*
+ * Where the next report goes when it lands whole at the tail: the unit
+ * writes it there, then gpd_oa_buffer_commit() makes it readable. NULL
+ * when the ring is full (gpd_oa_buffer_push() then drops it, flagging the
+ * overflow) or the report would wrap across the ring's end (push copies
+ * it in two parts).
+ */
+unsigned char *gpd_oa_buffer_tail_slot(struct gpd_oa_buffer *buf);
+void gpd_oa_buffer_commit(struct gpd_oa_buffer *buf);
+
 /* Zeroes the memory, empties the ring and clears the overflow flag. */
 void gpd_oa_buffer_reset(struct gpd_oa_buffer *buf);
 

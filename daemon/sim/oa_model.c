@@ -337,7 +337,15 @@ static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_i
 			report.value[s] = m->counter[s] & m->width_mask[s];
 		}
 	}
-	/* Every field is masked to its width, so encoding cannot fail. */
+	/* Every field is masked to its width, so encoding cannot fail.
+	 * Written where it lands when it lands whole: the reports of a
+	 * fast period are most of the model's memory traffic. */
+	unsigned char *slot = gpd_oa_buffer_tail_slot(&m->buffer);
+	if (slot) {
+		gpm_oa_report_encode(dec, &report, slot, fmt->size);
+		gpd_oa_buffer_commit(&m->buffer);
+		return;
+	}
 	gpm_oa_report_encode(dec, &report, bytes, sizeof(bytes));
 	gpd_oa_buffer_push(&m->buffer, bytes);
 }

@@ -82,21 +82,25 @@ ssize_t gpd_oa_model_read(struct gpd_oa_model *m, void *buf, size_t len)
 	}
 
 	bool short_buffer = false;
-	unsigned char report[GPM_OA_MAX_REPORT_SIZE];
+	unsigned char held[GPM_OA_MAX_REPORT_SIZE];
 	while (gpd_oa_buffer_reports(ring)) {
+		/* Straight into its record where one fits; a report that a
+		 * filter drops needs no room. */
+		bool room = len - off >= record_size;
+		unsigned char *report = room ? out + off + GPM_OA_RECORD_HEADER_SIZE
+					     : held;
 		gpd_oa_buffer_peek(ring, report);
 		/* Last context only moves for forwarded reports, and a report
 		 * that does not fit stays in the buffer for the next read. */
 		uint32_t last_context = m->last_context_id;
 		if (forward_report(m, report)) {
-			if (len - off < record_size) {
+			if (!room) {
 				m->last_context_id = last_context;
 				short_buffer = true;
 				break;
 			}
 			gpm_oa_record_put_header(out + off, GPM_OA_RECORD_SAMPLE,
 						 (uint16_t)record_size);
-			memcpy(out + off + GPM_OA_RECORD_HEADER_SIZE, report, report_size);
 			off += record_size;
 		}
 		gpd_oa_buffer_pop(ring);

@@ -1,6 +1,7 @@
 /*
  * The OA ring buffer: capacity and overflow, reset, the zeroing after a
- * read, and reports that straddle the ring's end.
+ * read, reports that straddle the ring's end, and reports written in
+ * place at the tail, which land as pushed ones do.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -127,6 +128,56 @@ START_TEST(test_lent_memory_is_left_zero)
 }
 END_TEST
 
+/* Written in place where they land whole, pushed where they wrap or the
+ * ring is full: the reader sees the same reports, the overflow the same,
+ * and lent memory is left all zero as pushed reports leave it. */
+START_TEST(test_reports_written_in_place)
+{
+	unsigned char *mem = calloc(1, SIZE);
+	struct gpd_oa_buffer buf;
+	unsigned char r[192], out[192];
+	unsigned in_place = 0, pushed = 0, read = 0;
+
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(gpd_oa_buffer_init_lent(&buf, mem, SIZE, 192), 0);
+	for (unsigned n = 0; n < 3 * SIZE / 192; n++) {
+		unsigned char *slot = gpd_oa_buffer_tail_slot(&buf);
+		fill_report(r, 192, n);
+		if (slot) {
+			ck_assert_ptr_eq(slot, buf.mem + buf.tail % SIZE);
+			memcpy(slot, r, 192);
+			gpd_oa_buffer_commit(&buf);
+			in_place++;
+		} else {
+			/* 192-byte reports wrap across the end now and then. */
+			ck_assert(buf.tail % SIZE + 192 > SIZE ||
+				  gpd_oa_buffer_full(&buf));
+			ck_assert_int_eq(gpd_oa_buffer_push(&buf, r), 0);
+			pushed++;
+		}
+		/* A reader behind by a few reports. */
+		if (gpd_oa_buffer_reports(&buf) > 5) {
+			fill_report(r, 192, read++);
+			gpd_oa_buffer_peek(&buf, out);
+			ck_assert_int_eq(memcmp(out, r, 192), 0);
+			gpd_oa_buffer_pop(&buf);
+		}
+	}
+	ck_assert_uint_gt(in_place, 0);
+	ck_assert_uint_gt(pushed, 0);
+	ck_assert(!buf.overflow);
+	/* Full: no slot, and the push that drops the report flags it. */
+	while (gpd_oa_buffer_push(&buf, r) == 0)
+		;
+	ck_assert_ptr_null(gpd_oa_buffer_tail_slot(&buf));
+	ck_assert(buf.overflow);
+	gpd_oa_buffer_free(&buf);
+	for (size_t i = 0; i < SIZE; i++)
+		ck_assert_uint_eq(mem[i], 0);
+	free(mem);
+}
+END_TEST
+
 START_TEST(test_bad_sizes)
 {
 	struct gpd_oa_buffer buf;
@@ -147,6 +198,7 @@ static Suite *oa_buffer_suite(void)
 	tcase_add_test(tc, test_pop_clears_id_and_timestamp);
 	tcase_add_test(tc, test_report_straddles_end);
 	tcase_add_test(tc, test_lent_memory_is_left_zero);
+	tcase_add_test(tc, test_reports_written_in_place);
 	tcase_add_test(tc, test_bad_sizes);
 	suite_add_tcase(s, tc);
 	return s;
