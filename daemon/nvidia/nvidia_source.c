@@ -138,7 +138,8 @@ static void log_decoding(const struct nvidia_source *ns,
 		 "%llu gaps in the samples missing %.1f ms, %llu batches "
 		 "dropped behind the loop), %llu samples out of order dropped; "
 		 "%llu decodes of %.2f ms on average, %.1f ms at most; "
-		 "evaluating took %.1f ms at most; at most %.1f ms from one "
+		 "evaluating an image took %.1f ms at most, and a full image "
+		 "waited for it %llu times; at most %.1f ms from one "
 		 "decode to the next, and %llu samples in one", ns->base.name,
 		 (unsigned long long)r->reports,
 		 (unsigned long long)st->sessions,
@@ -152,6 +153,7 @@ static void log_decoding(const struct nvidia_source *ns,
 		 (double)pm->decode_ns / (double)pm->decodes / 1e6,
 		 (double)pm->decode_ns_max / 1e6,
 		 (double)pm->evaluate_ns_max / 1e6,
+		 (unsigned long long)st->evaluation_waits,
 		 (double)pm->apart_ns_max / 1e6,
 		 (unsigned long long)pm->samples_max);
 }

@@ -4,7 +4,8 @@
  * The decode schedule is what worked on an H200 (docs/nvidia-pm-sampling.md
  * and runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
  * most every 5 ms and at least every 100 ms, into an image of two and a
- * half decodes' worth, reset after every decode that brought samples. What
+ * half decodes' worth; the sampler hands an image that holds samples to
+ * its evaluating thread and decodes into the other, reset first. What
  * must never happen is a full image: CUPTI then loses samples and hands
  * out others twice and out of order, each decode falls further behind,
  * and delivery collapsed to 45% at 16 kHz. A sample still half decoded at
@@ -43,9 +44,6 @@
 #define HW_BYTES_PER_COUNTER (4u << 10)
 #define HW_BUFFER_MIN (8ull << 20)
 #define HW_BUFFER_MAX (256ull << 20)
-/* A decode that keeps finding a full image is fed faster than it drains;
- * give the rest to the next call rather than loop here. */
-#define MAX_DRAIN_ROUNDS 8
 
 void gpd_nv_pm_schedule_for(uint64_t interval_ns, unsigned n_metrics,
 			    struct gpd_nv_pm_schedule *schedule)
@@ -181,6 +179,22 @@ static int make_config(struct gpd_nv_pm_session *s, const char *chip,
 	return 0;
 }
 
+static int init_image(struct gpd_nv_pm_session *s, struct gpd_nv_pm_image *img,
+		      char *why, size_t size)
+{
+	struct gpd_cupti_pm_data_init_params di =
+		PARAMS(struct gpd_cupti_pm_data_init_params, data);
+	di.pm = s->pm;
+	di.data_size = s->data_size;
+	di.data = img->data;
+	gpd_cupti_result r = s->libs->cupti.pm_counter_data_image_initialize(&di);
+	if (r)
+		return fail(s, why, size,
+			    "cuptiPmSamplingCounterDataImageInitialize", r);
+	img->completed = img->populated = 0;
+	return 0;
+}
+
 static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 		     const struct gpd_nv_pm_config *cfg, char *why, size_t size)
 {
@@ -221,20 +235,23 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 	r = api->pm_get_counter_data_size(&ds);
 	if (r)
 		return fail(s, why, size, "cuptiPmSamplingGetCounterDataSize", r);
-	s->data = calloc(1, ds.data_size ? ds.data_size : 1);
-	s->values = calloc(s->n_metrics, sizeof(*s->values));
-	if (!s->data || !s->values)
-		return -ENOMEM;
 	s->data_size = ds.data_size;
-	struct gpd_cupti_pm_data_init_params di =
-		PARAMS(struct gpd_cupti_pm_data_init_params, data);
-	di.pm = s->pm;
-	di.data_size = s->data_size;
-	di.data = s->data;
-	r = api->pm_counter_data_image_initialize(&di);
-	if (r)
-		return fail(s, why, size,
-			    "cuptiPmSamplingCounterDataImageInitialize", r);
+	s->values = calloc(s->n_metrics, sizeof(*s->values));
+	if (!s->values)
+		return -ENOMEM;
+	for (unsigned i = 0; i < GPD_NV_PM_IMAGES; i++) {
+		struct gpd_nv_pm_image *img = &s->images[i];
+		img->data = calloc(1, ds.data_size ? ds.data_size : 1);
+		img->start_ns = calloc(s->schedule.max_samples + 1,
+				       sizeof(*img->start_ns));
+		img->end_ns = calloc(s->schedule.max_samples + 1,
+				     sizeof(*img->end_ns));
+		if (!img->data || !img->start_ns || !img->end_ns)
+			return -ENOMEM;
+		int ret = init_image(s, img, why, size);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -292,65 +309,82 @@ err:
 	return ret;
 }
 
-static int reset_image(struct gpd_nv_pm_session *s, char *why, size_t size)
+int gpd_nv_pm_session_reset_image(struct gpd_nv_pm_session *s,
+				  struct gpd_nv_pm_image *img,
+				  char *why, size_t why_size)
 {
-	struct gpd_cupti_pm_data_init_params di =
-		PARAMS(struct gpd_cupti_pm_data_init_params, data);
-	di.pm = s->pm;
-	di.data_size = s->data_size;
-	di.data = s->data;
-	gpd_cupti_result r = s->libs->cupti.pm_counter_data_image_initialize(&di);
-	if (r)
-		return fail(s, why, size,
-			    "cuptiPmSamplingCounterDataImageInitialize", r);
-	return 0;
+	s->stats->resets++;
+	s->stats->cut_samples += img->populated - img->completed;
+	return init_image(s, img, why, why_size);
 }
 
-/* Hands the samples completed since the last call to sample_fn. */
-static int evaluate_image(struct gpd_nv_pm_session *s,
-			  gpd_nv_pm_sample_fn *sample_fn, void *user,
-			  size_t *completed, size_t *populated, char *why,
-			  size_t size)
+/* Reads the counts of img and the times of the samples completed since
+ * the last call. */
+static int read_times(struct gpd_nv_pm_session *s, struct gpd_nv_pm_image *img,
+		      char *why, size_t size)
 {
 	const struct gpd_cupti_api *api = &s->libs->cupti;
 	struct gpd_cupti_pm_data_info_params info =
 		PARAMS(struct gpd_cupti_pm_data_info_params, completed_samples);
-	info.data = s->data;
+	info.data = img->data;
 	info.data_size = s->data_size;
 	gpd_cupti_result r = api->pm_get_counter_data_info(&info);
 	if (r)
 		return fail(s, why, size, "cuptiPmSamplingGetCounterDataInfo", r);
-	*completed = info.completed_samples;
-	*populated = info.populated_samples;
-	for (size_t i = s->evaluated; i < info.completed_samples; i++) {
+	size_t completed = info.completed_samples;
+	if (completed > s->schedule.max_samples)
+		completed = s->schedule.max_samples;
+	for (size_t i = img->completed; i < completed; i++) {
 		struct gpd_cupti_pm_sample_params sp =
 			PARAMS(struct gpd_cupti_pm_sample_params, end_ns);
 		sp.pm = s->pm;
-		sp.data = s->data;
+		sp.data = img->data;
 		sp.data_size = s->data_size;
 		sp.index = i;
 		r = api->pm_counter_data_get_sample_info(&sp);
 		if (r)
 			return fail(s, why, size,
 				    "cuptiPmSamplingCounterDataGetSampleInfo", r);
+		img->start_ns[i] = sp.start_ns;
+		img->end_ns[i] = sp.end_ns;
+	}
+	if (completed > img->completed)
+		img->completed = completed;
+	img->populated = info.populated_samples > img->completed ?
+			 info.populated_samples : img->completed;
+	return 0;
+}
+
+static int evaluate_range(struct gpd_nv_pm_session *s,
+			  const struct gpd_nv_pm_image *img, size_t from,
+			  gpd_nv_pm_sample_fn *sample_fn, void *user,
+			  char *why, size_t size)
+{
+	for (size_t i = from; i < img->completed; i++) {
 		struct gpd_cupti_host_evaluate_params ev =
 			PARAMS(struct gpd_cupti_host_evaluate_params, values);
 		ev.host = s->host;
-		ev.counter_data = s->data;
+		ev.counter_data = img->data;
 		ev.counter_data_size = s->data_size;
 		ev.range_index = i;
 		ev.names = s->metrics;
 		ev.n_names = s->n_metrics;
 		ev.values = s->values;
-		r = api->host_evaluate_to_gpu_values(&ev);
+		gpd_cupti_result r = s->libs->cupti.host_evaluate_to_gpu_values(&ev);
 		if (r)
 			return fail(s, why, size,
 				    "cuptiProfilerHostEvaluateToGpuValues", r);
-		sample_fn(user, sp.start_ns, sp.end_ns, s->values);
+		sample_fn(user, img->start_ns[i], img->end_ns[i], s->values);
 	}
-	if (info.completed_samples > s->evaluated)
-		s->evaluated = info.completed_samples;
 	return 0;
+}
+
+int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
+			     const struct gpd_nv_pm_image *img,
+			     gpd_nv_pm_sample_fn *sample_fn, void *user,
+			     char *why, size_t why_size)
+{
+	return evaluate_range(s, img, 0, sample_fn, user, why, why_size);
 }
 
 static uint64_t monotonic_ns(void)
@@ -385,59 +419,77 @@ static void overflowed(const struct gpd_nv_pm_session *s, uint64_t now,
 		 (double)s->last_decode_ns / 1e6);
 }
 
+int gpd_nv_pm_session_decode_into(struct gpd_nv_pm_session *s,
+				  struct gpd_nv_pm_image *img, bool *full,
+				  char *why, size_t why_size)
+{
+	uint64_t began = monotonic_ns();
+	size_t before = img->completed;
+
+	if (s->last_decode_at)
+		keep_max(&s->stats->apart_ns_max, began - s->last_decode_at);
+	struct gpd_cupti_pm_decode_params dp =
+		PARAMS(struct gpd_cupti_pm_decode_params, overflow);
+	dp.pm = s->pm;
+	dp.data = img->data;
+	dp.data_size = s->data_size;
+	gpd_cupti_result r = s->libs->cupti.pm_decode_data(&dp);
+	uint64_t took = monotonic_ns() - began;
+	s->stats->decodes++;
+	s->stats->decode_ns += took;
+	keep_max(&s->stats->decode_ns_max, took);
+	/* With KEEP_OLDEST a full hardware buffer ends the session: CUPTI
+	 * says so by the overflow flag or OUT_OF_MEMORY. */
+	if (dp.overflow || r == GPD_CUPTI_ERROR_OUT_OF_MEMORY) {
+		overflowed(s, began, why, why_size);
+		return -EOVERFLOW;
+	}
+	if (r)
+		return fail(s, why, why_size, "cuptiPmSamplingDecodeData", r);
+	int ret = read_times(s, img, why, why_size);
+	if (ret)
+		return ret;
+	*full = dp.stop_reason == GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL;
+	if (*full)
+		s->stats->full_images++;
+	size_t got = img->completed - before;
+	keep_max(&s->stats->samples_max, got);
+	s->last_decode_at = began;
+	s->last_decode_ns = monotonic_ns() - began;
+	return got > INT32_MAX ? INT32_MAX : (int)got;
+}
+
 int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 			     gpd_nv_pm_sample_fn *sample_fn, void *user,
 			     char *why, size_t why_size)
 {
+	struct gpd_nv_pm_image *img = &s->images[0];
 	size_t total = 0;
-	uint64_t began = monotonic_ns();
 
-	if (s->last_decode_at)
-		keep_max(&s->stats->apart_ns_max, began - s->last_decode_at);
-	for (unsigned round = 0; round < MAX_DRAIN_ROUNDS; round++) {
-		struct gpd_cupti_pm_decode_params dp =
-			PARAMS(struct gpd_cupti_pm_decode_params, overflow);
-		dp.pm = s->pm;
-		dp.data = s->data;
-		dp.data_size = s->data_size;
+	for (unsigned round = 0; round < GPD_NV_PM_MAX_DRAIN_ROUNDS; round++) {
+		bool full = false;
+		int ret = gpd_nv_pm_session_decode_into(s, img, &full, why,
+							 why_size);
+		if (ret < 0)
+			return ret;
 		uint64_t t0 = monotonic_ns();
-		gpd_cupti_result r = s->libs->cupti.pm_decode_data(&dp);
-		uint64_t t1 = monotonic_ns();
-		s->stats->decodes++;
-		s->stats->decode_ns += t1 - t0;
-		keep_max(&s->stats->decode_ns_max, t1 - t0);
-		/* With KEEP_OLDEST a full hardware buffer ends the session:
-		 * CUPTI says so by the overflow flag or OUT_OF_MEMORY. */
-		if (dp.overflow || r == GPD_CUPTI_ERROR_OUT_OF_MEMORY) {
-			overflowed(s, began, why, why_size);
-			return -EOVERFLOW;
-		}
-		if (r)
-			return fail(s, why, why_size, "cuptiPmSamplingDecodeData", r);
-		size_t before = s->evaluated, completed = 0, populated = 0;
-		int ret = evaluate_image(s, sample_fn, user, &completed,
-					 &populated, why, why_size);
-		keep_max(&s->stats->evaluate_ns_max, monotonic_ns() - t1);
+		ret = evaluate_range(s, img, s->evaluated, sample_fn, user, why,
+				     why_size);
+		keep_max(&s->stats->evaluate_ns_max, monotonic_ns() - t0);
 		if (ret)
 			return ret;
-		total += s->evaluated - before;
-		bool full = dp.stop_reason == GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL;
-		if (full)
-			s->stats->full_images++;
+		total += img->completed - s->evaluated;
+		s->evaluated = img->completed;
 		uint32_t at = s->schedule.reset_at ? s->schedule.reset_at : 1;
-		if (full || completed >= at) {
-			if ((ret = reset_image(s, why, why_size)))
+		if (full || img->completed >= at) {
+			if ((ret = gpd_nv_pm_session_reset_image(s, img, why,
+								 why_size)))
 				return ret;
 			s->evaluated = 0;
-			s->stats->resets++;
-			s->stats->cut_samples += populated - completed;
 		}
 		if (!full)
 			break;
 	}
-	keep_max(&s->stats->samples_max, total);
-	s->last_decode_at = began;
-	s->last_decode_ns = monotonic_ns() - began;
 	return total > INT32_MAX ? INT32_MAX : (int)total;
 }
 
@@ -468,7 +520,11 @@ void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s)
 	}
 	free(s->availability);
 	free(s->config);
-	free(s->data);
+	for (unsigned i = 0; i < GPD_NV_PM_IMAGES; i++) {
+		free(s->images[i].data);
+		free(s->images[i].start_ns);
+		free(s->images[i].end_ns);
+	}
 	free(s->values);
 	memset(s, 0, sizeof(*s));
 }

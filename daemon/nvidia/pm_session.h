@@ -3,11 +3,19 @@
  * docs/nvidia-pm-sampling.md §1, with its sizes chosen so that the counter
  * data image never fills between two decodes.
  *
- * Not thread-safe: a session lives on the sampler thread that opened it.
+ * A session decodes into two counter data images, so that one can be
+ * evaluated on another thread while the next decode fills the other.
+ * Every call that takes the PM sampling object (decoding, sample times,
+ * image resets) stays on the thread that opened the session; only
+ * gpd_nv_pm_image_evaluate, which needs no more than the host object and
+ * an image nobody writes, may run elsewhere. CUPTI documents no thread
+ * safety for either object; this split shares only the host object, and
+ * only with the thread that no longer uses it after the session opened.
  */
 #ifndef GPD_NVIDIA_PM_SESSION_H
 #define GPD_NVIDIA_PM_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +23,9 @@
 
 #define GPD_NV_PM_MIN_INTERVAL_NS 10000ull            /* 10 us */
 #define GPD_NV_PM_MAX_INTERVAL_NS 1000000000ull       /* 1 s */
+/* A decode that keeps finding a full image is fed faster than it drains;
+ * it leaves the rest to the next decode after this many calls. */
+#define GPD_NV_PM_MAX_DRAIN_ROUNDS 8
 
 /* What the decoding did, over sessions. The times say where a sampler
  * that fell behind lost its time: in CUPTI's decoding, in evaluating
@@ -25,15 +36,16 @@ struct gpd_nv_pm_stats {
 	uint64_t resets;                /* counter data image resets */
 	uint64_t cut_samples;           /* half-decoded samples at a reset */
 	uint64_t decode_ns, decode_ns_max;      /* in DecodeData */
-	uint64_t evaluate_ns_max;       /* a decode's samples, evaluated */
+	uint64_t evaluate_ns_max;       /* an image's samples, evaluated */
 	uint64_t apart_ns_max;          /* from one decode to the next */
 	uint64_t samples_max;           /* samples a decode brought */
 };
 
 /* How a session decodes: every decode_period_ns, into an image of
- * max_samples samples that is reset once it holds reset_at of them (1:
- * after every decode that brought any), from a hardware buffer of
- * hardware_buffer_size bytes. */
+ * max_samples samples, from a hardware buffer of hardware_buffer_size
+ * bytes. gpd_nv_pm_session_decode resets its image once it holds reset_at
+ * samples (1: after every decode that brought any); the sampler resets
+ * each image as it comes back from evaluation. */
 struct gpd_nv_pm_schedule {
 	uint64_t decode_period_ns;
 	uint32_t max_samples;
@@ -51,6 +63,17 @@ struct gpd_nv_pm_config {
 	struct gpd_nv_pm_stats *stats;  /* counted into; may be NULL */
 };
 
+#define GPD_NV_PM_IMAGES 2
+
+/* A counter data image and the times of its completed samples, read on
+ * the decoding thread so that evaluating needs no PM sampling object. */
+struct gpd_nv_pm_image {
+	uint8_t *data;
+	size_t completed;               /* samples decoded whole */
+	size_t populated;               /* those and a half-decoded one */
+	uint64_t *start_ns, *end_ns;    /* of the completed samples */
+};
+
 struct gpd_nv_pm_session {
 	const struct gpd_nv_libs *libs;
 	const char **metrics;           /* borrowed from the config */
@@ -60,15 +83,16 @@ struct gpd_nv_pm_session {
 	void *pm;                       /* PM sampling object */
 	bool started;
 	uint8_t *availability, *config;
-	uint8_t *data;                  /* the counter data image */
-	size_t data_size;
+	struct gpd_nv_pm_image images[GPD_NV_PM_IMAGES];
+	size_t data_size;               /* of each image */
 	struct gpd_nv_pm_schedule schedule;
-	size_t evaluated;               /* samples of the image handed out */
+	size_t evaluated;               /* of images[0], by ..._decode */
 	uint64_t last_decode_at;        /* CLOCK_MONOTONIC ns; 0: none yet */
 	uint64_t last_decode_ns;        /* what that decode took */
 	struct gpd_nv_pm_stats *stats;
 	struct gpd_nv_pm_stats own_stats;       /* when the config gives none */
-	double *values;                 /* one sample's, n_metrics */
+	double *values;                 /* one sample's, n_metrics; the
+					 * evaluating thread's */
 };
 
 /* Called for every completed sample, in order. */
@@ -88,12 +112,42 @@ int gpd_nv_pm_session_open(struct gpd_nv_pm_session *s,
 			   char *why, size_t why_size);
 
 /*
- * Moves what the GPU sampled since the last call into sample_fn. Returns
- * the number of samples, or -EOVERFLOW when the hardware buffer overflowed
- * (the session is finished: close it and open a new one), or another
- * negative code with why filled.
+ * Moves what the GPU sampled since the last call into sample_fn, on one
+ * thread: decodes into the first image, evaluates it and resets it once it
+ * holds the schedule's reset_at samples. Returns the number of samples, or
+ * -EOVERFLOW when the hardware buffer overflowed (the session is finished:
+ * close it and open a new one), or another negative code with why filled.
  */
 int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
+			     gpd_nv_pm_sample_fn *sample_fn, void *user,
+			     char *why, size_t why_size);
+
+/*
+ * One DecodeData call into img, which may already hold samples of earlier
+ * calls: reads the times of the samples it completed. *full says that the
+ * image filled before the hardware buffer was drained. Returns the number
+ * of samples completed, or as gpd_nv_pm_session_decode. On the session's
+ * thread.
+ */
+int gpd_nv_pm_session_decode_into(struct gpd_nv_pm_session *s,
+				  struct gpd_nv_pm_image *img, bool *full,
+				  char *why, size_t why_size);
+
+/* Empties img for the next decode; a sample half decoded into it comes
+ * whole with the next decode, into whichever image. On the session's
+ * thread. */
+int gpd_nv_pm_session_reset_image(struct gpd_nv_pm_session *s,
+				  struct gpd_nv_pm_image *img,
+				  char *why, size_t why_size);
+
+/*
+ * Hands every completed sample of img to sample_fn, in order. Calls only
+ * the host object: may run on another thread than the session's, as long
+ * as nothing decodes into or resets img meanwhile, and only one thread
+ * evaluates at a time.
+ */
+int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
+			     const struct gpd_nv_pm_image *img,
 			     gpd_nv_pm_sample_fn *sample_fn, void *user,
 			     char *why, size_t why_size);
 

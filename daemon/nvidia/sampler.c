@@ -1,5 +1,5 @@
 /*
- * The sampler thread (see sampler.h).
+ * The sampler and evaluating threads (see sampler.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -118,7 +118,7 @@ static void on_sample(void *user, uint64_t start_ns, uint64_t end_ns,
 
 /* Hands the batch to the loop; when the loop is that far behind, drops it
  * and leaves a BUFFER_LOST record instead, since a dropped batch may hold
- * the start of a new pair. */
+ * the start of a new pair. By the turn's holder. */
 static void publish(struct gpd_nv_sampler *s)
 {
 	unsigned char lost[GPM_OA_RECORD_HEADER_SIZE];
@@ -129,7 +129,7 @@ static void publish(struct gpd_nv_sampler *s)
 	if (s->out_len + len > MAX_QUEUED_BYTES) {
 		len = gpd_nv_report_builder_loss(&s->builder, lost);
 		data = lost;
-		s->mine.dropped_batches++;
+		s->dropped_batches++;
 	}
 	if (s->out_len + len > s->out_cap) {
 		size_t cap = s->out_cap ? s->out_cap : BATCH_INITIAL;
@@ -145,11 +145,74 @@ static void publish(struct gpd_nv_sampler *s)
 		memcpy(s->out + s->out_len, data, len);
 		s->out_len += len;
 	}
-	s->mine.reports = s->builder.stats;
-	s->stats = s->mine;
+	s->stats.reports = s->builder.stats;
+	s->stats.dropped_batches = s->dropped_batches;
+	s->stats.pm.evaluate_ns_max = s->evaluate_ns_max;
 	pthread_mutex_unlock(&s->lock);
 	s->batch_len = 0;
 	uv_async_send(s->wake);
+}
+
+/* Copies the sampler thread's own statistics into stats, leaving the
+ * turn's as they are. */
+static void share_decoding(struct gpd_nv_sampler *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stats.sessions = s->mine.sessions;
+	s->stats.overflows = s->mine.overflows;
+	s->stats.failures = s->mine.failures;
+	s->stats.evaluation_waits = s->mine.evaluation_waits;
+	uint64_t evaluate_ns_max = s->stats.pm.evaluate_ns_max;
+	s->stats.pm = s->mine.pm;
+	s->stats.pm.evaluate_ns_max = evaluate_ns_max;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Waits until the evaluating thread holds no image: the turn is then the
+ * sampler thread's. */
+static void quiesce(struct gpd_nv_sampler *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->handed >= 0)
+		pthread_cond_wait(&s->handoff, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The evaluating thread: evaluates each image handed to it, publishes
+ * its records and hands it back. */
+static void *evaluate(void *arg)
+{
+	struct gpd_nv_sampler *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (s->handed < 0 && !s->stop_evaluating)
+			pthread_cond_wait(&s->handoff, &s->lock);
+		if (s->handed < 0)
+			break;
+		const struct gpd_nv_pm_image *img = &s->pm.images[s->handed];
+		pthread_mutex_unlock(&s->lock);
+
+		char why[256];
+		uint64_t began = monotonic_ns();
+		int ret = gpd_nv_pm_image_evaluate(&s->pm, img, on_sample, s,
+						   why, sizeof(why));
+		uint64_t took = monotonic_ns() - began;
+		if (took > s->evaluate_ns_max)
+			s->evaluate_ns_max = took;
+		publish(s);
+
+		pthread_mutex_lock(&s->lock);
+		if (ret && !s->evaluation_error) {
+			s->evaluation_error = ret;
+			snprintf(s->evaluation_why, sizeof(s->evaluation_why),
+				 "%s", why);
+		}
+		s->handed = -1;
+		pthread_cond_broadcast(&s->handoff);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
 }
 
 static int open_session(struct gpd_nv_sampler *s, char *why, size_t size)
@@ -181,6 +244,7 @@ static int open_session(struct gpd_nv_sampler *s, char *why, size_t size)
 	if (ret)
 		return ret;
 	s->session_open = true;
+	s->filling = 0;
 	s->mine.sessions++;
 	gpd_nv_report_builder_restart(&s->builder, clock_offset_ns());
 	return 0;
@@ -190,6 +254,7 @@ static void close_session(struct gpd_nv_sampler *s)
 {
 	if (!s->session_open)
 		return;
+	quiesce(s);
 	if (s->cfg.plan.kind == GPD_NV_PLAN_PM)
 		gpd_nv_pm_session_close(&s->pm);
 	else
@@ -206,17 +271,73 @@ static uint64_t period_of(const struct gpd_nv_sampler *s)
 						  : p;
 }
 
+/* Hands the image being filled to the evaluating thread and decodes into
+ * the other from now on. While the evaluating thread still holds the
+ * other, the image is filled further; a full one waits for it. */
+static int hand_off(struct gpd_nv_sampler *s, bool full, char *why,
+		    size_t size)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->handed >= 0 && !full) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	if (s->handed >= 0)
+		s->mine.evaluation_waits++;
+	while (s->handed >= 0)
+		pthread_cond_wait(&s->handoff, &s->lock);
+	s->handed = (int)s->filling;
+	pthread_cond_broadcast(&s->handoff);
+	pthread_mutex_unlock(&s->lock);
+
+	s->filling = (s->filling + 1) % GPD_NV_PM_IMAGES;
+	struct gpd_nv_pm_image *next = &s->pm.images[s->filling];
+	if (!next->populated)
+		return 0;
+	return gpd_nv_pm_session_reset_image(&s->pm, next, why, size);
+}
+
+/* One decode period of a PM session: the evaluating thread does the
+ * rest. */
+static int decode(struct gpd_nv_sampler *s, char *why, size_t size)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->evaluation_error) {
+		ret = s->evaluation_error;
+		snprintf(why, size, "%s", s->evaluation_why);
+		s->evaluation_error = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned round = 0; !ret && round < GPD_NV_PM_MAX_DRAIN_ROUNDS;
+	     round++) {
+		struct gpd_nv_pm_image *img = &s->pm.images[s->filling];
+		bool full = false;
+		int n = gpd_nv_pm_session_decode_into(&s->pm, img, &full, why,
+						       size);
+		if (n < 0)
+			ret = n;
+		else if (img->completed || full)
+			ret = hand_off(s, full, why, size);
+		if (!full)
+			break;
+	}
+	share_decoding(s);
+	return ret;
+}
+
 /* One decode, or one telemetry read. */
 static int step(struct gpd_nv_sampler *s, char *why, size_t size)
 {
-	if (s->cfg.plan.kind == GPD_NV_PLAN_PM) {
-		int n = gpd_nv_pm_session_decode(&s->pm, on_sample, s, why, size);
-		return n < 0 ? n : 0;
-	}
+	if (s->cfg.plan.kind == GPD_NV_PLAN_PM)
+		return decode(s, why, size);
 	struct gpd_nv_sample sample;
 	int ret = gpd_nv_telemetry_read(&s->telemetry, &sample, why, size);
-	if (!ret)
+	if (!ret) {
 		on_sample(s, sample.start_ns, sample.end_ns, sample.values);
+		publish(s);
+	}
 	return ret;
 }
 
@@ -247,6 +368,7 @@ static bool reopen(struct gpd_nv_sampler *s)
 				       s->cfg.name, why);
 			told = ret;
 			publish(s);
+			share_decoding(s);
 		}
 		if (!wait_until(s, monotonic_ns() + s->cfg.retry_ns))
 			return false;
@@ -276,10 +398,11 @@ static void *run(void *arg)
 		if (next <= now)
 			next = now + period_of(s);
 		ret = step(s, why, sizeof(why));
-		if (!ret) {
-			publish(s);
+		if (!ret)
 			continue;
-		}
+		/* The evaluating thread finishes the image it holds before
+		 * the loss is written after its records. */
+		quiesce(s);
 		lose(s);
 		if (ret == -EOVERFLOW) {
 			s->mine.overflows++;
@@ -292,14 +415,17 @@ static void *run(void *arg)
 		       s->cfg.name, why);
 		close_session(s);
 		publish(s);
+		share_decoding(s);
 		if (!reopen(s))
 			break;
 		next = monotonic_ns() + period_of(s);
 	}
 	close_session(s);
+	quiesce(s);
+	share_decoding(s);
 	pthread_mutex_lock(&s->lock);
-	s->mine.reports = s->builder.stats;
-	s->stats = s->mine;
+	s->stats.reports = s->builder.stats;
+	s->stats.dropped_batches = s->dropped_batches;
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
@@ -310,6 +436,26 @@ static void free_buffers(struct gpd_nv_sampler *s)
 	free(s->batch);
 	s->out = s->batch = NULL;
 	s->out_len = s->out_cap = s->batch_len = s->batch_cap = 0;
+}
+
+/* Ends the evaluating thread once it holds no image. */
+static void stop_evaluating(struct gpd_nv_sampler *s)
+{
+	if (!s->evaluating)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stop_evaluating = true;
+	pthread_cond_broadcast(&s->handoff);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->evaluator, NULL);
+	s->evaluating = false;
+}
+
+static void destroy_sync(struct gpd_nv_sampler *s)
+{
+	pthread_cond_destroy(&s->handoff);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
 }
 
 int gpd_nv_sampler_start(struct gpd_nv_sampler *s,
@@ -329,18 +475,30 @@ int gpd_nv_sampler_start(struct gpd_nv_sampler *s,
 			 "NVIDIA report");
 		return ret;
 	}
+	s->handed = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &attr);
 	pthread_condattr_destroy(&attr);
+	pthread_cond_init(&s->handoff, NULL);
 
+	if (cfg->plan.kind == GPD_NV_PLAN_PM) {
+		ret = -pthread_create(&s->evaluator, NULL, evaluate, s);
+		if (ret) {
+			snprintf(why, why_size, "cannot start the evaluating "
+				 "thread: %s", strerror(-ret));
+			destroy_sync(s);
+			return ret;
+		}
+		s->evaluating = true;
+	}
 	ret = -pthread_create(&s->thread, NULL, run, s);
 	if (ret) {
 		snprintf(why, why_size, "cannot start the sampler thread: %s",
 			 strerror(-ret));
-		pthread_cond_destroy(&s->cond);
-		pthread_mutex_destroy(&s->lock);
+		stop_evaluating(s);
+		destroy_sync(s);
 		return ret;
 	}
 	s->running = true;
@@ -365,8 +523,8 @@ void gpd_nv_sampler_stop(struct gpd_nv_sampler *s)
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
 	s->running = false;
-	pthread_cond_destroy(&s->cond);
-	pthread_mutex_destroy(&s->lock);
+	stop_evaluating(s);
+	destroy_sync(s);
 	free_buffers(s);
 }
 

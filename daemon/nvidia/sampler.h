@@ -1,12 +1,33 @@
 /*
- * The sampler thread of an open nvidia source.
+ * The sampler threads of an open nvidia source.
  *
  * Decoding PM samples costs a host core up to a third of its time at 1 kHz
  * with 15 counters (docs/nvidia-pm-sampling.md), far too much to do on the
- * daemon's event loop. The thread runs the CUPTI session (or the NVML
- * reads), turns samples into records with the report builder, and hands
- * them to the loop through a locked buffer and a uv_async wake-up. It owns
- * every CUPTI and NVML call of the session, from setup to teardown.
+ * daemon's event loop. The sampler thread runs the CUPTI session (or the
+ * NVML reads) and owns every call that takes the PM sampling object, from
+ * setup to teardown. At 10 kHz in a DRAM-bound phase, CUPTI's decoding
+ * alone took 62-72 us of every 100 us sample on an H200, and evaluating
+ * the sample and building its records another 25-30 us: one thread fell
+ * behind, its image filled, and CUPTI lost samples. So a PM session has a
+ * second, evaluating thread: it evaluates one counter data image, turns
+ * its samples into records with the report builder, and hands them to the
+ * loop through a locked buffer and a uv_async wake-up, while the sampler
+ * thread decodes into the other image.
+ *
+ * Who owns what, when (every hand-over under the lock):
+ * - the image being filled (filling): the sampler thread's; when it holds
+ *   samples it is handed over (handed), unless the evaluating thread still
+ *   holds the other one: then it is filled further, or, once full, the
+ *   sampler thread waits for the other to come back;
+ * - the handed image: the evaluating thread's until it sets handed to -1;
+ *   the sampler thread then resets it before decoding into it;
+ * - the report builder, the batch and what publish() counts: whoever holds
+ *   the turn: the evaluating thread while an image is handed, else the
+ *   sampler thread, which waits for handed to be -1 (quiesce) before it
+ *   writes a loss, restarts the builder or closes the session;
+ * - stats: each thread copies only its own fields into it.
+ * A telemetry (NVML) session has no evaluating thread: the sampler thread
+ * holds the turn throughout.
  *
  * When the session breaks (the hardware buffer overflowed, the GPU was
  * taken by another profiler, a decode failed), the thread writes a
@@ -60,6 +81,7 @@ struct gpd_nv_sampler_stats {
 	uint64_t overflows;             /* hardware buffer overflows */
 	uint64_t failures;              /* sessions that broke otherwise */
 	uint64_t dropped_batches;       /* the loop fell behind */
+	uint64_t evaluation_waits;      /* a full image waited for the other */
 	struct gpd_nv_pm_stats pm;
 };
 
@@ -68,11 +90,18 @@ struct gpd_nv_sampler {
 	uv_async_t *wake;               /* the loop's; the thread only sends */
 	pthread_t thread;
 	bool running;
+	pthread_t evaluator;            /* PM sessions only */
+	bool evaluating;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;            /* stop requests, setup done */
+	pthread_cond_t handoff;         /* an image handed over or back */
 	/* Under lock. */
 	bool stop;
+	bool stop_evaluating;
+	int handed;                     /* the evaluating thread's image; -1 */
+	int evaluation_error;           /* for the sampler thread; 0: none */
+	char evaluation_why[256];
 	bool setup_done;
 	int setup_result;
 	char setup_why[256];
@@ -82,16 +111,21 @@ struct gpd_nv_sampler {
 	unsigned n_notices;
 	struct gpd_nv_sampler_stats stats;
 
-	/* The thread's own. */
-	struct gpd_nv_report_builder builder;
-	struct gpd_nv_pm_session pm;
+	/* The sampler thread's own. */
+	struct gpd_nv_pm_session pm;    /* its images: see above */
 	struct gpd_nv_telemetry telemetry;
 	bool session_open;
+	unsigned filling;               /* the image decoded into */
 	/* Each overflow doubles the next session's hardware buffer. */
 	unsigned buffer_doublings;
+	struct gpd_nv_sampler_stats mine;       /* its fields of stats */
+
+	/* The turn's (see above). */
+	struct gpd_nv_report_builder builder;
 	unsigned char *batch;
 	size_t batch_len, batch_cap;
-	struct gpd_nv_sampler_stats mine;
+	uint64_t dropped_batches;
+	uint64_t evaluate_ns_max;
 };
 
 /*
@@ -103,8 +137,8 @@ int gpd_nv_sampler_start(struct gpd_nv_sampler *s,
 			 const struct gpd_nv_sampler_config *cfg,
 			 uv_async_t *wake, char *why, size_t why_size);
 
-/* Stops the thread and frees what it holds; s->stats are then the
- * thread's last. */
+/* Stops the threads and frees what they hold; s->stats are then the
+ * last. */
 void gpd_nv_sampler_stop(struct gpd_nv_sampler *s);
 
 /*

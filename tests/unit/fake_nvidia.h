@@ -3,8 +3,20 @@
  * driver calls, CUPTI's PM sampling and NVML, answering from one state the
  * tests set and read. Samples advance in fake CLOCK_REALTIME, a decode
  * period's worth per decode, with counts of rate x duration per metric;
- * knobs make a decode overflow, skip time, repeat a sample, or the GPU
- * busy with another profiler.
+ * knobs make a decode overflow, skip time, repeat a sample, the GPU busy
+ * with another profiler, or evaluating slow.
+ *
+ * Counter data images are told apart by their address, as CUPTI's are
+ * (each carries its own state). What the fake keeps of CUPTI's ordering,
+ * as the sampler relies on it on an H200: DecodeData fills an image up
+ * to its size (COUNTER_DATA_FULL, the rest left in the hardware buffer
+ * for the next call) and leaves the last sample it read half decoded
+ * (populated, not completed); the next call completes it in place, or,
+ * when it goes to another image or the image was reset, brings it whole
+ * there. Samples thus come out in order, once, whichever image they go
+ * to. The fake also counts what CUPTI does not promise to survive: a PM
+ * sampling call off the thread that enabled the session, and an image
+ * read while DecodeData writes it (races).
  *
  * CUPTI's calls take no user pointer, so the state is one static struct;
  * the sampler thread calls in while the test reads, hence the lock.
@@ -17,17 +29,30 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/nvidia/libs.h"
 #include "daemon/nvidia/pm_session.h"
 #include "daemon/nvidia/report_builder.h"
 
 #define FAKE_IMAGE_MAX 8192
+#define FAKE_IMAGES 4
 
 struct fake_sample {
 	uint64_t start, end;
 	bool setup;
+};
+
+struct fake_image {
+	const void *data;               /* NULL: a free slot */
+	unsigned capacity;              /* samples */
+	unsigned n, completed;          /* populated, of those complete */
+	bool decoded;                   /* DecodeData wrote it */
+	bool writing;                   /* inside DecodeData */
+	unsigned reading;               /* inside GetSampleInfo or Evaluate */
+	struct fake_sample sample[FAKE_IMAGE_MAX];
 };
 
 struct fake_nv {
@@ -39,6 +64,8 @@ struct fake_nv {
 	unsigned duplicate_at;          /* decode number repeating a sample */
 	double rate[GPD_NV_MAX_COUNTERS];       /* count per ns, by metric */
 	double setup_value;             /* each metric's count in a setup sample */
+	unsigned evaluate_delay_us;     /* each HostEvaluate takes this long */
+	unsigned evaluate_fail_at;      /* evaluation number that fails */
 	double power_w;
 	/* The usage calls: percentages, and processes as NVML lists them. */
 	unsigned util_gpu, util_memory, util_encoder, util_decoder;
@@ -61,11 +88,23 @@ struct fake_nv {
 	uint64_t interval_ns;
 	size_t hw_sizes[4];             /* of the first sessions */
 	uint32_t max_samples;
+	unsigned evaluations;
+	unsigned images_used;           /* decoded into, in this session */
+	unsigned appends;               /* decodes into an image with samples */
+	unsigned full_images;           /* decodes that filled theirs */
+	unsigned races;                 /* an image read while decoded into */
+	unsigned pm_calls_elsewhere;    /* off the thread that enabled */
+	unsigned evaluations_on_decoding_thread;
+	pthread_t pm_owner;
 	/* The GPU. */
 	uint64_t now_ns;                /* where the next sample starts */
 	bool setup_pending;
-	struct fake_sample image[FAKE_IMAGE_MAX];
-	unsigned image_n;
+	uint64_t backlog;               /* samples in the hardware buffer */
+	bool draining;                  /* the last decode filled its image */
+	bool half;                      /* the last sample read is half decoded */
+	struct fake_sample half_sample;
+	struct fake_image *half_in;     /* where it lies half decoded */
+	struct fake_image images[FAKE_IMAGES];
 	uint64_t nvml_start_ns;
 	int gpm_samples[2];
 };
@@ -215,9 +254,33 @@ static gpd_cupti_result fake_passes(struct gpd_cupti_host_passes_params *p)
 }
 static gpd_cupti_result fake_enable(struct gpd_cupti_pm_enable_params *p)
 {
-	FAKE_LOCKED(fake.enables++);
+	FAKE_LOCKED(fake.enables++; fake.pm_owner = pthread_self());
 	p->pm = &fake;
 	return 0;
+}
+
+/* Under the lock: a call that takes the PM sampling object. */
+static void fake_pm_call(void)
+{
+	if (!pthread_equal(fake.pm_owner, pthread_self()))
+		fake.pm_calls_elsewhere++;
+}
+
+/* Under the lock: the image at data, given a slot if new. */
+static struct fake_image *fake_image_of(const void *data)
+{
+	struct fake_image *free_slot = NULL;
+	for (unsigned i = 0; i < FAKE_IMAGES; i++) {
+		if (fake.images[i].data == data)
+			return &fake.images[i];
+		if (!fake.images[i].data && !free_slot)
+			free_slot = &fake.images[i];
+	}
+	if (free_slot) {
+		memset(free_slot, 0, offsetof(struct fake_image, sample));
+		free_slot->data = data;
+	}
+	return free_slot;
 }
 static gpd_cupti_result fake_disable(struct gpd_cupti_pm_params *p)
 {
@@ -233,9 +296,15 @@ static gpd_cupti_result fake_set_config(struct gpd_cupti_pm_config_params *p)
 	} else {
 		if (fake.configs < 4)
 			fake.hw_sizes[fake.configs] = p->hardware_buffer_size;
+		fake_pm_call();
 		fake.configs++;
 		fake.interval_ns = p->interval;
-		fake.image_n = 0;
+		for (unsigned i = 0; i < FAKE_IMAGES; i++)
+			fake.images[i].data = NULL;
+		fake.images_used = 0;
+		fake.backlog = 0;
+		fake.half = false;
+		fake.half_in = NULL;
 	}
 	pthread_mutex_unlock(&fake.lock);
 	return r;
@@ -243,6 +312,7 @@ static gpd_cupti_result fake_set_config(struct gpd_cupti_pm_config_params *p)
 static gpd_cupti_result fake_start(struct gpd_cupti_pm_params *p)
 {
 	pthread_mutex_lock(&fake.lock);
+	fake_pm_call();
 	fake.starts++;
 	fake.now_ns = fake_realtime_ns();
 	fake.setup_pending = true;
@@ -251,7 +321,7 @@ static gpd_cupti_result fake_start(struct gpd_cupti_pm_params *p)
 }
 static gpd_cupti_result fake_stop(struct gpd_cupti_pm_params *p)
 {
-	FAKE_LOCKED(fake.stops++);
+	FAKE_LOCKED(fake.stops++; fake_pm_call());
 	return 0;
 }
 static gpd_cupti_result fake_data_size(struct gpd_cupti_pm_data_size_params *p)
@@ -262,60 +332,150 @@ static gpd_cupti_result fake_data_size(struct gpd_cupti_pm_data_size_params *p)
 }
 static gpd_cupti_result fake_data_init(struct gpd_cupti_pm_data_init_params *p)
 {
-	FAKE_LOCKED(fake.image_n = 0);
-	return 0;
+	pthread_mutex_lock(&fake.lock);
+	fake_pm_call();
+	struct fake_image *img = fake_image_of(p->data);
+	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
+	if (img) {
+		if (img->reading || img->writing)
+			fake.races++;
+		img->capacity = (unsigned)((p->data_size - 64) / 8);
+		if (img->capacity > FAKE_IMAGE_MAX)
+			img->capacity = FAKE_IMAGE_MAX;
+		img->n = img->completed = 0;
+		if (fake.half_in == img)
+			fake.half_in = NULL;
+		r = 0;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return r;
 }
-static void fake_push(uint64_t start, uint64_t end, bool setup)
+/* Under the lock: a complete sample into img; false when it is full. */
+static bool fake_push(struct fake_image *img, uint64_t start, uint64_t end,
+		      bool setup)
 {
-	if (fake.image_n < FAKE_IMAGE_MAX)
-		fake.image[fake.image_n++] = (struct fake_sample){ start, end, setup };
+	if (img->n >= img->capacity)
+		return false;
+	img->sample[img->n++] = (struct fake_sample){ start, end, setup };
+	img->completed = img->n;
+	return true;
+}
+/* Under the lock: the samples waiting in the hardware buffer into img, as
+ * far as it has room; true when it filled. */
+static bool fake_fill(struct fake_image *img)
+{
+	if (fake.half) {
+		if (fake.half_in == img && img->n > img->completed)
+			img->completed++;
+		else if (!fake_push(img, fake.half_sample.start,
+				    fake.half_sample.end, false))
+			return true;
+		fake.half = false;
+		fake.half_in = NULL;
+	}
+	unsigned first = img->n;
+	while (fake.backlog) {
+		if (!fake_push(img, fake.now_ns, fake.now_ns + fake.interval_ns,
+			       false))
+			return true;
+		if (img->n == first + 1 && fake.duplicate_at &&
+		    fake.decodes == fake.duplicate_at &&
+		    !fake_push(img, img->sample[first].start,
+			       img->sample[first].end, false))
+			return true;
+		fake.now_ns += fake.interval_ns;
+		fake.backlog--;
+	}
+	/* The last sample read waits for the next call to be complete. */
+	if (img->n > first) {
+		img->completed = img->n - 1;
+		fake.half = true;
+		fake.half_sample = img->sample[img->n - 1];
+		fake.half_in = img;
+	}
+	return false;
 }
 static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 {
 	struct gpd_nv_pm_schedule schedule;
 
 	pthread_mutex_lock(&fake.lock);
+	fake_pm_call();
 	fake.decodes++;
 	if (fake.overflow_at && fake.decodes == fake.overflow_at) {
 		pthread_mutex_unlock(&fake.lock);
 		p->overflow = 1;
 		return GPD_CUPTI_ERROR_OUT_OF_MEMORY;
 	}
+	struct fake_image *img = fake_image_of(p->data);
+	if (!img || !img->capacity) {
+		pthread_mutex_unlock(&fake.lock);
+		return GPD_CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	/* Long enough for a reader of this image on another thread to show. */
+	img->writing = true;
+	if (img->reading)
+		fake.races++;
+	pthread_mutex_unlock(&fake.lock);
+	sched_yield();
+	pthread_mutex_lock(&fake.lock);
+	img->writing = false;
+	if (img->reading)
+		fake.races++;
+
 	gpd_nv_pm_schedule_for(fake.interval_ns, fake.n_metrics, &schedule);
-	uint64_t period = schedule.decode_period_ns;
-	if (fake.gap_at && fake.decodes == fake.gap_at)
-		fake.now_ns += 5 * fake.interval_ns;
+	/* A call after a full image drains; any other finds a decode
+	 * period's samples more. */
+	if (!fake.draining) {
+		if (fake.gap_at && fake.decodes == fake.gap_at)
+			fake.now_ns += 5 * fake.interval_ns;
+		fake.backlog += schedule.decode_period_ns / fake.interval_ns;
+	}
+	if (!img->decoded) {
+		img->decoded = true;
+		fake.images_used++;
+	}
+	if (img->completed)
+		fake.appends++;
 	if (fake.setup_pending) {
 		/* Sample 0 spans the setup: from SetConfig to Start. */
-		fake_push(fake.now_ns - 300000000ull, fake.now_ns, true);
+		fake_push(img, fake.now_ns - 300000000ull, fake.now_ns, true);
 		fake.setup_pending = false;
 	}
-	unsigned first = fake.image_n;
-	for (uint64_t k = 0; k < period / fake.interval_ns; k++) {
-		fake_push(fake.now_ns, fake.now_ns + fake.interval_ns, false);
-		fake.now_ns += fake.interval_ns;
-	}
-	if (fake.duplicate_at && fake.decodes == fake.duplicate_at)
-		fake_push(fake.image[first].start, fake.image[first].end, false);
+	fake.draining = fake_fill(img);
+	if (fake.draining)
+		fake.full_images++;
 	pthread_mutex_unlock(&fake.lock);
-	p->stop_reason = GPD_CUPTI_PM_STOP_END_OF_RECORDS;
+	p->stop_reason = fake.draining ? GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL
+				       : GPD_CUPTI_PM_STOP_END_OF_RECORDS;
 	p->overflow = 0;
 	return 0;
 }
 static gpd_cupti_result fake_data_info(struct gpd_cupti_pm_data_info_params *p)
 {
 	pthread_mutex_lock(&fake.lock);
-	p->total_samples = p->populated_samples = p->completed_samples = fake.image_n;
+	struct fake_image *img = fake_image_of(p->data);
+	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
+	if (img) {
+		p->total_samples = img->capacity;
+		p->populated_samples = img->n;
+		p->completed_samples = img->completed;
+		r = 0;
+	}
 	pthread_mutex_unlock(&fake.lock);
-	return 0;
+	return r;
 }
 static gpd_cupti_result fake_sample_info(struct gpd_cupti_pm_sample_params *p)
 {
 	pthread_mutex_lock(&fake.lock);
+	fake_pm_call();
+	struct fake_image *img = fake_image_of(p->data);
 	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
-	if (p->index < fake.image_n) {
-		p->start_ns = fake.image[p->index].start;
-		p->end_ns = fake.image[p->index].end;
+	if (img && img->writing)
+		fake.races++;
+	if (img && p->index < img->completed) {
+		p->start_ns = img->sample[p->index].start;
+		p->end_ns = img->sample[p->index].end;
 		r = 0;
 	}
 	pthread_mutex_unlock(&fake.lock);
@@ -324,16 +484,35 @@ static gpd_cupti_result fake_sample_info(struct gpd_cupti_pm_sample_params *p)
 static gpd_cupti_result fake_evaluate(struct gpd_cupti_host_evaluate_params *p)
 {
 	pthread_mutex_lock(&fake.lock);
-	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
-	if (p->range_index < fake.image_n) {
-		const struct fake_sample *s = &fake.image[p->range_index];
-		for (size_t i = 0; i < p->n_names; i++)
-			p->values[i] = s->setup ? fake.setup_value
-						: fake.rate[i] * (double)(s->end - s->start);
-		r = 0;
+	struct fake_image *img = fake_image_of(p->counter_data);
+	if (!img || p->range_index >= img->completed) {
+		pthread_mutex_unlock(&fake.lock);
+		return GPD_CUPTI_ERROR_INVALID_PARAMETER;
 	}
+	fake.evaluations++;
+	if (fake.evaluate_fail_at && fake.evaluations == fake.evaluate_fail_at) {
+		pthread_mutex_unlock(&fake.lock);
+		return GPD_CUPTI_ERROR_UNKNOWN;
+	}
+	if (pthread_equal(fake.pm_owner, pthread_self()))
+		fake.evaluations_on_decoding_thread++;
+	if (img->writing)
+		fake.races++;
+	const struct fake_sample *s = &img->sample[p->range_index];
+	for (size_t i = 0; i < p->n_names; i++)
+		p->values[i] = s->setup ? fake.setup_value
+					: fake.rate[i] * (double)(s->end - s->start);
+	unsigned delay = fake.evaluate_delay_us;
+	img->reading++;
 	pthread_mutex_unlock(&fake.lock);
-	return r;
+	if (delay)
+		usleep(delay);
+	else
+		sched_yield();
+	pthread_mutex_lock(&fake.lock);
+	img->reading--;
+	pthread_mutex_unlock(&fake.lock);
+	return 0;
 }
 
 /* NVML. */

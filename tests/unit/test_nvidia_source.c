@@ -2,7 +2,8 @@
  * The nvidia source on a fake GPU (fake_nvidia.h), through the daemon and
  * the subscription API on a real loop: windows from samples, the setup
  * sample dropped, overflows and gaps counted (the closing log line too)
- * and the session restarted,
+ * and the session restarted, decoding and evaluation on threads of their
+ * own over two images,
  * HARDWARE_BUSY reported as busy elsewhere and recovered from, NVML
  * telemetry, missing libraries in words. A real GPU is used only when the
  * libraries and one are there.
@@ -385,6 +386,109 @@ START_TEST(gap_counted_as_loss)
 }
 END_TEST
 
+/* Where each CUPTI call ran and which images it touched, as the fake saw
+ * them. */
+static void check_calls_apart(void)
+{
+	pthread_mutex_lock(&fake.lock);
+	ck_assert_uint_gt(fake.evaluations, 0);
+	ck_assert_uint_eq(fake.evaluations_on_decoding_thread, 0);
+	ck_assert_uint_eq(fake.pm_calls_elsewhere, 0);
+	ck_assert_uint_eq(fake.races, 0);
+	pthread_mutex_unlock(&fake.lock);
+}
+
+/* The thread that decodes only decodes: the samples are evaluated on
+ * another, from the image the decoding no longer fills, and every sample
+ * arrives once and in order across the two images. */
+START_TEST(decoding_thread_never_evaluates)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_nv_sampler_stats st = run_basic(&r, 12);
+	check_calls_apart();
+	ck_assert_uint_eq(fake.images_used, 2);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	ck_assert_uint_eq(st.reports.gaps, 0);
+	ck_assert_uint_eq(st.reports.out_of_order, 0);
+	ck_assert_uint_eq(st.reports.setup_samples, 1);
+	/* Each hand-over left the image's last sample half decoded: the
+	 * next decode brought it whole into the other image. */
+	ck_assert_uint_ge(st.pm.cut_samples, 1);
+	check_basic_means(&r);
+}
+END_TEST
+
+/* Evaluating slowly until the decoding has had to wait for it, then at
+ * full speed again. */
+static void evaluate_slowly_until_waited(struct run *r)
+{
+	if (!r->stats.evaluation_waits)
+		return;
+	FAKE_LOCKED(fake.evaluate_delay_us = 0);
+	if (!r->stop_after)
+		r->stop_after = r->frames + 10;
+}
+
+/* While the evaluation holds one image, the decoding fills the other
+ * further, and once it is full waits for the first back rather than
+ * overwrite or drop anything: nothing is lost, nothing out of order. */
+START_TEST(slow_evaluation_makes_decoding_wait_not_lose)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	/* 2 ms a sample: 125 samples take 250 ms, two and a half decodes. */
+	FAKE_LOCKED(fake.evaluate_delay_us = 2000);
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 1000000, 20000000, &err), 0);
+	r.on_frame = evaluate_slowly_until_waited;
+	run_loop(&r, 0, 20000);
+	ck_assert(!r.timed_out);
+	check_calls_apart();
+	ck_assert_uint_ge(r.stats.evaluation_waits, 1);
+	pthread_mutex_lock(&fake.lock);
+	ck_assert_uint_ge(fake.appends, 1);
+	ck_assert_uint_ge(fake.full_images, 1);
+	pthread_mutex_unlock(&fake.lock);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	ck_assert_uint_eq(r.stats.reports.gaps, 0);
+	ck_assert_uint_eq(r.stats.reports.out_of_order, 0);
+	ck_assert_uint_eq(r.stats.sessions, 1);
+	check_basic_means(&r);
+}
+END_TEST
+
+/* An evaluation that fails on the evaluating thread breaks the session as
+ * a failed decode did: one BUFFER_LOST, counted as a session failure in
+ * the closing log line, and a new session. */
+START_TEST(evaluation_failure_counted_as_loss)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	FAKE_LOCKED(fake.evaluate_fail_at = 200);
+	start(&r, "nvidia:0", fake_libs());
+	log_capture();
+	struct gpd_nv_sampler_stats st = run_basic(&r, 14);
+	const char *log = log_text();
+	check_calls_apart();
+	ck_assert_uint_eq(st.failures, 1);
+	ck_assert_uint_eq(st.overflows, 0);
+	ck_assert_uint_eq(st.sessions, 2);
+	ck_assert_uint_eq(r.buffer_lost, 1);
+	ck_assert_uint_eq(st.reports.losses, 1);
+	ck_assert_msg(strstr(log, "; 1 BUFFER_LOST (0 overflows of the GPU's "
+			     "buffer, 1 other session failures"), "%s", log);
+	ck_assert_msg(strstr(log, "cuptiProfilerHostEvaluateToGpuValues"),
+		      "%s", log);
+	check_basic_means(&r);
+}
+END_TEST
+
 START_TEST(repeated_sample_dropped)
 {
 	struct run r;
@@ -679,6 +783,9 @@ static Suite *nvidia_source_suite(void)
 	tcase_add_test(tc, hardware_buffer_grows_to_1_gib);
 	tcase_add_test(tc, gap_counted_as_loss);
 	tcase_add_test(tc, repeated_sample_dropped);
+	tcase_add_test(tc, decoding_thread_never_evaluates);
+	tcase_add_test(tc, slow_evaluation_makes_decoding_wait_not_lose);
+	tcase_add_test(tc, evaluation_failure_counted_as_loss);
 	tcase_add_test(tc, hardware_busy_refused_as_busy_elsewhere);
 	tcase_add_test(tc, busy_later_then_recovered);
 	tcase_add_test(tc, telemetry_from_nvml);
