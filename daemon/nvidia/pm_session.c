@@ -4,8 +4,15 @@
  * The decode schedule is what worked on an H200 (docs/nvidia-pm-sampling.md
  * and runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
  * most every 5 ms and at least every 100 ms, into an image of two and a
- * half decodes' worth; the sampler hands an image that holds samples to
- * its evaluating thread and decodes into the other, reset first. What
+ * half decodes' worth or 200 ms, whichever is more (within 32 MiB); the
+ * sampler hands an image that holds samples to its evaluating thread and
+ * decodes into the other. At 10 kHz in a DRAM-bound phase a single
+ * DecodeData call took up to 67 ms, after which the 64 ms image of two
+ * and a half decodes filled, and switching to the other image then lost
+ * samples as a reset does; 200 ms absorbs such a call. Images are emptied
+ * by copying an initialized one over them (as OpenXLA's PM sampler does):
+ * CounterDataImageInitialize took 0.16-0.36 ms a MB, and wants the PM
+ * sampling object on its thread. What
  * must never happen is a full image: CUPTI then loses samples and hands
  * out others twice and out of order, each decode falls further behind,
  * and delivery collapsed to 45% at 16 kHz. A sample still half decoded at
@@ -40,6 +47,7 @@
 #define MAX_DECODE_PERIOD_NS 100000000ull
 #define IMAGE_HALF_PERIODS 5
 #define IMAGE_SLACK 16
+#define IMAGE_SPAN_NS 200000000ull
 #define HW_SPAN_NS 1000000000ull
 #define HW_BYTES_PER_COUNTER (4u << 10)
 #define HW_BUFFER_MIN (8ull << 20)
@@ -57,8 +65,11 @@ void gpd_nv_pm_schedule_for(uint64_t interval_ns, unsigned n_metrics,
 		period = MAX_DECODE_PERIOD_NS;
 	uint64_t per_period = (period + interval_ns - 1) / interval_ns;
 	schedule->decode_period_ns = period;
-	schedule->max_samples = (uint32_t)(per_period * IMAGE_HALF_PERIODS / 2 +
-					   IMAGE_SLACK);
+	uint64_t least = per_period * IMAGE_HALF_PERIODS / 2 + IMAGE_SLACK;
+	uint64_t span = (IMAGE_SPAN_NS + interval_ns - 1) / interval_ns +
+			IMAGE_SLACK;
+	schedule->min_samples = (uint32_t)least;
+	schedule->max_samples = (uint32_t)(span > least ? span : least);
 	schedule->reset_at = 1;
 
 	uint64_t hw = (HW_SPAN_NS + interval_ns - 1) / interval_ns *
@@ -179,22 +190,6 @@ static int make_config(struct gpd_nv_pm_session *s, const char *chip,
 	return 0;
 }
 
-static int init_image(struct gpd_nv_pm_session *s, struct gpd_nv_pm_image *img,
-		      char *why, size_t size)
-{
-	struct gpd_cupti_pm_data_init_params di =
-		PARAMS(struct gpd_cupti_pm_data_init_params, data);
-	di.pm = s->pm;
-	di.data_size = s->data_size;
-	di.data = img->data;
-	gpd_cupti_result r = s->libs->cupti.pm_counter_data_image_initialize(&di);
-	if (r)
-		return fail(s, why, size,
-			    "cuptiPmSamplingCounterDataImageInitialize", r);
-	img->completed = img->populated = 0;
-	return 0;
-}
-
 static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 		     const struct gpd_nv_pm_config *cfg, char *why, size_t size)
 {
@@ -235,22 +230,39 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 	r = api->pm_get_counter_data_size(&ds);
 	if (r)
 		return fail(s, why, size, "cuptiPmSamplingGetCounterDataSize", r);
+	uint32_t least = s->schedule.min_samples < s->schedule.max_samples ?
+			 s->schedule.min_samples : s->schedule.max_samples;
+	if (ds.data_size > GPD_NV_PM_MAX_IMAGE_BYTES &&
+	    s->schedule.max_samples > least) {
+		uint64_t fit = (uint64_t)s->schedule.max_samples *
+			       GPD_NV_PM_MAX_IMAGE_BYTES / ds.data_size;
+		s->schedule.max_samples = (uint32_t)(fit > least ? fit : least);
+		ds.max_samples = s->schedule.max_samples;
+		r = api->pm_get_counter_data_size(&ds);
+		if (r)
+			return fail(s, why, size,
+				    "cuptiPmSamplingGetCounterDataSize", r);
+	}
 	s->data_size = ds.data_size;
 	s->values = calloc(s->n_metrics, sizeof(*s->values));
-	if (!s->values)
+	s->pristine = calloc(1, ds.data_size ? ds.data_size : 1);
+	if (!s->values || !s->pristine)
 		return -ENOMEM;
+	struct gpd_cupti_pm_data_init_params di =
+		PARAMS(struct gpd_cupti_pm_data_init_params, data);
+	di.pm = s->pm;
+	di.data_size = s->data_size;
+	di.data = s->pristine;
+	r = api->pm_counter_data_image_initialize(&di);
+	if (r)
+		return fail(s, why, size,
+			    "cuptiPmSamplingCounterDataImageInitialize", r);
 	for (unsigned i = 0; i < GPD_NV_PM_IMAGES; i++) {
 		struct gpd_nv_pm_image *img = &s->images[i];
-		img->data = calloc(1, ds.data_size ? ds.data_size : 1);
-		img->start_ns = calloc(s->schedule.max_samples + 1,
-				       sizeof(*img->start_ns));
-		img->end_ns = calloc(s->schedule.max_samples + 1,
-				     sizeof(*img->end_ns));
-		if (!img->data || !img->start_ns || !img->end_ns)
+		img->data = malloc(ds.data_size ? ds.data_size : 1);
+		if (!img->data)
 			return -ENOMEM;
-		int ret = init_image(s, img, why, size);
-		if (ret)
-			return ret;
+		gpd_nv_pm_image_reset(s, img);
 	}
 	return 0;
 }
@@ -309,58 +321,30 @@ err:
 	return ret;
 }
 
-int gpd_nv_pm_session_reset_image(struct gpd_nv_pm_session *s,
-				  struct gpd_nv_pm_image *img,
-				  char *why, size_t why_size)
+void gpd_nv_pm_image_reset(const struct gpd_nv_pm_session *s,
+			   struct gpd_nv_pm_image *img)
 {
-	s->stats->resets++;
-	s->stats->cut_samples += img->populated - img->completed;
-	return init_image(s, img, why, why_size);
+	memcpy(img->data, s->pristine, s->data_size);
+	img->completed = img->populated = 0;
 }
 
-/* Reads the counts of img and the times of the samples completed since
- * the last call. */
-static int read_times(struct gpd_nv_pm_session *s, struct gpd_nv_pm_image *img,
-		      char *why, size_t size)
+int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
+			     const struct gpd_nv_pm_image *img, size_t from,
+			     gpd_nv_pm_sample_fn *sample_fn, void *user,
+			     char *why, size_t why_size)
 {
 	const struct gpd_cupti_api *api = &s->libs->cupti;
-	struct gpd_cupti_pm_data_info_params info =
-		PARAMS(struct gpd_cupti_pm_data_info_params, completed_samples);
-	info.data = img->data;
-	info.data_size = s->data_size;
-	gpd_cupti_result r = api->pm_get_counter_data_info(&info);
-	if (r)
-		return fail(s, why, size, "cuptiPmSamplingGetCounterDataInfo", r);
-	size_t completed = info.completed_samples;
-	if (completed > s->schedule.max_samples)
-		completed = s->schedule.max_samples;
-	for (size_t i = img->completed; i < completed; i++) {
+	for (size_t i = from; i < img->completed; i++) {
 		struct gpd_cupti_pm_sample_params sp =
 			PARAMS(struct gpd_cupti_pm_sample_params, end_ns);
 		sp.pm = s->pm;
 		sp.data = img->data;
 		sp.data_size = s->data_size;
 		sp.index = i;
-		r = api->pm_counter_data_get_sample_info(&sp);
+		gpd_cupti_result r = api->pm_counter_data_get_sample_info(&sp);
 		if (r)
-			return fail(s, why, size,
+			return fail(s, why, why_size,
 				    "cuptiPmSamplingCounterDataGetSampleInfo", r);
-		img->start_ns[i] = sp.start_ns;
-		img->end_ns[i] = sp.end_ns;
-	}
-	if (completed > img->completed)
-		img->completed = completed;
-	img->populated = info.populated_samples > img->completed ?
-			 info.populated_samples : img->completed;
-	return 0;
-}
-
-static int evaluate_range(struct gpd_nv_pm_session *s,
-			  const struct gpd_nv_pm_image *img, size_t from,
-			  gpd_nv_pm_sample_fn *sample_fn, void *user,
-			  char *why, size_t size)
-{
-	for (size_t i = from; i < img->completed; i++) {
 		struct gpd_cupti_host_evaluate_params ev =
 			PARAMS(struct gpd_cupti_host_evaluate_params, values);
 		ev.host = s->host;
@@ -370,21 +354,13 @@ static int evaluate_range(struct gpd_nv_pm_session *s,
 		ev.names = s->metrics;
 		ev.n_names = s->n_metrics;
 		ev.values = s->values;
-		gpd_cupti_result r = s->libs->cupti.host_evaluate_to_gpu_values(&ev);
+		r = api->host_evaluate_to_gpu_values(&ev);
 		if (r)
-			return fail(s, why, size,
+			return fail(s, why, why_size,
 				    "cuptiProfilerHostEvaluateToGpuValues", r);
-		sample_fn(user, img->start_ns[i], img->end_ns[i], s->values);
+		sample_fn(user, sp.start_ns, sp.end_ns, s->values);
 	}
 	return 0;
-}
-
-int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
-			     const struct gpd_nv_pm_image *img,
-			     gpd_nv_pm_sample_fn *sample_fn, void *user,
-			     char *why, size_t why_size)
-{
-	return evaluate_range(s, img, 0, sample_fn, user, why, why_size);
 }
 
 static uint64_t monotonic_ns(void)
@@ -446,9 +422,20 @@ int gpd_nv_pm_session_decode_into(struct gpd_nv_pm_session *s,
 	}
 	if (r)
 		return fail(s, why, why_size, "cuptiPmSamplingDecodeData", r);
-	int ret = read_times(s, img, why, why_size);
-	if (ret)
-		return ret;
+	struct gpd_cupti_pm_data_info_params info =
+		PARAMS(struct gpd_cupti_pm_data_info_params, completed_samples);
+	info.data = img->data;
+	info.data_size = s->data_size;
+	r = s->libs->cupti.pm_get_counter_data_info(&info);
+	if (r)
+		return fail(s, why, why_size, "cuptiPmSamplingGetCounterDataInfo", r);
+	size_t completed = info.completed_samples;
+	if (completed > s->schedule.max_samples)
+		completed = s->schedule.max_samples;
+	if (completed > img->completed)
+		img->completed = completed;
+	img->populated = info.populated_samples > img->completed ?
+			 info.populated_samples : img->completed;
 	*full = dp.stop_reason == GPD_CUPTI_PM_STOP_COUNTER_DATA_FULL;
 	if (*full)
 		s->stats->full_images++;
@@ -473,8 +460,8 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		if (ret < 0)
 			return ret;
 		uint64_t t0 = monotonic_ns();
-		ret = evaluate_range(s, img, s->evaluated, sample_fn, user, why,
-				     why_size);
+		ret = gpd_nv_pm_image_evaluate(s, img, s->evaluated, sample_fn,
+					       user, why, why_size);
 		keep_max(&s->stats->evaluate_ns_max, monotonic_ns() - t0);
 		if (ret)
 			return ret;
@@ -482,9 +469,9 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		s->evaluated = img->completed;
 		uint32_t at = s->schedule.reset_at ? s->schedule.reset_at : 1;
 		if (full || img->completed >= at) {
-			if ((ret = gpd_nv_pm_session_reset_image(s, img, why,
-								 why_size)))
-				return ret;
+			s->stats->resets++;
+			s->stats->cut_samples += img->populated - img->completed;
+			gpd_nv_pm_image_reset(s, img);
 			s->evaluated = 0;
 		}
 		if (!full)
@@ -520,11 +507,9 @@ void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s)
 	}
 	free(s->availability);
 	free(s->config);
-	for (unsigned i = 0; i < GPD_NV_PM_IMAGES; i++) {
+	for (unsigned i = 0; i < GPD_NV_PM_IMAGES; i++)
 		free(s->images[i].data);
-		free(s->images[i].start_ns);
-		free(s->images[i].end_ns);
-	}
+	free(s->pristine);
 	free(s->values);
 	memset(s, 0, sizeof(*s));
 }

@@ -4,13 +4,15 @@
  * data image never fills between two decodes.
  *
  * A session decodes into two counter data images, so that one can be
- * evaluated on another thread while the next decode fills the other.
- * Every call that takes the PM sampling object (decoding, sample times,
- * image resets) stays on the thread that opened the session; only
- * gpd_nv_pm_image_evaluate, which needs no more than the host object and
- * an image nobody writes, may run elsewhere. CUPTI documents no thread
- * safety for either object; this split shares only the host object, and
- * only with the thread that no longer uses it after the session opened.
+ * evaluated on another thread while the next decode fills the other. Only
+ * DecodeData and GetCounterDataInfo stay on the thread that opened the
+ * session (with setup and teardown); reading a decoded image's samples
+ * (GetSampleInfo, HostEvaluateToGpuValues) and emptying it again (a copy
+ * of a freshly initialized image, no CUPTI call) may run on another.
+ * CUPTI documents no thread safety for any of these calls: that
+ * GetSampleInfo, which takes the PM sampling object, runs safely beside
+ * DecodeData into another image was checked on an H200 (driver 580,
+ * CUPTI 13.0), not promised; see docs/nvidia-pm-sampling.md.
  */
 #ifndef GPD_NVIDIA_PM_SESSION_H
 #define GPD_NVIDIA_PM_SESSION_H
@@ -26,6 +28,7 @@
 /* A decode that keeps finding a full image is fed faster than it drains;
  * it leaves the rest to the next decode after this many calls. */
 #define GPD_NV_PM_MAX_DRAIN_ROUNDS 8
+#define GPD_NV_PM_MAX_IMAGE_BYTES (32u << 20)
 
 /* What the decoding did, over sessions. The times say where a sampler
  * that fell behind lost its time: in CUPTI's decoding, in evaluating
@@ -42,13 +45,15 @@ struct gpd_nv_pm_stats {
 };
 
 /* How a session decodes: every decode_period_ns, into an image of
- * max_samples samples, from a hardware buffer of hardware_buffer_size
- * bytes. gpd_nv_pm_session_decode resets its image once it holds reset_at
+ * max_samples samples (fewer when that many would take more than
+ * GPD_NV_PM_MAX_IMAGE_BYTES, but never below min_samples), from a
+ * hardware buffer of hardware_buffer_size bytes.
+ * gpd_nv_pm_session_decode resets its image once it holds reset_at
  * samples (1: after every decode that brought any); the sampler resets
- * each image as it comes back from evaluation. */
+ * each image once it is evaluated. */
 struct gpd_nv_pm_schedule {
 	uint64_t decode_period_ns;
-	uint32_t max_samples;
+	uint32_t max_samples, min_samples;
 	uint32_t reset_at;
 	size_t hardware_buffer_size;
 };
@@ -65,13 +70,11 @@ struct gpd_nv_pm_config {
 
 #define GPD_NV_PM_IMAGES 2
 
-/* A counter data image and the times of its completed samples, read on
- * the decoding thread so that evaluating needs no PM sampling object. */
+/* A counter data image, as the last decode into it left it. */
 struct gpd_nv_pm_image {
 	uint8_t *data;
 	size_t completed;               /* samples decoded whole */
 	size_t populated;               /* those and a half-decoded one */
-	uint64_t *start_ns, *end_ns;    /* of the completed samples */
 };
 
 struct gpd_nv_pm_session {
@@ -84,6 +87,7 @@ struct gpd_nv_pm_session {
 	bool started;
 	uint8_t *availability, *config;
 	struct gpd_nv_pm_image images[GPD_NV_PM_IMAGES];
+	uint8_t *pristine;              /* an image as initialized */
 	size_t data_size;               /* of each image */
 	struct gpd_nv_pm_schedule schedule;
 	size_t evaluated;               /* of images[0], by ..._decode */
@@ -124,32 +128,29 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 
 /*
  * One DecodeData call into img, which may already hold samples of earlier
- * calls: reads the times of the samples it completed. *full says that the
- * image filled before the hardware buffer was drained. Returns the number
- * of samples completed, or as gpd_nv_pm_session_decode. On the session's
- * thread.
+ * calls. *full says that the image filled before the hardware buffer was
+ * drained. Returns the number of samples completed, or as
+ * gpd_nv_pm_session_decode. On the session's thread.
  */
 int gpd_nv_pm_session_decode_into(struct gpd_nv_pm_session *s,
 				  struct gpd_nv_pm_image *img, bool *full,
 				  char *why, size_t why_size);
 
-/* Empties img for the next decode; a sample half decoded into it comes
- * whole with the next decode, into whichever image. On the session's
- * thread. */
-int gpd_nv_pm_session_reset_image(struct gpd_nv_pm_session *s,
-				  struct gpd_nv_pm_image *img,
-				  char *why, size_t why_size);
-
 /*
- * Hands every completed sample of img to sample_fn, in order. Calls only
- * the host object: may run on another thread than the session's, as long
- * as nothing decodes into or resets img meanwhile, and only one thread
- * evaluates at a time.
+ * Hands every completed sample of img from index `from` on to sample_fn,
+ * in order. May run on another thread than the session's, as long as
+ * nothing decodes into img meanwhile and one thread at a time evaluates.
  */
 int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
-			     const struct gpd_nv_pm_image *img,
+			     const struct gpd_nv_pm_image *img, size_t from,
 			     gpd_nv_pm_sample_fn *sample_fn, void *user,
 			     char *why, size_t why_size);
+
+/* Empties img for the next decode, by copying an initialized image over
+ * it; a sample half decoded into it comes whole with the next decode,
+ * into whichever image. Where gpd_nv_pm_image_evaluate may run. */
+void gpd_nv_pm_image_reset(const struct gpd_nv_pm_session *s,
+			   struct gpd_nv_pm_image *img);
 
 /* Stops and frees everything; safe on a session that failed to open. */
 void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);

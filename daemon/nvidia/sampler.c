@@ -178,8 +178,8 @@ static void quiesce(struct gpd_nv_sampler *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* The evaluating thread: evaluates each image handed to it, publishes
- * its records and hands it back. */
+/* The evaluating thread: evaluates each image handed to it, empties it,
+ * publishes its records and hands it back. */
 static void *evaluate(void *arg)
 {
 	struct gpd_nv_sampler *s = arg;
@@ -190,13 +190,14 @@ static void *evaluate(void *arg)
 			pthread_cond_wait(&s->handoff, &s->lock);
 		if (s->handed < 0)
 			break;
-		const struct gpd_nv_pm_image *img = &s->pm.images[s->handed];
+		struct gpd_nv_pm_image *img = &s->pm.images[s->handed];
 		pthread_mutex_unlock(&s->lock);
 
 		char why[256];
 		uint64_t began = monotonic_ns();
-		int ret = gpd_nv_pm_image_evaluate(&s->pm, img, on_sample, s,
+		int ret = gpd_nv_pm_image_evaluate(&s->pm, img, 0, on_sample, s,
 						   why, sizeof(why));
+		gpd_nv_pm_image_reset(&s->pm, img);
 		uint64_t took = monotonic_ns() - began;
 		if (took > s->evaluate_ns_max)
 			s->evaluate_ns_max = took;
@@ -274,8 +275,7 @@ static uint64_t period_of(const struct gpd_nv_sampler *s)
 /* Hands the image being filled to the evaluating thread and decodes into
  * the other from now on. While the evaluating thread still holds the
  * other, the image is filled further; a full one waits for it. */
-static int hand_off(struct gpd_nv_sampler *s, bool full, char *why,
-		    size_t size)
+static int hand_off(struct gpd_nv_sampler *s, bool full)
 {
 	pthread_mutex_lock(&s->lock);
 	if (s->handed >= 0 && !full) {
@@ -290,11 +290,28 @@ static int hand_off(struct gpd_nv_sampler *s, bool full, char *why,
 	pthread_cond_broadcast(&s->handoff);
 	pthread_mutex_unlock(&s->lock);
 
+	/* The evaluating thread empties it; a half-decoded sample left in it
+	 * comes whole into the other. */
+	const struct gpd_nv_pm_image *img = &s->pm.images[s->filling];
+	s->mine.pm.resets++;
+	s->mine.pm.cut_samples += img->populated - img->completed;
 	s->filling = (s->filling + 1) % GPD_NV_PM_IMAGES;
-	struct gpd_nv_pm_image *next = &s->pm.images[s->filling];
-	if (!next->populated)
-		return 0;
-	return gpd_nv_pm_session_reset_image(&s->pm, next, why, size);
+	return 0;
+}
+
+/* Whether img has room for what the next decode may bring: what the GPU
+ * sampled since the last decode, and a decode period more. A full image
+ * loses samples (docs/nvidia-pm-sampling.md), so one short of room is
+ * handed over first, waiting for the evaluating thread if it must. */
+static bool room_for_next(const struct gpd_nv_sampler *s,
+			  const struct gpd_nv_pm_image *img)
+{
+	const struct gpd_nv_pm_session *pm = &s->pm;
+	uint64_t since = pm->last_decode_at ? monotonic_ns() - pm->last_decode_at
+					    : 0;
+	uint64_t coming = (since + pm->schedule.decode_period_ns) /
+			  s->cfg.plan.interval_ns + 1;
+	return img->populated + coming <= pm->schedule.max_samples;
 }
 
 /* One decode period of a PM session: the evaluating thread does the
@@ -313,13 +330,17 @@ static int decode(struct gpd_nv_sampler *s, char *why, size_t size)
 	for (unsigned round = 0; !ret && round < GPD_NV_PM_MAX_DRAIN_ROUNDS;
 	     round++) {
 		struct gpd_nv_pm_image *img = &s->pm.images[s->filling];
+		if (img->completed && !room_for_next(s, img)) {
+			hand_off(s, true);
+			img = &s->pm.images[s->filling];
+		}
 		bool full = false;
 		int n = gpd_nv_pm_session_decode_into(&s->pm, img, &full, why,
 						       size);
 		if (n < 0)
 			ret = n;
 		else if (img->completed || full)
-			ret = hand_off(s, full, why, size);
+			ret = hand_off(s, full);
 		if (!full)
 			break;
 	}

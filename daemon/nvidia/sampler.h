@@ -4,23 +4,23 @@
  * Decoding PM samples costs a host core up to a third of its time at 1 kHz
  * with 15 counters (docs/nvidia-pm-sampling.md), far too much to do on the
  * daemon's event loop. The sampler thread runs the CUPTI session (or the
- * NVML reads) and owns every call that takes the PM sampling object, from
- * setup to teardown. At 10 kHz in a DRAM-bound phase, CUPTI's decoding
- * alone took 62-72 us of every 100 us sample on an H200, and evaluating
- * the sample and building its records another 25-30 us: one thread fell
- * behind, its image filled, and CUPTI lost samples. So a PM session has a
- * second, evaluating thread: it evaluates one counter data image, turns
- * its samples into records with the report builder, and hands them to the
- * loop through a locked buffer and a uv_async wake-up, while the sampler
- * thread decodes into the other image.
+ * NVML reads) from setup to teardown and decodes. At 10 kHz in a DRAM-bound phase, CUPTI's decoding
+ * alone took 62-72 us of every 100 us sample on an H200, and reading the
+ * sample's times and values, building its records and emptying the image
+ * another 25-30 us: one thread fell behind, its image filled, and CUPTI
+ * lost samples. So a PM session has a second, evaluating thread: it reads
+ * one counter data image's samples (times and values), turns them into
+ * records with the report builder, empties the image and hands the
+ * records to the loop through a locked buffer and a uv_async wake-up,
+ * while the sampler thread decodes into the other image.
  *
  * Who owns what, when (every hand-over under the lock):
  * - the image being filled (filling): the sampler thread's; when it holds
  *   samples it is handed over (handed), unless the evaluating thread still
  *   holds the other one: then it is filled further, or, once full, the
  *   sampler thread waits for the other to come back;
- * - the handed image: the evaluating thread's until it sets handed to -1;
- *   the sampler thread then resets it before decoding into it;
+ * - the handed image: the evaluating thread's until it sets handed to -1,
+ *   empty again;
  * - the report builder, the batch and what publish() counts: whoever holds
  *   the turn: the evaluating thread while an image is handed, else the
  *   sampler thread, which waits for handed to be -1 (quiesce) before it

@@ -273,7 +273,8 @@ for name in runs:
     figures["runs"][name]["phases"] = by_phase
 
 # The daemon's CPU over each stream, its event loop's and the other
-# threads' (the sampler's, CUPTI's own), from before the stream to after.
+# threads' (the sampler's, the evaluating one's, CUPTI's own), from before
+# the stream to after.
 def cpu(name):
     def parse(which):
         rows = read("cpu-%s-%s.txt" % (name, which)).split("\n")
@@ -299,6 +300,8 @@ def cpu(name):
     return dict(wall_s=wall, cpu_s=total, core_pct=100 * total / wall,
                 loop_cpu_s=used.get(str(daemon_pid), 0),
                 busiest_thread_cpu_s=busiest,
+                threads_cpu_s=sorted((round(v, 2) for v in used.values()
+                                      if v >= 0.05), reverse=True),
                 per_32s_cpu_s=32 * total / wall)
 
 for name in runs:

@@ -6,17 +6,18 @@
  * knobs make a decode overflow, skip time, repeat a sample, the GPU busy
  * with another profiler, or evaluating slow.
  *
- * Counter data images are told apart by their address, as CUPTI's are
- * (each carries its own state). What the fake keeps of CUPTI's ordering,
- * as the sampler relies on it on an H200: DecodeData fills an image up
- * to its size (COUNTER_DATA_FULL, the rest left in the hardware buffer
- * for the next call) and leaves the last sample it read half decoded
- * (populated, not completed); the next call completes it in place, or,
- * when it goes to another image or the image was reset, brings it whole
- * there. Samples thus come out in order, once, whichever image they go
- * to. The fake also counts what CUPTI does not promise to survive: a PM
- * sampling call off the thread that enabled the session, and an image
- * read while DecodeData writes it (races).
+ * Counter data images carry their own state, as CUPTI's do: a copy of an
+ * initialized image is an empty one. What the fake keeps of CUPTI's
+ * behaviour, as the sampler relies on it on an H200: DecodeData fills an
+ * image up to its size (COUNTER_DATA_FULL, the rest left in the hardware
+ * buffer, of which the next call loses a few ms, as full images did) and
+ * leaves the last sample it read half decoded (populated, not completed);
+ * the next call completes it in place, or, when it goes to another image
+ * or the image was emptied, brings it whole there. Samples thus come out
+ * in order, once, whichever image they go to. The fake also counts what
+ * CUPTI does not promise to survive: a call that changes the PM sampling
+ * object off the thread that enabled it, and an image read or reset
+ * while DecodeData writes it (races).
  *
  * CUPTI's calls take no user pointer, so the state is one static struct;
  * the sampler thread calls in while the test reads, hence the lock.
@@ -25,6 +26,7 @@
 #define GPD_TEST_FAKE_NVIDIA_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,22 +39,34 @@
 #include "daemon/nvidia/pm_session.h"
 #include "daemon/nvidia/report_builder.h"
 
-#define FAKE_IMAGE_MAX 8192
 #define FAKE_IMAGES 4
+/* Samples a full image loses (docs/nvidia-pm-sampling.md: 2-28 ms). */
+#define FAKE_FULL_LOSS 20
 
 struct fake_sample {
 	uint64_t start, end;
 	bool setup;
 };
 
+/* What an image holds, in the image itself as CUPTI keeps it: a copy of
+ * an initialized image is an empty image. */
+#define FAKE_IMAGE_MAGIC 0x46414b45u
+#define FAKE_IMAGE_HEADER 64
+struct fake_contents {
+	uint32_t magic;
+	uint32_t capacity;              /* samples */
+	uint32_t n, completed;          /* populated, of those complete */
+	uint8_t pad[FAKE_IMAGE_HEADER - 16];
+	struct fake_sample sample[];
+};
+
+/* Calls in flight on an image, by its address. */
 struct fake_image {
 	const void *data;               /* NULL: a free slot */
-	unsigned capacity;              /* samples */
-	unsigned n, completed;          /* populated, of those complete */
+	struct fake_contents *c;
 	bool decoded;                   /* DecodeData wrote it */
 	bool writing;                   /* inside DecodeData */
 	unsigned reading;               /* inside GetSampleInfo or Evaluate */
-	struct fake_sample sample[FAKE_IMAGE_MAX];
 };
 
 struct fake_nv {
@@ -62,10 +76,13 @@ struct fake_nv {
 	unsigned overflow_at;           /* decode number that overflows */
 	unsigned gap_at;                /* decode number after skipped time */
 	unsigned duplicate_at;          /* decode number repeating a sample */
+	unsigned burst_at;              /* decode number finding more */
+	unsigned burst_samples;         /* that many more samples */
 	double rate[GPD_NV_MAX_COUNTERS];       /* count per ns, by metric */
 	double setup_value;             /* each metric's count in a setup sample */
 	unsigned evaluate_delay_us;     /* each HostEvaluate takes this long */
 	unsigned evaluate_fail_at;      /* evaluation number that fails */
+	size_t sample_bytes;            /* of an image per sample (0: 24) */
 	double power_w;
 	/* The usage calls: percentages, and processes as NVML lists them. */
 	unsigned util_gpu, util_memory, util_encoder, util_decoder;
@@ -103,7 +120,7 @@ struct fake_nv {
 	bool draining;                  /* the last decode filled its image */
 	bool half;                      /* the last sample read is half decoded */
 	struct fake_sample half_sample;
-	struct fake_image *half_in;     /* where it lies half decoded */
+	const void *half_in;            /* where it lies half decoded */
 	struct fake_image images[FAKE_IMAGES];
 	uint64_t nvml_start_ns;
 	int gpm_samples[2];
@@ -277,8 +294,9 @@ static struct fake_image *fake_image_of(const void *data)
 			free_slot = &fake.images[i];
 	}
 	if (free_slot) {
-		memset(free_slot, 0, offsetof(struct fake_image, sample));
+		memset(free_slot, 0, sizeof(*free_slot));
 		free_slot->data = data;
+		free_slot->c = (struct fake_contents *)data;
 	}
 	return free_slot;
 }
@@ -326,8 +344,12 @@ static gpd_cupti_result fake_stop(struct gpd_cupti_pm_params *p)
 }
 static gpd_cupti_result fake_data_size(struct gpd_cupti_pm_data_size_params *p)
 {
-	FAKE_LOCKED(fake.max_samples = p->max_samples);
-	p->data_size = 64 + (size_t)p->max_samples * 8;
+	pthread_mutex_lock(&fake.lock);
+	size_t per = fake.sample_bytes ? fake.sample_bytes
+				       : sizeof(struct fake_sample);
+	fake.max_samples = p->max_samples;
+	pthread_mutex_unlock(&fake.lock);
+	p->data_size = FAKE_IMAGE_HEADER + (size_t)p->max_samples * per;
 	return 0;
 }
 static gpd_cupti_result fake_data_init(struct gpd_cupti_pm_data_init_params *p)
@@ -339,59 +361,61 @@ static gpd_cupti_result fake_data_init(struct gpd_cupti_pm_data_init_params *p)
 	if (img) {
 		if (img->reading || img->writing)
 			fake.races++;
-		img->capacity = (unsigned)((p->data_size - 64) / 8);
-		if (img->capacity > FAKE_IMAGE_MAX)
-			img->capacity = FAKE_IMAGE_MAX;
-		img->n = img->completed = 0;
-		if (fake.half_in == img)
-			fake.half_in = NULL;
+		size_t per = fake.sample_bytes ? fake.sample_bytes
+					       : sizeof(struct fake_sample);
+		memset(img->c, 0, FAKE_IMAGE_HEADER);
+		img->c->magic = FAKE_IMAGE_MAGIC;
+		img->c->capacity = (uint32_t)((p->data_size - FAKE_IMAGE_HEADER) / per);
 		r = 0;
 	}
 	pthread_mutex_unlock(&fake.lock);
 	return r;
 }
-/* Under the lock: a complete sample into img; false when it is full. */
-static bool fake_push(struct fake_image *img, uint64_t start, uint64_t end,
+/* Under the lock: a complete sample into c; false when it is full. */
+static bool fake_push(struct fake_contents *c, uint64_t start, uint64_t end,
 		      bool setup)
 {
-	if (img->n >= img->capacity)
+	if (c->n >= c->capacity)
 		return false;
-	img->sample[img->n++] = (struct fake_sample){ start, end, setup };
-	img->completed = img->n;
+	c->sample[c->n++] = (struct fake_sample){ start, end, setup };
+	c->completed = c->n;
 	return true;
 }
 /* Under the lock: the samples waiting in the hardware buffer into img, as
  * far as it has room; true when it filled. */
 static bool fake_fill(struct fake_image *img)
 {
+	struct fake_contents *c = img->c;
 	if (fake.half) {
-		if (fake.half_in == img && img->n > img->completed)
-			img->completed++;
-		else if (!fake_push(img, fake.half_sample.start,
+		/* Still there, half decoded, unless the image was emptied. */
+		if (fake.half_in == img->data && c->n > c->completed &&
+		    c->sample[c->n - 1].start == fake.half_sample.start)
+			c->completed++;
+		else if (!fake_push(c, fake.half_sample.start,
 				    fake.half_sample.end, false))
 			return true;
 		fake.half = false;
 		fake.half_in = NULL;
 	}
-	unsigned first = img->n;
+	unsigned first = c->n;
 	while (fake.backlog) {
-		if (!fake_push(img, fake.now_ns, fake.now_ns + fake.interval_ns,
+		if (!fake_push(c, fake.now_ns, fake.now_ns + fake.interval_ns,
 			       false))
 			return true;
-		if (img->n == first + 1 && fake.duplicate_at &&
+		if (c->n == first + 1 && fake.duplicate_at &&
 		    fake.decodes == fake.duplicate_at &&
-		    !fake_push(img, img->sample[first].start,
-			       img->sample[first].end, false))
+		    !fake_push(c, c->sample[first].start, c->sample[first].end,
+			       false))
 			return true;
 		fake.now_ns += fake.interval_ns;
 		fake.backlog--;
 	}
 	/* The last sample read waits for the next call to be complete. */
-	if (img->n > first) {
-		img->completed = img->n - 1;
+	if (c->n > first) {
+		c->completed = c->n - 1;
 		fake.half = true;
-		fake.half_sample = img->sample[img->n - 1];
-		fake.half_in = img;
+		fake.half_sample = c->sample[c->n - 1];
+		fake.half_in = img->data;
 	}
 	return false;
 }
@@ -408,7 +432,7 @@ static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 		return GPD_CUPTI_ERROR_OUT_OF_MEMORY;
 	}
 	struct fake_image *img = fake_image_of(p->data);
-	if (!img || !img->capacity) {
+	if (!img || img->c->magic != FAKE_IMAGE_MAGIC) {
 		pthread_mutex_unlock(&fake.lock);
 		return GPD_CUPTI_ERROR_INVALID_PARAMETER;
 	}
@@ -430,16 +454,25 @@ static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 		if (fake.gap_at && fake.decodes == fake.gap_at)
 			fake.now_ns += 5 * fake.interval_ns;
 		fake.backlog += schedule.decode_period_ns / fake.interval_ns;
+		if (fake.burst_at && fake.decodes == fake.burst_at)
+			fake.backlog += fake.burst_samples;
+	} else {
+		/* What a full image cost on an H200: samples lost at the
+		 * next call, a gap of several ms. */
+		uint64_t lost = fake.backlog < FAKE_FULL_LOSS ? fake.backlog
+							     : FAKE_FULL_LOSS;
+		fake.now_ns += lost * fake.interval_ns;
+		fake.backlog -= lost;
 	}
 	if (!img->decoded) {
 		img->decoded = true;
 		fake.images_used++;
 	}
-	if (img->completed)
+	if (img->c->completed)
 		fake.appends++;
 	if (fake.setup_pending) {
 		/* Sample 0 spans the setup: from SetConfig to Start. */
-		fake_push(img, fake.now_ns - 300000000ull, fake.now_ns, true);
+		fake_push(img->c, fake.now_ns - 300000000ull, fake.now_ns, true);
 		fake.setup_pending = false;
 	}
 	fake.draining = fake_fill(img);
@@ -453,29 +486,30 @@ static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 }
 static gpd_cupti_result fake_data_info(struct gpd_cupti_pm_data_info_params *p)
 {
+	const struct fake_contents *c = (const void *)p->data;
+	if (c->magic != FAKE_IMAGE_MAGIC)
+		return GPD_CUPTI_ERROR_INVALID_PARAMETER;
 	pthread_mutex_lock(&fake.lock);
-	struct fake_image *img = fake_image_of(p->data);
-	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
-	if (img) {
-		p->total_samples = img->capacity;
-		p->populated_samples = img->n;
-		p->completed_samples = img->completed;
-		r = 0;
-	}
+	p->total_samples = c->capacity;
+	p->populated_samples = c->n;
+	p->completed_samples = c->completed;
 	pthread_mutex_unlock(&fake.lock);
-	return r;
+	return 0;
 }
+/* GetSampleInfo takes the PM sampling object but only reads the image:
+ * the sampler calls it beside DecodeData into another image, as it ran on
+ * an H200; it counts as a race only on the image being decoded into. */
 static gpd_cupti_result fake_sample_info(struct gpd_cupti_pm_sample_params *p)
 {
 	pthread_mutex_lock(&fake.lock);
-	fake_pm_call();
 	struct fake_image *img = fake_image_of(p->data);
 	gpd_cupti_result r = GPD_CUPTI_ERROR_INVALID_PARAMETER;
 	if (img && img->writing)
 		fake.races++;
-	if (img && p->index < img->completed) {
-		p->start_ns = img->sample[p->index].start;
-		p->end_ns = img->sample[p->index].end;
+	if (img && img->c->magic == FAKE_IMAGE_MAGIC &&
+	    p->index < img->c->completed) {
+		p->start_ns = img->c->sample[p->index].start;
+		p->end_ns = img->c->sample[p->index].end;
 		r = 0;
 	}
 	pthread_mutex_unlock(&fake.lock);
@@ -485,7 +519,8 @@ static gpd_cupti_result fake_evaluate(struct gpd_cupti_host_evaluate_params *p)
 {
 	pthread_mutex_lock(&fake.lock);
 	struct fake_image *img = fake_image_of(p->counter_data);
-	if (!img || p->range_index >= img->completed) {
+	if (!img || img->c->magic != FAKE_IMAGE_MAGIC ||
+	    p->range_index >= img->c->completed) {
 		pthread_mutex_unlock(&fake.lock);
 		return GPD_CUPTI_ERROR_INVALID_PARAMETER;
 	}
@@ -498,7 +533,7 @@ static gpd_cupti_result fake_evaluate(struct gpd_cupti_host_evaluate_params *p)
 		fake.evaluations_on_decoding_thread++;
 	if (img->writing)
 		fake.races++;
-	const struct fake_sample *s = &img->sample[p->range_index];
+	const struct fake_sample *s = &img->c->sample[p->range_index];
 	for (size_t i = 0; i < p->n_names; i++)
 		p->values[i] = s->setup ? fake.setup_value
 					: fake.rate[i] * (double)(s->end - s->start);

@@ -433,8 +433,8 @@ static void evaluate_slowly_until_waited(struct run *r)
 }
 
 /* While the evaluation holds one image, the decoding fills the other
- * further, and once it is full waits for the first back rather than
- * overwrite or drop anything: nothing is lost, nothing out of order. */
+ * further, and before it could fill (which loses samples) waits for the
+ * first back: nothing is lost, nothing out of order. */
 START_TEST(slow_evaluation_makes_decoding_wait_not_lose)
 {
 	struct run r;
@@ -452,7 +452,7 @@ START_TEST(slow_evaluation_makes_decoding_wait_not_lose)
 	ck_assert_uint_ge(r.stats.evaluation_waits, 1);
 	pthread_mutex_lock(&fake.lock);
 	ck_assert_uint_ge(fake.appends, 1);
-	ck_assert_uint_ge(fake.full_images, 1);
+	ck_assert_uint_eq(fake.full_images, 0);
 	pthread_mutex_unlock(&fake.lock);
 	ck_assert_uint_eq(r.buffer_lost, 0);
 	ck_assert_uint_eq(r.stats.reports.gaps, 0);
@@ -486,6 +486,66 @@ START_TEST(evaluation_failure_counted_as_loss)
 	ck_assert_msg(strstr(log, "cuptiProfilerHostEvaluateToGpuValues"),
 		      "%s", log);
 	check_basic_means(&r);
+}
+END_TEST
+
+/* At 100 us a decode in a DRAM-bound phase once found 70 ms of samples:
+ * the image holds them, where one of two and a half decodes (64 ms)
+ * filled and lost some. */
+START_TEST(long_decode_fits_the_image)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	FAKE_LOCKED(fake.burst_at = 3; fake.burst_samples = 700);
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 100000, 20000000, &err), 0);
+	run_loop(&r, 16, 10000);
+	ck_assert(!r.timed_out);
+	pthread_mutex_lock(&fake.lock);
+	ck_assert_uint_ge(fake.decodes, 3);
+	ck_assert_uint_eq(fake.full_images, 0);
+	pthread_mutex_unlock(&fake.lock);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	ck_assert_uint_eq(r.stats.reports.gaps, 0);
+	ck_assert_uint_eq(r.stats.reports.out_of_order, 0);
+	check_basic_means(&r);
+}
+END_TEST
+
+/* Images of 200 ms are kept within 32 MiB, but never below two and a
+ * half decodes. */
+START_TEST(image_bytes_bounded)
+{
+	static const char *const names[] = { "a", "b", "c", "d", "e" };
+	struct gpd_nv_pm_session s;
+	char why[256];
+	fake_reset();
+	FAKE_LOCKED(fake.sample_bytes = 16384);
+	struct gpd_nv_pm_config cfg = {
+		.metrics = names, .n_metrics = 5, .interval_ns = 10000,
+	};
+	ck_assert_int_eq(gpd_nv_pm_session_open(&s, fake_libs(), &cfg, why,
+						sizeof(why)), 0);
+	ck_assert_uint_le(s.data_size, GPD_NV_PM_MAX_IMAGE_BYTES);
+	ck_assert_uint_lt(s.schedule.max_samples, 20016);
+	ck_assert_uint_ge(s.schedule.max_samples, s.schedule.min_samples);
+	ck_assert_uint_eq(fake.max_samples, s.schedule.max_samples);
+	gpd_nv_pm_session_close(&s);
+	/* 1 ms: two and a half decodes of 100 ms, more than 200 ms, fit. */
+	cfg.interval_ns = 1000000;
+	ck_assert_int_eq(gpd_nv_pm_session_open(&s, fake_libs(), &cfg, why,
+						sizeof(why)), 0);
+	ck_assert_uint_eq(s.schedule.max_samples, 100 * 5 / 2 + 16);
+	gpd_nv_pm_session_close(&s);
+	/* Two decodes' worth cannot fit 32 MiB: they are kept all the same. */
+	FAKE_LOCKED(fake.sample_bytes = 64 << 10);
+	cfg.interval_ns = 100000;
+	ck_assert_int_eq(gpd_nv_pm_session_open(&s, fake_libs(), &cfg, why,
+						sizeof(why)), 0);
+	ck_assert_uint_eq(s.schedule.max_samples, s.schedule.min_samples);
+	gpd_nv_pm_session_close(&s);
 }
 END_TEST
 
@@ -786,6 +846,8 @@ static Suite *nvidia_source_suite(void)
 	tcase_add_test(tc, decoding_thread_never_evaluates);
 	tcase_add_test(tc, slow_evaluation_makes_decoding_wait_not_lose);
 	tcase_add_test(tc, evaluation_failure_counted_as_loss);
+	tcase_add_test(tc, long_decode_fits_the_image);
+	tcase_add_test(tc, image_bytes_bounded);
 	tcase_add_test(tc, hardware_busy_refused_as_busy_elsewhere);
 	tcase_add_test(tc, busy_later_then_recovered);
 	tcase_add_test(tc, telemetry_from_nvml);
