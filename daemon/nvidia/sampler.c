@@ -274,13 +274,19 @@ static uint64_t period_of(const struct gpd_nv_sampler *s)
 
 /* Hands the image being filled to the evaluating thread and decodes into
  * the other from now on. While the evaluating thread still holds the
- * other, the image is filled further; a full one waits for it. */
-static int hand_off(struct gpd_nv_sampler *s, bool full)
+ * other, the image is filled further, unless it must not (it is full, or
+ * short of room): then the sampler thread waits for the other. */
+static void hand_off(struct gpd_nv_sampler *s, bool must)
 {
+	/* Read before the evaluating thread may empty it: a half-decoded
+	 * sample left in it comes whole into the other. */
+	const struct gpd_nv_pm_image *img = &s->pm.images[s->filling];
+	uint64_t cut = img->populated - img->completed;
+
 	pthread_mutex_lock(&s->lock);
-	if (s->handed >= 0 && !full) {
+	if (s->handed >= 0 && !must) {
 		pthread_mutex_unlock(&s->lock);
-		return 0;
+		return;
 	}
 	if (s->handed >= 0)
 		s->mine.evaluation_waits++;
@@ -290,13 +296,9 @@ static int hand_off(struct gpd_nv_sampler *s, bool full)
 	pthread_cond_broadcast(&s->handoff);
 	pthread_mutex_unlock(&s->lock);
 
-	/* The evaluating thread empties it; a half-decoded sample left in it
-	 * comes whole into the other. */
-	const struct gpd_nv_pm_image *img = &s->pm.images[s->filling];
 	s->mine.pm.resets++;
-	s->mine.pm.cut_samples += img->populated - img->completed;
+	s->mine.pm.cut_samples += cut;
 	s->filling = (s->filling + 1) % GPD_NV_PM_IMAGES;
-	return 0;
 }
 
 /* Whether img has room for what the next decode may bring: what the GPU
@@ -340,7 +342,7 @@ static int decode(struct gpd_nv_sampler *s, char *why, size_t size)
 		if (n < 0)
 			ret = n;
 		else if (img->completed || full)
-			ret = hand_off(s, full);
+			hand_off(s, full);
 		if (!full)
 			break;
 	}
