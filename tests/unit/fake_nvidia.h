@@ -542,8 +542,6 @@ static gpd_cupti_result fake_evaluate(struct gpd_cupti_host_evaluate_params *p)
 	pthread_mutex_unlock(&fake.lock);
 	if (delay)
 		usleep(delay);
-	else
-		sched_yield();
 	pthread_mutex_lock(&fake.lock);
 	img->reading--;
 	pthread_mutex_unlock(&fake.lock);
