@@ -99,6 +99,14 @@ static int refuse_parameters(const struct gpd_oa_request *req, int code,
 				    "takes 0 to 31; ask for a period of at most "
 				    "%llu ns", req->card, req->exponent,
 				    (unsigned long long)gpd_exponent_to_ns(req->info, 31));
+	/* xe_oa_assign_hwe(): the queue's engine is not one of the OA
+	 * unit's (xe_oa_stream_open_ioctl() looked the queue up first). */
+	if (req->ctx_filter && !is_i915(req))
+		return gpd_fail(err, code,
+				    "%s rejected the stream of exec queue %u "
+				    "(EINVAL): its engine is not one the OA unit "
+				    "samples; pass a queue of the render or compute "
+				    "engine", req->card, req->ctx_handle);
 	if (req->ctx_filter)
 		return gpd_fail(err, code,
 				    "%s rejected the stream of %s %u (EINVAL): "
@@ -106,8 +114,7 @@ static int refuse_parameters(const struct gpd_oa_request *req, int code,
 				    "DRM file passed does not own (newer ones say "
 				    "ENOENT); pass the fd on which the application "
 				    "created it, with the handle create returned",
-				    req->card, is_i915(req) ? "GEM context"
-				    : "exec queue", req->ctx_handle);
+				    req->card, "GEM context", req->ctx_handle);
 	return gpd_fail(err, code,
 			    "%s rejected the stream parameters (EINVAL): OA format "
 			    "%s (0x%x), metric set %s (id %llu), exponent %u; its "
@@ -159,6 +166,15 @@ int gpd_oa_refusal_open(const struct gpd_oa_request *req, int code,
 					    : "render");
 		/* fall through */
 	case EOPNOTSUPP:
+		/* xe_oa_stream_open_ioctl(): a parallel queue (width > 1). */
+		if (req->ctx_filter && !is_i915(req) && -code == EOPNOTSUPP)
+			return gpd_fail(err, code,
+					    "%s cannot sample exec queue %u "
+					    "(EOPNOTSUPP): it is a parallel queue, "
+					    "whose batches run on several engines "
+					    "at once; pass a queue of width 1",
+					    req->card, req->ctx_handle);
+		/* fall through */
 	case KERNEL_ENOTSUPP:
 		return gpd_fail(err, code,
 				    "%s's kernel has no OA stream support (%s): %s",

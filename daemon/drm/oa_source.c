@@ -47,17 +47,20 @@ int gpd_drm_oa_source_check_fd(struct gpd_source *src, int fd,
 			       struct gpd_error *err)
 {
 	struct gpd_drm_oa_source *s = (struct gpd_drm_oa_source *)src;
+	/* What the file's owner made there: i915 GEM contexts, xe exec
+	 * queues. */
+	const char *what = s->base.kind == GPD_SOURCE_XE ? "exec queue" : "context";
 	int ret = gpd_drm_card_same_device(s->card_fd, fd, s->sysfs_root);
 	if (ret == -ENOTTY)
 		return gpd_fail(err, ret, "the file passed for %s is not a DRM "
 				"device node: pass the fd of the %s node (or its "
-				"render node) on which the context was created",
-				s->base.name, s->node);
+				"render node) on which the %s was created",
+				s->base.name, s->node, what);
 	if (ret == -EXDEV)
 		return gpd_fail(err, ret, "the DRM file passed for %s is a node "
 				"of another GPU: pass the fd of %s (or its render "
-				"node), the device the context runs on",
-				s->base.name, s->node);
+				"node), the device the %s runs on",
+				s->base.name, s->node, what);
 	if (ret)
 		return gpd_fail(err, ret, "cannot check the file passed for %s: "
 				"%s", s->base.name, strerror(-ret));

@@ -136,14 +136,16 @@ static void describe_request(const struct xe_source *s,
 	req->media = c->need.kind == GPM_OA_UNIT_OAM;
 }
 
-static int observation(const struct xe_source *s, uint64_t op, void *param)
+/* On drm_fd: the card's own file, or the one a client passed, in which
+ * the kernel looks up an exec queue (xe_exec_queue_lookup()). */
+static int observation(int drm_fd, uint64_t op, void *param)
 {
 	struct drm_xe_observation_param p = {
 		.observation_type = DRM_XE_OBSERVATION_TYPE_OA,
 		.observation_op = op,
 		.param = (uintptr_t)param,
 	};
-	int ret = drmIoctl(s->oa.card_fd, DRM_IOCTL_XE_OBSERVATION, &p);
+	int ret = drmIoctl(drm_fd, DRM_IOCTL_XE_OBSERVATION, &p);
 	return ret < 0 ? -errno : ret;
 }
 
@@ -172,7 +174,8 @@ static int add_config(void *user, const struct gpm_binding *b, uint64_t *id)
 	int ret = -EINVAL;
 	if (strlen(b->set->hw_config_guid) == sizeof(config.uuid)) {
 		memcpy(config.uuid, b->set->hw_config_guid, sizeof(config.uuid));
-		ret = observation(s, DRM_XE_OBSERVATION_OP_ADD_CONFIG, &config);
+		ret = observation(s->oa.card_fd, DRM_XE_OBSERVATION_OP_ADD_CONFIG,
+				  &config);
 	}
 	free(regs);
 	if (ret < 0)
@@ -201,7 +204,7 @@ static int refused_config(void *user, const struct gpm_binding *b, int code,
 static int remove_config(void *user, uint64_t id)
 {
 	struct xe_source *s = user;
-	int ret = observation(s, DRM_XE_OBSERVATION_OP_REMOVE_CONFIG, &id);
+	int ret = observation(s->oa.card_fd, DRM_XE_OBSERVATION_OP_REMOVE_CONFIG, &id);
 	return ret < 0 ? ret : 0;
 }
 
@@ -335,10 +338,6 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 	ret = gpd_oa_configs_id(&s->oa.configs, cfg->binding, &set_id, err);
 	if (ret)
 		return ret;
-	/* No check_drm_fd: a stream of one exec queue
-	 * (DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID) counts through OAR/OAC, which
-	 * the fake kernel does not model yet (issue 22), so no subscription
-	 * asks for one. */
 	const struct {
 		uint32_t property;
 		uint64_t value;
@@ -348,17 +347,23 @@ static int open_stream(struct gpd_drm_oa_source *oa,
 		{ DRM_XE_OA_PROPERTY_OA_METRIC_SET, set_id },
 		{ DRM_XE_OA_PROPERTY_OA_FORMAT, c.format_property },
 		{ DRM_XE_OA_PROPERTY_OA_PERIOD_EXPONENT, cfg->exponent },
+		{ DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID, cfg->ctx_handle },
 	};
+	/* A stream of one exec queue: xe programs the queue's context
+	 * (OAR for render, OAC for compute) and, unlike i915, hands over
+	 * the OA buffer unfiltered (xe_oa_append_reports()). */
 	enum { N = sizeof(want) / sizeof(want[0]) };
+	size_t n = cfg->ctx_filter ? N : N - 1;
 	struct drm_xe_ext_set_property props[N];
 	memset(props, 0, sizeof(props));
-	for (size_t i = 0; i < N; i++) {
+	for (size_t i = 0; i < n; i++) {
 		props[i].base.name = DRM_XE_OA_EXTENSION_SET_PROPERTY;
-		props[i].base.next_extension = i + 1 < N ? (uintptr_t)&props[i + 1] : 0;
+		props[i].base.next_extension = i + 1 < n ? (uintptr_t)&props[i + 1] : 0;
 		props[i].property = want[i].property;
 		props[i].value = want[i].value;
 	}
-	int fd = observation(s, DRM_XE_OBSERVATION_OP_STREAM_OPEN, props);
+	int fd = observation(cfg->ctx_filter ? cfg->ctx_fd : s->oa.card_fd,
+			     DRM_XE_OBSERVATION_OP_STREAM_OPEN, props);
 	if (fd < 0) {
 		struct gpd_oa_request req;
 		describe_request(s, cfg, set_id, &c, &req);
@@ -399,6 +404,7 @@ static const struct gpd_source_ops xe_ops = {
 	.close = gpd_drm_oa_source_close,
 	.destroy = xe_destroy,
 	.shape = xe_shape,
+	.check_drm_fd = gpd_drm_oa_source_check_fd,
 };
 
 int gpd_xe_source_create(uv_loop_t *loop, const char *node,

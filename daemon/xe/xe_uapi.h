@@ -1,8 +1,10 @@
 /*
  * The part of the xe uAPI (the kernel's include/uapi/drm/xe_drm.h) this
  * daemon uses: device queries and the OA side of DRM_IOCTL_XE_OBSERVATION
- * (docs/oa-reference.md §5). libdrm does not ship xe_drm.h, so the
- * structures are spelled out here, with the kernel's names and layout.
+ * (docs/oa-reference.md §5); and the VMs and exec queues of an
+ * application's DRM file, whose queue ids a client passes with its file.
+ * libdrm does not ship xe_drm.h, so the structures are spelled out here,
+ * with the kernel's names and layout.
  */
 #ifndef GPD_XE_UAPI_H
 #define GPD_XE_UAPI_H
@@ -11,6 +13,10 @@
 #include <linux/types.h>
 
 #define DRM_XE_DEVICE_QUERY 0x00
+#define DRM_XE_VM_CREATE 0x03
+#define DRM_XE_VM_DESTROY 0x04
+#define DRM_XE_EXEC_QUEUE_CREATE 0x06
+#define DRM_XE_EXEC_QUEUE_DESTROY 0x07
 #define DRM_XE_OBSERVATION 0x0b
 
 struct drm_xe_user_extension {
@@ -33,6 +39,13 @@ struct drm_xe_engine_class_instance {
 	__u16 gt_id;
 	__u16 pad;
 };
+
+#define DRM_XE_ENGINE_CLASS_RENDER 0
+#define DRM_XE_ENGINE_CLASS_COPY 1
+#define DRM_XE_ENGINE_CLASS_VIDEO_DECODE 2
+#define DRM_XE_ENGINE_CLASS_VIDEO_ENHANCE 3
+#define DRM_XE_ENGINE_CLASS_COMPUTE 4
+#define DRM_XE_ENGINE_CLASS_VM_BIND 5
 
 #define DRM_XE_QUERY_CONFIG_REV_AND_DEVICE_ID 0
 
@@ -94,6 +107,53 @@ struct drm_xe_device_query {
 
 #define DRM_IOCTL_XE_DEVICE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_XE_DEVICE_QUERY, struct drm_xe_device_query)
+
+#define DRM_XE_VM_CREATE_FLAG_SCRATCH_PAGE (1 << 0)
+#define DRM_XE_VM_CREATE_FLAG_LR_MODE (1 << 1)
+#define DRM_XE_VM_CREATE_FLAG_FAULT_MODE (1 << 2)
+
+struct drm_xe_vm_create {
+	__u64 extensions;
+	__u32 flags;
+	__u32 vm_id;
+	__u64 reserved[2];
+};
+
+struct drm_xe_vm_destroy {
+	__u32 vm_id;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+#define DRM_XE_EXEC_QUEUE_LOW_LATENCY_HINT (1 << 0)
+
+struct drm_xe_exec_queue_create {
+	__u64 extensions;
+	__u16 width;
+	__u16 num_placements;
+	__u32 vm_id;
+	__u32 flags;
+	__u32 exec_queue_id;
+	__u64 instances;                /* struct drm_xe_engine_class_instance[] */
+	__u64 reserved[2];
+};
+
+struct drm_xe_exec_queue_destroy {
+	__u32 exec_queue_id;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+#define DRM_IOCTL_XE_VM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_XE_VM_CREATE, struct drm_xe_vm_create)
+#define DRM_IOCTL_XE_VM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_XE_VM_DESTROY, struct drm_xe_vm_destroy)
+#define DRM_IOCTL_XE_EXEC_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_XE_EXEC_QUEUE_CREATE, \
+		 struct drm_xe_exec_queue_create)
+#define DRM_IOCTL_XE_EXEC_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_XE_EXEC_QUEUE_DESTROY, \
+		struct drm_xe_exec_queue_destroy)
 
 #define DRM_XE_OBSERVATION_TYPE_OA 0
 #define DRM_XE_OBSERVATION_OP_STREAM_OPEN 0

@@ -259,8 +259,36 @@ static int read_properties(struct fk_card *card, uint64_t chain,
 	return 0;
 }
 
-static int stream_open(struct fk_card *card, uint64_t chain, char *said,
-		       size_t said_size)
+/* The per-context counters xe_oa_configure_oa_context() programs into
+ * an exec queue's context for a stream of it: OAR for a render queue,
+ * OAC for a compute one, none for the video engines (they have no
+ * MI_REPORT_PERF_COUNT). */
+static const char *context_counters(unsigned engine_class)
+{
+	return engine_class == FK_ENGINE_RENDER ? "OAR" :
+	       engine_class == FK_ENGINE_COMPUTE ? "OAC" : NULL;
+}
+
+/* xe_oa_stream_open_ioctl() with an EXEC_QUEUE_ID: only for OAG (EINVAL),
+ * the queue looked up in the file the ioctl came on (ENOENT), not a
+ * parallel one (EOPNOTSUPP). */
+static int exec_queue_of(struct fk_file *file, const struct open_props *props,
+			 const struct fk_unit *unit, const struct fk_exec_queue **out)
+{
+	uint64_t id = props->value[DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID];
+	*out = NULL;
+	if (!id || id > UINT32_MAX)
+		return 0;
+	if (unit->type != FK_UNIT_OAG)
+		return -EINVAL;
+	*out = fk_xe_exec_queue_lookup(file, (uint32_t)id);
+	if (!*out)
+		return -ENOENT;
+	return (*out)->width > 1 ? -EOPNOTSUPP : 0;
+}
+
+static int stream_open(struct fk_card *card, struct fk_file *file, uint64_t chain,
+		       char *said, size_t said_size)
 {
 	struct open_props props = { .format = -1 };
 	int ret = read_properties(card, chain, &props, said, said_size);
@@ -269,16 +297,30 @@ static int stream_open(struct fk_card *card, uint64_t chain, char *said,
 	/* xe_oa_stream_open_ioctl(): unit 0 unless told. */
 	struct fk_unit *unit = props.unit ? props.unit : &card->units[0];
 	bool sample = props.value[DRM_XE_OA_PROPERTY_SAMPLE_OA] != 0;
-	/* An exec queue is for OAR/OAC on an OAG unit; the fake's files have
-	 * none (xe_exec_queue_lookup()). */
-	if (props.value[DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID] > 0)
-		return unit->type != FK_UNIT_OAG ? -EINVAL : -ENOENT;
-	if (props.value[DRM_XE_OA_PROPERTY_NO_PREEMPT])
-		return -EINVAL;         /* preemption off without a queue */
-	if (paranoid_refused())
+	const struct fk_exec_queue *q;
+	ret = exec_queue_of(file, &props, unit, &q);
+	if (ret)
+		return ret;
+	/* Query sampling of a queue's own OAR/OAC counters, without the OA
+	 * buffer, is unprivileged; NO_PREEMPT needs a queue and privilege. */
+	bool privileged = !(q && !sample);
+	if (props.value[DRM_XE_OA_PROPERTY_NO_PREEMPT]) {
+		if (!q)
+			return -EINVAL;
+		privileged = true;
+	}
+	if (privileged && paranoid_refused())
 		return -EACCES;
-	if (!sample)
+	if (!q && !sample)
 		return -EINVAL;
+	/* xe_oa_assign_hwe(): a queue's engine is its class on its GT, of
+	 * instance OA_ENGINE_INSTANCE, and must be the unit's. */
+	if (q) {
+		unsigned instance = (unsigned)props.value[DRM_XE_OA_PROPERTY_OA_ENGINE_INSTANCE];
+		if (!fk_card_has_engine(card, q->gt_id, q->engine_class, instance) ||
+		    fk_unit_of_engine(card, q->engine_class, instance) != unit)
+			return -EINVAL;
+	}
 	/* No format given is format 0, which xe takes for none. */
 	if (props.format < 0 || !fk_format_fits_unit(props.format, unit))
 		return -EINVAL;
@@ -287,6 +329,9 @@ static int stream_open(struct fk_card *card, uint64_t chain, char *said,
 			  FK_OA_BUFFER_SIZE;
 	uint64_t wait = props.given[DRM_XE_OA_PROPERTY_WAIT_NUM_REPORTS] ?
 			props.value[DRM_XE_OA_PROPERTY_WAIT_NUM_REPORTS] : 1;
+	/* Periodic sampling reads the OA buffer: SAMPLE_OA. */
+	if (props.given[DRM_XE_OA_PROPERTY_OA_PERIOD_EXPONENT] && !sample)
+		return -EINVAL;
 	const struct gpm_oa_format *layout = fk_format_layout(props.format);
 	if (layout && wait > buffer / layout->size)
 		return -EINVAL;
@@ -308,11 +353,25 @@ static int stream_open(struct fk_card *card, uint64_t chain, char *said,
 		.disabled = props.value[DRM_XE_OA_PROPERTY_OA_DISABLED] != 0,
 		/* xe's poll period is fixed (DEFAULT_POLL_PERIOD_NS). */
 		.poll_period_ns = FK_DEFAULT_POLL_PERIOD_NS,
+		/* xe never filters or squashes the OA buffer
+		 * (xe_oa_append_reports()): a queue's stream holds every
+		 * context's reports; the queue's own counters are its
+		 * context image's. */
 		.context_index = -1,
+		.exec_queue_id = q ? q->id : 0,
+		.exec_queue_class = q ? q->engine_class : 0,
+		.no_sample = !sample,
 		.wait_num_reports = (unsigned)wait,
 		.buffer_size = buffer,
 	};
-	return fk_stream_open(card, &sp);
+	ret = fk_stream_open(card, &sp);
+	if (ret >= 0 && q && context_counters(q->engine_class))
+		fk_log("card%u exec queue %u: %s counters on in its context "
+		       "(OACTXCONTROL counter resume, %s_OACONTROL format and "
+		       "counter enable, CTX_CONTEXT_CONTROL OAC context enable)",
+		       card->index, q->id, context_counters(q->engine_class),
+		       context_counters(q->engine_class));
+	return ret;
 }
 
 static int add_config(struct fk_card *card, const struct drm_xe_oa_config *c,
@@ -343,7 +402,8 @@ static int add_config(struct fk_card *card, const struct drm_xe_oa_config *c,
 	return ret ? ret : (int)id;
 }
 
-static int observation(struct fk_card *card, const struct drm_xe_observation_param *p)
+static int observation(struct fk_card *card, struct fk_file *file,
+		       const struct drm_xe_observation_param *p)
 {
 	char said[512] = "";
 	const char *op = "OA_?";
@@ -352,7 +412,7 @@ static int observation(struct fk_card *card, const struct drm_xe_observation_par
 		ret = -EINVAL;
 	} else if (p->observation_op == DRM_XE_OBSERVATION_OP_STREAM_OPEN) {
 		op = "OA_STREAM_OPEN";
-		ret = stream_open(card, p->param, said, sizeof(said));
+		ret = stream_open(card, file, p->param, said, sizeof(said));
 	} else if (p->observation_op == DRM_XE_OBSERVATION_OP_ADD_CONFIG) {
 		op = "OA_ADD_CONFIG";
 		ret = add_config(card, (const void *)(uintptr_t)p->param, said,
@@ -372,17 +432,54 @@ static int observation(struct fk_card *card, const struct drm_xe_observation_par
 	return ret;
 }
 
+/* The VM and exec-queue ioctls, logged with what they made. */
+static int vm_and_queue_ioctl(struct fk_card *card, struct fk_file *file,
+			      unsigned long request, void *arg)
+{
+	int ret;
+	switch (request) {
+	case DRM_IOCTL_XE_VM_CREATE:
+		ret = fk_xe_vm_create(file, arg);
+		fk_log("card%u VM_CREATE -> %s%u", card->index,
+		       ret ? fk_errname(ret) : "", ret ? 0 :
+		       ((struct drm_xe_vm_create *)arg)->vm_id);
+		return ret;
+	case DRM_IOCTL_XE_VM_DESTROY:
+		ret = fk_xe_vm_destroy(file, arg);
+		fk_log("card%u VM_DESTROY %u -> %s", card->index,
+		       ((const struct drm_xe_vm_destroy *)arg)->vm_id,
+		       ret ? fk_errname(ret) : "0");
+		return ret;
+	case DRM_IOCTL_XE_EXEC_QUEUE_CREATE:
+		ret = fk_xe_exec_queue_create(file, arg);
+		fk_log("card%u EXEC_QUEUE_CREATE -> %s%u", card->index,
+		       ret ? fk_errname(ret) : "", ret ? 0 :
+		       ((struct drm_xe_exec_queue_create *)arg)->exec_queue_id);
+		return ret;
+	default:
+		ret = fk_xe_exec_queue_destroy(file, arg);
+		fk_log("card%u EXEC_QUEUE_DESTROY %u -> %s", card->index,
+		       ((const struct drm_xe_exec_queue_destroy *)arg)->exec_queue_id,
+		       ret ? fk_errname(ret) : "0");
+		return ret;
+	}
+}
+
 int fk_xe_card_ioctl(struct fk_card *card, struct fk_file *file,
 		     unsigned long request, void *arg)
 {
-	(void)file;
 	switch (request) {
 	case DRM_IOCTL_VERSION:
 		return fk_drm_version(card, arg);
 	case DRM_IOCTL_XE_DEVICE_QUERY:
 		return device_query(card, arg);
 	case DRM_IOCTL_XE_OBSERVATION:
-		return observation(card, arg);
+		return observation(card, file, arg);
+	case DRM_IOCTL_XE_VM_CREATE:
+	case DRM_IOCTL_XE_VM_DESTROY:
+	case DRM_IOCTL_XE_EXEC_QUEUE_CREATE:
+	case DRM_IOCTL_XE_EXEC_QUEUE_DESTROY:
+		return vm_and_queue_ioctl(card, file, request, arg);
 	default:
 		fk_log("card%u ioctl 0x%lx -> ENOTTY", card->index, request);
 		return -ENOTTY;

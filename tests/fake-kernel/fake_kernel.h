@@ -80,7 +80,8 @@
  * streams with SAMPLE_OA are modelled, in the formats the OA model can
  * write (others are accepted, as the kernel accepts them, and stay empty);
  * of the stream ioctls i915's ENABLE, DISABLE and CONFIG and xe's ENABLE,
- * DISABLE, STATUS and INFO are answered; xe knows no exec queues. A DRM
+ * DISABLE, STATUS and INFO are answered; of xe's VMs and exec queues only
+ * their create and destroy (exec_queues.c). A DRM
  * file is what open() of a card node made: the fd becomes a file of the
  * fake's whose inode holds the DRM file's contexts, so a descriptor shared
  * by dup(), fork() or SCM_RIGHTS is the same DRM file in every process
@@ -116,6 +117,8 @@
 #define FK_MAX_OA_UNITS 4
 #define FK_MAX_UNIT_ENGINES 4
 #define FK_MAX_CONTEXTS 16
+#define FK_MAX_VMS 16
+#define FK_MAX_EXEC_QUEUES 16
 
 enum fk_driver {
 	FK_I915,
@@ -189,12 +192,26 @@ struct fk_context {
 	int workload_index;
 };
 
+/* An xe exec queue of a DRM file (xe_exec_queue_lookup() finds it by
+ * its id in that file only). */
+struct fk_exec_queue {
+	bool used;
+	uint32_t id;
+	uint32_t vm_id;
+	uint16_t engine_class, engine_instance, gt_id;  /* its first placement */
+	uint16_t width;                 /* batches per submission */
+	int workload_index;             /* the workload's context it runs as */
+};
+
 /* What a DRM file holds, in the shared memory of the inode that stands
  * for it, so that every process holding a descriptor of it sees one. */
 struct fk_file_state {
 	uint64_t magic;                 /* FK_FILE_MAGIC */
 	uint32_t card_index;
 	struct fk_context contexts[FK_MAX_CONTEXTS];
+	/* xe: the ids of its VMs, 0 where free, and its exec queues. */
+	uint32_t vms[FK_MAX_VMS];
+	struct fk_exec_queue exec_queues[FK_MAX_EXEC_QUEUES];
 };
 
 /* A DRM file as one process sees it: what open() of a card node gives
@@ -214,6 +231,11 @@ struct fk_stream_params {
 	uint64_t poll_period_ns;
 	/* i915 CTX_HANDLE: the context's hardware ID, or none. */
 	bool filter_context;
+	/* xe EXEC_QUEUE_ID: the queue whose context image gets the OAR or
+	 * OAC programming (0: none), and the class of its engine. */
+	uint32_t exec_queue_id;
+	unsigned exec_queue_class;
+	bool no_sample;                 /* xe: no SAMPLE_OA (a queue's OAR/OAC) */
 	int context_index;              /* workload index; -1: never runs */
 	unsigned wait_num_reports;      /* xe; i915: 1 */
 	uint64_t buffer_size;           /* xe OA_BUFFER_SIZE; 0: the default */
@@ -234,6 +256,11 @@ struct fk_stream {
 	/* xe: the status __xe_oa_read() captured at the last read, what
 	 * DRM_XE_OBSERVATION_IOCTL_STATUS returns. */
 	uint64_t xe_status;
+	/* xe: the exec queue whose context counts through OAR or OAC (0:
+	 * none), and the class of its engine. */
+	uint32_t exec_queue_id;
+	unsigned exec_queue_class;
+	bool no_sample;
 	/* i915 CONFIG: the set the kernel context will program once it runs
 	 * (0: none on its way). */
 	uint64_t pending_set_id;
@@ -323,6 +350,12 @@ const struct gpm_metric_set *fk_find_set(const struct fk_card *card,
  * does. */
 struct fk_unit *fk_unit_of_engine(struct fk_card *card, unsigned engine_class,
 				  unsigned instance);
+/* Whether GT gt (its index) of the card has the engine class/instance:
+ * the engines of its OA units, and the primary GT's copy engine bcs0,
+ * which every part has (xe_pci.c's engine masks) and no OA unit samples.
+ * Engines of no OA unit but bcs0 are not modelled. */
+bool fk_card_has_engine(const struct fk_card *card, unsigned gt,
+			unsigned engine_class, unsigned instance);
 
 /* units.c: the card's GTs, OA units and report formats, as the kernel
  * sets them up. */
@@ -401,6 +434,15 @@ struct fk_context *fk_context_lookup(struct fk_file *file, uint32_t handle);
 /* DRM_IOCTL_I915_GEM_CONTEXT_CREATE(_EXT), _DESTROY. */
 int fk_context_create(struct fk_file *file, void *arg, bool ext);
 int fk_context_destroy(struct fk_file *file, const void *arg);
+
+/* exec_queues.c: xe's VMs and exec queues of a DRM file.
+ * DRM_IOCTL_XE_VM_CREATE, _VM_DESTROY, _EXEC_QUEUE_CREATE, _DESTROY. */
+int fk_xe_vm_create(struct fk_file *file, void *arg);
+int fk_xe_vm_destroy(struct fk_file *file, const void *arg);
+int fk_xe_exec_queue_create(struct fk_file *file, void *arg);
+int fk_xe_exec_queue_destroy(struct fk_file *file, const void *arg);
+/* xe_exec_queue_lookup(): the queue of id in file; NULL if none such. */
+struct fk_exec_queue *fk_xe_exec_queue_lookup(struct fk_file *file, uint32_t id);
 
 /* stream.c */
 /* The control file's einval injection for a stream open of set_id: true

@@ -15,7 +15,8 @@
  * records, with BUFFER_LOST and a buffer reset after an overflow and the
  * context rules of gen8_append_oa_reports().
  *
- * xe (xe_oa_read(), __xe_oa_read()): a read first brings the tail up to
+ * xe (xe_oa_read(), __xe_oa_read()): a read of a stream without SAMPLE_OA
+ * fails with EINVAL; else it first brings the tail up to
  * date, then reads and clears the status; any status bit fails the read
  * with EIO before a single report is copied, and the reports stay in the
  * buffer for the next read. STATUS returns what that read found and
@@ -209,6 +210,9 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 	s->fd = fd;
 	s->model = model;
 	s->set_id = p->set_id;
+	s->exec_queue_id = p->exec_queue_id;
+	s->exec_queue_class = p->exec_queue_class;
+	s->no_sample = p->no_sample;
 	s->poll_period_ns = p->poll_period_ns;
 	s->wait_num_reports = p->wait_num_reports ? p->wait_num_reports : 1;
 	s->buffer_size = p->buffer_size ? p->buffer_size : FK_OA_BUFFER_SIZE;
@@ -234,6 +238,12 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 
 void fk_stream_close(struct fk_stream *s)
 {
+	/* xe_oa_disable_metric_set(): a queue's OAR/OAC counters go off. */
+	if (s->exec_queue_id && (s->exec_queue_class == FK_ENGINE_RENDER ||
+				 s->exec_queue_class == FK_ENGINE_COMPUTE))
+		fk_log("card%u exec queue %u: %s counters off in its context",
+		       s->card->index, s->exec_queue_id,
+		       s->exec_queue_class == FK_ENGINE_RENDER ? "OAR" : "OAC");
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
 	pthread_cond_signal(&s->wake);
@@ -359,6 +369,9 @@ static ssize_t read_i915(struct fk_stream *s, void *buf, size_t len)
 
 static ssize_t read_xe(struct fk_stream *s, void *buf, size_t len)
 {
+	/* xe_oa_read(): a stream without SAMPLE_OA has no buffer to read. */
+	if (s->no_sample)
+		return -EINVAL;
 	uint64_t stall_ms = fk_take_stall_ms();
 	if (stall_ms)
 		fk_log("card%u stream stall %llu ms", s->card->index,

@@ -266,3 +266,17 @@ struct fk_unit *fk_unit_of_engine(struct fk_card *card, unsigned engine_class,
 				return &card->units[u];
 	return NULL;
 }
+
+bool fk_card_has_engine(const struct fk_card *card, unsigned gt,
+			unsigned engine_class, unsigned instance)
+{
+	if (gt == 0 && engine_class == FK_ENGINE_COPY && instance == 0)
+		return true;
+	for (unsigned u = 0; u < card->n_units; u++)
+		for (unsigned e = 0; e < card->units[u].n_engines; e++)
+			if (card->units[u].gt == gt &&
+			    card->units[u].engines[e].engine_class == engine_class &&
+			    card->units[u].engines[e].instance == instance)
+				return true;
+	return false;
+}

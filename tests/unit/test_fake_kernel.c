@@ -42,6 +42,7 @@
 #define XE_STATUS_BUFFER_OVERFLOW (1u << 1)
 /* The uAPI's engine classes, alike in i915 and xe. */
 #define ENGINE_CLASS_RENDER 0
+#define ENGINE_CLASS_COPY 1
 #define ENGINE_CLASS_VIDEO 2
 
 struct card {
@@ -832,6 +833,162 @@ START_TEST(a_passed_file_keeps_its_contexts)
 }
 END_TEST
 
+
+/* --- xe exec queues --- */
+
+static int xe_vm_create(int fd)
+{
+	struct drm_xe_vm_create vm = { 0 };
+	int ret = ioctl_ret(fd, DRM_IOCTL_XE_VM_CREATE, &vm);
+	return ret ? ret : (int)vm.vm_id;
+}
+
+/* An exec queue of width batches on engines class:first.. of gt. */
+static int xe_queue_create(int fd, uint32_t vm, uint16_t engine_class,
+			   uint16_t first, uint16_t gt, uint16_t width)
+{
+	struct drm_xe_engine_class_instance eci[4];
+	for (uint16_t i = 0; i < width; i++)
+		eci[i] = (struct drm_xe_engine_class_instance){
+			.engine_class = engine_class,
+			.engine_instance = (uint16_t)(first + i), .gt_id = gt,
+		};
+	struct drm_xe_exec_queue_create q = {
+		.width = width, .num_placements = 1, .vm_id = vm,
+		.instances = (uintptr_t)eci,
+	};
+	int ret = ioctl_ret(fd, DRM_IOCTL_XE_EXEC_QUEUE_CREATE, &q);
+	return ret ? ret : (int)q.exec_queue_id;
+}
+
+/* A stream of set on OA unit 0 for exec queue queue; sampling or not. */
+static int xe_open_queue(int fd, uint64_t set, uint64_t queue, bool sample)
+{
+	struct xe_props props = { .n = 0 };
+	xe_prop(&props, DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID, queue);
+	xe_prop(&props, DRM_XE_OA_PROPERTY_SAMPLE_OA, sample);
+	xe_prop(&props, DRM_XE_OA_PROPERTY_OA_METRIC_SET, set);
+	xe_prop(&props, DRM_XE_OA_PROPERTY_OA_FORMAT, XE_FORMAT_A32);
+	if (sample)
+		xe_prop(&props, DRM_XE_OA_PROPERTY_OA_PERIOD_EXPONENT, 10);
+	return xe_open(fd, &props);
+}
+
+/*
+ * An exec queue is its DRM file's: ids from 1 in each file
+ * (xe_file_open()'s XA_FLAGS_ALLOC1), created on a VM of the same file
+ * (xe_exec_queue_create_ioctl(): ENOENT), and a stream of it opens only
+ * on that file (xe_oa_stream_open_ioctl(): xe_exec_queue_lookup(),
+ * ENOENT). The stream programs the queue's OAR counters and takes them
+ * back at close; a queue of the copy engine, which no OA unit samples,
+ * is EINVAL (xe_oa_assign_hwe()).
+ */
+START_TEST(exec_queues_belong_to_their_file)
+{
+	struct card c;
+	card_start(&c, "xe:tglgt2", "xe");
+	int app = open(c.m.node, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(app, 0);
+	int id = xe_add_config(c.fd, RENDER_BASIC, NOA_WRITE);
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_RENDER, 0, 0, 1),
+			 -ENOENT);
+	ck_assert_int_eq(xe_vm_create(app), 1);
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_RENDER, 0, 0, 1), 1);
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_COPY, 0, 0, 1), 2);
+	/* No GT 1 on Tiger Lake, no second render engine. */
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_RENDER, 0, 1, 1),
+			 -EINVAL);
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_RENDER, 1, 0, 1),
+			 -EINVAL);
+
+	ck_assert_int_eq(xe_open_queue(c.fd, (uint64_t)id, 1, true), -ENOENT);
+	ck_assert_int_eq(xe_open_queue(app, (uint64_t)id, 2, true), -EINVAL);
+	int s = xe_open_queue(app, (uint64_t)id, 1, true);
+	ck_assert_int_ge(s, 0);
+	ck_assert_uint_eq(fake_machine_requests(&c.m, "exec queue 1: OAR "
+						"counters on"), 1);
+	close(s);
+	ck_assert_uint_eq(fake_machine_requests(&c.m, "exec queue 1: OAR "
+						"counters off"), 1);
+
+	/* The other file's own queue 1 is another queue. */
+	ck_assert_int_eq(xe_vm_create(c.fd), 1);
+	ck_assert_int_eq(xe_queue_create(c.fd, 1, ENGINE_CLASS_COPY, 0, 0, 1), 1);
+	ck_assert_int_eq(xe_open_queue(c.fd, (uint64_t)id, 1, true), -EINVAL);
+	struct drm_xe_exec_queue_destroy destroy = { .exec_queue_id = 1 };
+	ck_assert_int_eq(ioctl_ret(app, DRM_IOCTL_XE_EXEC_QUEUE_DESTROY, &destroy), 0);
+	ck_assert_int_eq(ioctl_ret(app, DRM_IOCTL_XE_EXEC_QUEUE_DESTROY, &destroy),
+			 -ENOENT);
+	ck_assert_int_eq(xe_open_queue(app, (uint64_t)id, 1, true), -ENOENT);
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_RENDER, 0, 0, 1), 1);
+	close(app);
+	card_stop(&c);
+}
+END_TEST
+
+/*
+ * xe_oa_stream_open_ioctl(): counting a queue's own OAR counters without
+ * the OA buffer needs no privilege, sampling does; a queue is for an OAG
+ * unit only; a parallel queue is EOPNOTSUPP; and the OA buffer of a
+ * queue's stream is not filtered (xe_oa_append_reports()): other
+ * contexts' reports come too.
+ */
+START_TEST(an_exec_queue_stream_is_checked_and_not_filtered)
+{
+	struct card c;
+	card_start(&c, "xe:tglgt2", "xe");
+	int id = xe_add_config(c.fd, RENDER_BASIC, NOA_WRITE);
+	int app = open(c.m.node, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(app, 0);
+	ck_assert_int_eq(xe_vm_create(app), 1);
+	/* Two applications' queues run; the stream is of the first's. */
+	ck_assert_int_eq(xe_queue_create(app, 1, ENGINE_CLASS_RENDER, 0, 0, 1), 1);
+	ck_assert_int_eq(xe_vm_create(c.fd), 1);
+	ck_assert_int_eq(xe_queue_create(c.fd, 1, ENGINE_CLASS_RENDER, 0, 0, 1), 1);
+	fake_machine_control(&c.m, "capable=0\n");
+	ck_assert_int_eq(xe_open_queue(app, (uint64_t)id, 1, true), -EACCES);
+	int s = xe_open_queue(app, (uint64_t)id, 1, false);
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(read_ret(s, buf, sizeof(buf)), -EINVAL);
+	close(s);
+	fake_machine_control(&c.m, "capable=1\n");
+	s = xe_open_queue(app, (uint64_t)id, 1, true);
+	ck_assert_int_ge(s, 0);
+	size_t n = read_for_a_while(s, false);
+	close(s);
+	struct gpm_oa_decoder dec =
+		test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
+	uint32_t seen[8];
+	unsigned n_seen = 0;
+	for (size_t at = 0; at + dec.format->size <= n; at += dec.format->size) {
+		struct gpm_oa_report r;
+		ck_assert_int_eq(gpm_oa_report_decode(&dec, buf + at,
+						      dec.format->size, &r), 0);
+		bool known = !r.ctx_valid;
+		for (unsigned k = 0; k < n_seen && !known; k++)
+			known = seen[k] == r.ctx_id;
+		if (!known && n_seen < 8)
+			seen[n_seen++] = r.ctx_id;
+	}
+	ck_assert_uint_ge(n_seen, 2);
+	close(app);
+	card_stop(&c);
+
+	/* MTL: a video queue's batches on two engines at once; the media
+	 * GT's OAM unit takes no queue. */
+	card_start(&c, "xe:mtlgt2", NULL);
+	ck_assert_int_eq(xe_vm_create(c.fd), 1);
+	ck_assert_int_eq(xe_queue_create(c.fd, 1, ENGINE_CLASS_VIDEO, 0, 1, 2), 1);
+	ck_assert_int_eq(xe_open_queue(c.fd, 1, 1, true), -EOPNOTSUPP);
+	struct xe_props props = { .n = 0 };
+	xe_prop(&props, DRM_XE_OA_PROPERTY_OA_UNIT_ID, 1);
+	xe_prop(&props, DRM_XE_OA_PROPERTY_EXEC_QUEUE_ID, 1);
+	xe_prop(&props, DRM_XE_OA_PROPERTY_SAMPLE_OA, 1);
+	ck_assert_int_eq(xe_open(c.fd, &props), -EINVAL);
+	card_stop(&c);
+}
+END_TEST
+
 static Suite *fake_kernel_suite(void)
 {
 	Suite *s = suite_create("fake_kernel");
@@ -850,6 +1007,8 @@ static Suite *fake_kernel_suite(void)
 	tcase_add_test(tc, config_ids_reuse_the_lowest_free);
 	tcase_add_test(tc, context_handles_belong_to_their_file);
 	tcase_add_test(tc, a_passed_file_keeps_its_contexts);
+	tcase_add_test(tc, exec_queues_belong_to_their_file);
+	tcase_add_test(tc, an_exec_queue_stream_is_checked_and_not_filtered);
 	suite_add_tcase(s, tc);
 	return s;
 }
