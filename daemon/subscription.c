@@ -922,7 +922,7 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 		      dev->source->ops->check_drm_fd(dev->source, req->ctx_fd, err) :
 		      gpd_fail(err, -EOPNOTSUPP, "device %s (%s) takes no DRM "
 			       "file: gpuperfd streams one application's "
-			       "context on i915 devices", dev->source->name,
+			       "context on i915 and xe devices", dev->source->name,
 			       gpd_source_kind_name(dev->source->kind));
 	/* A single-context stream opens for this request alone, on a device
 	 * nobody else streams from but passive subscribers, which follow. */

@@ -110,7 +110,9 @@ struct gpd_context_row {
 	"configuration, which opens only while nobody else streams from the " \
 	"device and refuses every other subscription while it runs; only " \
 	"its client sees it, and every subscriber is told when the " \
-	"configuration changes."
+	"configuration changes. On xe the context is an exec queue, and " \
+	"the kernel does not filter its stream's reports: they count the " \
+	"whole unit."
 
 struct gpd_frame {
 	uint64_t gpu_start_ns, gpu_end_ns;      /* GPU timestamps, in ns */

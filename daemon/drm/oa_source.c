@@ -143,6 +143,8 @@ void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
 		.format_property = format_property,
 		.exponent = cfg->exponent,
 		.reopening = s->reopening,
+		.ctx_filter = cfg->ctx_filter,
+		.ctx_handle = cfg->ctx_handle,
 	};
 }
 

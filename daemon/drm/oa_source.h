@@ -70,7 +70,7 @@ void gpd_drm_oa_source_ready(struct gpd_drm_oa_source *s, uv_loop_t *loop,
 						struct gpd_error *err));
 
 /* The request as the refusal messages describe it: kind and the format
- * property as the driver's uAPI spells them, no context filter. */
+ * property as the driver's uAPI spells them, and the context filter. */
 void gpd_drm_oa_source_request(const struct gpd_drm_oa_source *s,
 			       enum gpd_source_kind kind,
 			       uint64_t format_property,

@@ -116,8 +116,6 @@ static void describe_request(const struct i915_source *s,
 		req->format = c->need.format;
 		req->media = c->need.kind == GPM_OA_UNIT_OAM;
 	}
-	req->ctx_filter = cfg->ctx_filter;
-	req->ctx_handle = cfg->ctx_handle;
 }
 
 static int add_config(void *user, const struct gpm_binding *b, uint64_t *id)

@@ -1,7 +1,8 @@
 /*
  * One application's context through the kernel's filter: a subscription
- * that presents a DRM file and a context of it, on the fake kernel
- * (daemon/subscription.c, daemon/device.c, the i915 source).
+ * that presents a DRM file and a context (i915) or exec queue (xe) of it,
+ * on the fake kernel (daemon/subscription.c, daemon/device.c, the i915
+ * and xe sources).
  *
  * The application's side is this test: it opens the card node, which
  * gives it a DRM file of its own, and creates contexts there, as an
@@ -16,6 +17,7 @@
 #include <i915_drm.h>
 #include <xf86drm.h>
 
+#include "daemon/xe/xe_uapi.h"
 #include "tests/unit/fake_machine_daemon.h"
 
 /* What a context subscriber saw. */
@@ -270,6 +272,142 @@ START_TEST(haswell_isolates_a_context_through_the_kernel_only)
 }
 END_TEST
 
+/* An xe application's render exec queue on a VM of its file. */
+static uint32_t create_exec_queue(int fd, uint16_t engine_class)
+{
+	struct drm_xe_vm_create vm = { 0 };
+	ck_assert_int_eq(drmIoctl(fd, DRM_IOCTL_XE_VM_CREATE, &vm), 0);
+	struct drm_xe_engine_class_instance eci = { .engine_class = engine_class };
+	struct drm_xe_exec_queue_create q = {
+		.width = 1, .num_placements = 1, .vm_id = vm.vm_id,
+		.instances = (uintptr_t)&eci,
+	};
+	ck_assert_int_eq(drmIoctl(fd, DRM_IOCTL_XE_EXEC_QUEUE_CREATE, &q), 0);
+	return q.exec_queue_id;
+}
+
+/*
+ * xe: the stream of a passed exec queue opens through the application's
+ * file (xe_exec_queue_lookup() looks there) and programs the queue's OAR
+ * counters; xe hands over the OA buffer unfiltered
+ * (xe_oa_append_reports()), so its frames hold every context that ran.
+ * The daemon holds the fd for the stream's life.
+ */
+START_TEST(a_passed_exec_queue_streams_through_its_file)
+{
+	struct fixture fx;
+	fixture_start(&fx, "xe", "RenderBasic");
+	struct gpd_error err = { 0 };
+	int app = open_card(&fx.machine, 0);
+	uint32_t queue = create_exec_queue(app, DRM_XE_ENGINE_CLASS_RENDER);
+	int passed = dup(app);
+	struct seen own = { 0 };
+	struct gpd_subscription *sub;
+	ck_assert_msg(subscribe(&fx, &own, passed, queue, &sub, &err) == 0,
+		      "%s", err.message);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "EXEC_QUEUE_ID=1"), 1);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+			  "exec queue 1: OAR counters on"), 1);
+	fixture_run(&fx, 5000);
+	ck_assert_uint_ge(own.frames_with_reports, 2);
+	ck_assert_uint_ge(own.n_contexts, 2);
+	ck_assert(fd_is_open(passed));
+	gpd_unsubscribe(sub);
+	ck_assert(!fd_is_open(passed));
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+			  "exec queue 1: OAR counters off"), 1);
+	close(app);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+/*
+ * xe: another file's queue id is the kernel's ENOENT, a queue of an
+ * engine the OA unit does not sample its EINVAL, both in words, and
+ * nothing changes; a pipe, or a node of another GPU, is refused before
+ * any stream open.
+ */
+START_TEST(xe_refusals_of_a_passed_exec_queue)
+{
+	struct fixture fx;
+	char metrics[PATH_MAX], spec[160];
+	test_shared_path(fx.metrics, sizeof(fx.metrics), "intel-metrics/xe");
+	snprintf(metrics, sizeof(metrics), "%s", fx.metrics);
+	fake_machine_start(&fx.machine, "xe:tglgt2,xe:tglgt2", metrics,
+			   "RenderBasic");
+	snprintf(spec, sizeof(spec), "xe:%s", fx.machine.node);
+	fixture_daemon(&fx, spec, 1);
+	struct seen s = { 0 };
+	struct gpd_subscription *sub = NULL;
+	struct gpd_error err = { 0 };
+
+	int pipe_fds[2];
+	ck_assert_int_eq(pipe(pipe_fds), 0);
+	ck_assert_int_eq(subscribe(&fx, &s, pipe_fds[0], 1, &sub, &err), -ENOTTY);
+	ck_assert_msg(strstr(err.message, "is not a DRM device node") &&
+		      strstr(err.message, "exec queue was created"), "%s",
+		      err.message);
+	int card1 = open_card(&fx.machine, 1);
+	ck_assert_int_eq(subscribe(&fx, &s, card1, 1, &sub, &err), -EXDEV);
+	ck_assert_msg(strstr(err.message, "a node of another GPU"), "%s",
+		      err.message);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "OA_STREAM_OPEN"), 0);
+
+	int owner = open_card(&fx.machine, 0);
+	int other = open_card(&fx.machine, 0);
+	uint32_t queue = create_exec_queue(owner, DRM_XE_ENGINE_CLASS_RENDER);
+	ck_assert_int_eq(subscribe(&fx, &s, other, queue, &sub, &err), -ENOENT);
+	ck_assert_msg(strstr(err.message, "the DRM file passed owns no exec "
+			     "queue 1 (ENOENT)"), "%s", err.message);
+	uint32_t copy = create_exec_queue(other, DRM_XE_ENGINE_CLASS_COPY);
+	ck_assert_int_eq(subscribe(&fx, &s, other, copy, &sub, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "its engine is not one the OA unit "
+			     "samples"), "%s", err.message);
+	ck_assert_ptr_null(sub);
+	ck_assert(fd_is_open(other));
+	struct gpd_device *dev = gpd_device_registry_find(&fx.daemon.registry,
+							  NULL);
+	ck_assert(!dev->open);
+	ck_assert(!dev->ctx_filter);
+	close(owner);
+	close(other);
+	close(card1);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+/* xe: the exec queue's stream is the unit's one configuration too. */
+START_TEST(xe_system_wide_and_exec_queue_streams_refuse_each_other)
+{
+	struct fixture fx;
+	fixture_start(&fx, "xe", "RenderBasic");
+	struct gpd_error err = { 0 };
+	struct seen wide = { 0 }, own = { 0 };
+	struct gpd_subscription *wide_sub, *own_sub = NULL;
+	ck_assert_int_eq(subscribe(&fx, &wide, -1, 0, &wide_sub, &err), 0);
+	int app = open_card(&fx.machine, 0);
+	uint32_t queue = create_exec_queue(app, DRM_XE_ENGINE_CLASS_RENDER);
+	ck_assert_int_eq(subscribe(&fx, &own, app, queue, &own_sub, &err), -EBUSY);
+	ck_assert(fd_is_open(app));
+	gpd_unsubscribe(wide_sub);
+	ck_assert_msg(subscribe(&fx, &own, app, queue, &own_sub, &err) == 0,
+		      "%s", err.message);
+	ck_assert_int_eq(subscribe(&fx, &wide, -1, 0, &wide_sub, &err), -EBUSY);
+	ck_assert_msg(strstr(err.message, "shows it to nobody else"), "%s",
+		      err.message);
+	gpd_unsubscribe(own_sub);
+	ck_assert_msg(subscribe(&fx, &wide, -1, 0, &wide_sub, &err) == 0, "%s",
+		      err.message);
+	gpd_unsubscribe(wide_sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
 static Suite *context_stream_suite(void)
 {
 	Suite *s = suite_create("context_stream");
@@ -280,6 +418,9 @@ static Suite *context_stream_suite(void)
 	tcase_add_test(tc, a_file_of_no_drm_node_or_of_another_gpu_is_refused_first);
 	tcase_add_test(tc, system_wide_and_context_streams_refuse_each_other);
 	tcase_add_test(tc, haswell_isolates_a_context_through_the_kernel_only);
+	tcase_add_test(tc, a_passed_exec_queue_streams_through_its_file);
+	tcase_add_test(tc, xe_refusals_of_a_passed_exec_queue);
+	tcase_add_test(tc, xe_system_wide_and_exec_queue_streams_refuse_each_other);
 	suite_add_tcase(s, tc);
 	return s;
 }
