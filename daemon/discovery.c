@@ -125,9 +125,12 @@ int gpd_drm_discover(uv_loop_t *loop, const struct gpd_drm_roots *roots,
 		if (!why)
 			why = driver_kind(path, &kind);
 		if (why) {
-			gpd_warn("%s: skipped (%s)", d->nodes[DRM_NODE_PRIMARY],
+			gpd_warn("%s: skipped (%s%s)", d->nodes[DRM_NODE_PRIMARY],
 				 why == -ENODEV ? "driven by neither i915 nor xe"
-						: strerror(-why));
+						: strerror(-why),
+				 why == -EACCES ? ": add gpuperfd's user to the "
+						  "groups video and render, as "
+						  "the service does" : "");
 			continue;
 		}
 		struct gpd_drm_card_sources card;

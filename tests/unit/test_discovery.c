@@ -169,8 +169,10 @@ START_TEST(a_card_the_user_cannot_open_is_skipped_saying_why)
 	if (root)
 		ck_assert_int_eq(seteuid(0), 0);
 	ck_assert_int_eq(d.ret, 0);
-	ck_assert_msg(strstr(text, "/dri/card0: skipped (Permission denied)\n"),
-		      "%s", text);
+	/* The words say what to do about it. */
+	ck_assert_msg(strstr(text, "/dri/card0: skipped (Permission denied: "
+			     "add gpuperfd's user to the groups video and "
+			     "render, as the service does)\n"), "%s", text);
 	ck_assert_msg(d.n == 1, "%s", text);
 	ck_assert_int_eq(d.cards[0].source->kind, GPD_SOURCE_XE);
 	destroy_cards(d.cards, d.n);
