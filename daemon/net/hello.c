@@ -261,6 +261,7 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	m->flight_recorder_bytes = dev->ring ? dev->ring->capacity : 0;
 	m->kernel_context_filter = src->ops->check_drm_fd != NULL;
 	m->software_context_filter = dev->decoder.has_context;
+	m->i915perf_refusal = str(gpd_device_i915perf_misfit(dev));
 	m->topology = describe_topology(h, info);
 	if (!m->topology)
 		return NULL;

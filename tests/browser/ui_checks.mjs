@@ -554,6 +554,14 @@ async function simulatedAmd(context) {
 		els.map((e) => e.dataset.symbol));
 	checks.check(['GpuBusy', 'ValuInstructions', 'L2HitRate'].every((s) => symbols.includes(s)),
 		'the counter list holds the SPM counters', symbols.join(', '));
+	const format = await page.$eval('#record-format', (select) => {
+		const igt = select.querySelector('option[value="i915perf"]');
+		return { value: select.value, disabled: igt.disabled, title: igt.title };
+	});
+	checks.check(format.value === 'perfetto' && format.disabled &&
+		/not an Intel GPU/.test(format.title),
+	'Record offers only the Perfetto trace for the AMD GPU, and says why not IGT\'s format',
+	JSON.stringify(format));
 	await page.screenshot({ path: join(out, 'ui-sim-amd.png') });
 	await page.close();
 }

@@ -76,6 +76,7 @@ function showConfiguration() {
 	const fixed = !!device?.fixedMetricSet;
 	const locked = stream.isViewer || fixed;
 	devicePanel.show(stream.devices, device);
+	recording.showDevice(device);
 	setPicker.show(device?.metricSets ?? [], stream.metricSet?.symbol ?? '', locked);
 	sampling.show(device, stream.metricSet, stream.periodNs, stream.windowNs, locked);
 	roleNote.hidden = !locked;

@@ -37,6 +37,18 @@ export class RecordingControl {
 		this.show();
 	}
 
+	// IGT's format holds only Intel OA reports of i915's formats: on
+	// other devices only the Perfetto trace is offered, and the other
+	// option says why.
+	showDevice(device) {
+		const refusal = device?.i915perfRefusal ?? '';
+		const option = this.format.querySelector('option[value="i915perf"]');
+		option.disabled = !!refusal;
+		option.title = refusal ? `${device.name} ${refusal}` : '';
+		if (refusal && this.format.value === 'i915perf')
+			this.format.value = 'perfetto';
+	}
+
 	show() {
 		const r = this.recording;
 		this.button.textContent = r ? 'Stop recording' : 'Record';
