@@ -133,7 +133,8 @@ static int plan_keep(struct plan *p, const struct gpd_keep_streaming_spec *spec,
 }
 
 /* The bytes a ring needs for duration_ns of the device's reports at its
- * kept (else default) period, with the correlation points between. */
+ * kept (else default) period, and at its context switches where the
+ * device knows how often they come, with the correlation points between. */
 static uint64_t ring_bytes_for(const struct plan *p, uint64_t duration_ns)
 {
 	const struct gpd_source *src = p->dev->source;
@@ -144,6 +145,8 @@ static uint64_t ring_bytes_for(const struct plan *p, uint64_t duration_ns)
 	if (!period)
 		period = 1;
 	long double reports = (long double)duration_ns / period;
+	if (src->context_switch_interval_ns)
+		reports += (long double)duration_ns / src->context_switch_interval_ns;
 	/* A record is a header and a report; 1 % more for the rest. */
 	long double bytes = reports * (8 + src->format->size) * 1.01L;
 	if (bytes > (long double)(1ull << 62))

@@ -104,6 +104,10 @@ struct gpd_source {
 	/* A recording fixes the metric set and period it was made with. */
 	const char *fixed_metric_set;           /* symbol; NULL if free */
 	uint64_t fixed_period_ns;               /* 0 if free or unknown */
+	/* The mean time between the reports it writes at context switches,
+	 * beside its timer's, while busy; 0 where unknown (real GPUs: it is
+	 * the workload's). Rings sized in time count them. */
+	uint64_t context_switch_interval_ns;
 	/* Why the device streams no counters at all (an AMD GPU), for
 	 * whoever asks for a stream; NULL where it can. */
 	const char *no_stream;

@@ -20,6 +20,7 @@
 #include "daemon/sim/oa_model.h"
 #include "daemon/sim/sim_source.h"
 #include "daemon/sim/spm_source.h"
+#include "daemon/sim/workload.h"
 #include "metrics/sim_device.h"
 
 #define SIM_POLL_MS 5
@@ -340,6 +341,8 @@ int gpd_sim_source_create(uv_loop_t *loop, struct gpm_metrics_db *db,
 	sim->read_buf = buf;
 	sim->stepped = opts->stepped;
 	sim->timeslice_ns = opts->timeslice_ns;
+	sim->base.context_switch_interval_ns = opts->timeslice_ns ?
+		opts->timeslice_ns : GPD_WORKLOAD_DEFAULT_TIMESLICE_NS;
 	uv_timer_init(loop, &sim->timer);
 	sim->timer.data = sim;
 	*out = &sim->base;

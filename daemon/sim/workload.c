@@ -11,7 +11,6 @@
 #define DEFAULT_BUSY_MEAN_NS 20000000ull
 #define DEFAULT_IDLE_MEAN_NS 4000000ull
 #define DEFAULT_IDLE_PROBABILITY 0.3
-#define DEFAULT_TIMESLICE_MEAN_NS 1000000ull
 #define DEFAULT_RAMP_NS 2000000ull
 #define DEFAULT_MIN_LEVEL 0.15
 
@@ -148,7 +147,7 @@ int gpd_workload_init(struct gpd_workload *wl, const struct gpd_workload_config 
 		.idle_mean = ns_to_ticks(cfg->idle_mean_ns ? cfg->idle_mean_ns
 					 : DEFAULT_IDLE_MEAN_NS, f),
 		.timeslice_mean = ns_to_ticks(cfg->timeslice_mean_ns ? cfg->timeslice_mean_ns
-					      : DEFAULT_TIMESLICE_MEAN_NS, f),
+					      : GPD_WORKLOAD_DEFAULT_TIMESLICE_NS, f),
 		.ramp = ns_to_ticks(cfg->ramp_ns ? cfg->ramp_ns : DEFAULT_RAMP_NS, f),
 		.idle_probability = cfg->idle_probability < 0 ? 0
 				    : cfg->idle_probability > 0 ? cfg->idle_probability

@@ -25,6 +25,9 @@
 #define GPD_WORKLOAD_MAX_CONTEXTS 8
 /* The heaviest load factor: past it every phase runs flat out anyway. */
 #define GPD_WORKLOAD_MAX_LOAD 10.0
+/* The mean time between context switches while the GPU is busy, unless
+ * the configuration gives one; each switch writes an OA report. */
+#define GPD_WORKLOAD_DEFAULT_TIMESLICE_NS 1000000ull
 
 /* Zero fields take the defaults given in brackets. */
 struct gpd_workload_config {

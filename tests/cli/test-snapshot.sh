@@ -146,8 +146,10 @@ check "the 2 s ring never overwrote" ring_until overwritten_bytes_total "v > 0"
 check "the ring says it was asked to hold $(ring_value asked_seconds) s, not 2" \
 	[ "$(ring_value asked_seconds)" = 2 ]
 full=$(ring_value held_seconds)
-check "the full ring holds $full s: none, or more than the 2 s asked" \
-	awk -v v="$full" 'BEGIN { exit !(v > 0.2 && v <= 2.05) }'
+# The sim writes a report at each context switch beside its timer's
+# (about as many at 1 ms): a ring sized for the timer's alone held 1.1 s.
+check "the full ring holds $full s: about the 2 s asked" \
+	awk -v v="$full" 'BEGIN { exit !(v >= 1.9 && v <= 2.5) }'
 "$gpuperf" --unix "$tmp/timed.sock" stream -p 100us -c GpuBusy -i 500ms \
 	--format csv --duration 60s >"$tmp/fast.csv" 2>"$tmp/fast.err" &
 fast_pid=$!

@@ -685,14 +685,17 @@ START_TEST(flight_recorder_options_are_checked_whole)
 	ck_assert_msg(strstr(err.message, "no device 'card3'"), "%s", err.message);
 	fixture_stop(&fx);
 
-	/* A duration is what it takes at the kept period: 2 s at about
-	 * 53 us is 37,500 reports of 264 bytes. */
+	/* A duration is what it takes at the kept period, and at the sim's
+	 * context switches: 2 s at about 53 us is 37,500 reports of 264
+	 * bytes, and a switch every 1 ms 2,000 more. */
 	static const char *two_s[] = { "2s" };
 	static const char *fast[] = { "RenderBasic@60us" };
 	ck_assert_msg(start_kept(&fx, two_s, 1, fast, 1, 0, &err) == 0, "%s",
 		      err.message);
 	uint64_t period = gpd_exponent_to_ns(&fx.dev->source->info, fx.dev->exponent);
-	uint64_t want = 2000000000ull / period * 264;
+	uint64_t switches = fx.dev->source->context_switch_interval_ns;
+	ck_assert_uint_eq(switches, 1000000);
+	uint64_t want = (2000000000ull / period + 2000000000ull / switches) * 264;
 	ck_assert_uint_ge(fx.dev->ring->capacity, want);
 	ck_assert_uint_le(fx.dev->ring->capacity, want + want / 50);
 	fixture_stop(&fx);
