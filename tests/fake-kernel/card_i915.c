@@ -355,6 +355,7 @@ int fk_i915_card_ioctl(struct fk_card *card, struct fk_file *file,
 {
 	char said[512] = "";
 	const char *name;
+	uint32_t handle;
 	int ret;
 	switch (request) {
 	case DRM_IOCTL_VERSION:
@@ -372,10 +373,16 @@ int fk_i915_card_ioctl(struct fk_card *card, struct fk_file *file,
 	case DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT:
 		ret = fk_context_create(file, arg,
 					request == DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT);
-		fk_log("card%u GEM_CONTEXT_CREATE -> %s%u", card->index,
-		       ret ? fk_errname(ret) : "",
-		       ret ? 0 : ((struct drm_i915_gem_context_create *)arg)->ctx_id);
-		return ret;
+		if (ret) {
+			fk_log("card%u GEM_CONTEXT_CREATE -> %s", card->index,
+			       fk_errname(ret));
+			return ret;
+		}
+		handle = ((struct drm_i915_gem_context_create *)arg)->ctx_id;
+		fk_log("card%u GEM_CONTEXT_CREATE -> %u, hardware context 0x%x",
+		       card->index, handle, fk_workload_context_id(card,
+		       (unsigned)fk_context_lookup(file, handle)->workload_index));
+		return 0;
 	case DRM_IOCTL_I915_GEM_CONTEXT_DESTROY:
 		ret = fk_context_destroy(file, arg);
 		fk_log("card%u GEM_CONTEXT_DESTROY id=%u -> %s", card->index,

@@ -151,13 +151,16 @@ int fk_xe_exec_queue_create(struct fk_file *file, void *arg)
 		struct fk_exec_queue *q = &file->state->exec_queues[i];
 		if (q->used)
 			continue;
+		int index = fk_take_workload_context(card);
+		if (index < 0)
+			return index;
 		*q = (struct fk_exec_queue){
 			.used = true, .id = id, .vm_id = args->vm_id,
 			.engine_class = eci[0].engine_class,
 			.engine_instance = eci[0].engine_instance,
 			.gt_id = eci[0].gt_id,
 			.width = args->width,
-			.workload_index = (int)fk.next_workload_context++,
+			.workload_index = index,
 		};
 		args->exec_queue_id = id;
 		return 0;

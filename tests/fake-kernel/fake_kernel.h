@@ -85,7 +85,10 @@
  * file is what open() of a card node made: the fd becomes a file of the
  * fake's whose inode holds the DRM file's contexts, so a descriptor shared
  * by dup(), fork() or SCM_RIGHTS is the same DRM file in every process
- * (files.c). An LD_PRELOAD shim has process-wide state by nature: it lives
+ * (files.c). The cards' hardware context IDs are handed out from a file
+ * of the machine (ROOT/kernel/cardN) that every process maps, so that
+ * two processes' contexts are two hardware contexts (machine.c). An
+ * LD_PRELOAD shim has process-wide state by nature: it lives
  * in one struct, fk.
  */
 #ifndef GPD_FAKE_KERNEL_H
@@ -166,6 +169,13 @@ struct fk_unit {
 	struct fk_stream *stream;
 };
 
+/* What every process on the machine sees of a card: the kernel's memory
+ * of it, in a file of the machine's (ROOT/kernel/cardN) that each maps. */
+struct fk_card_shared {
+	/* The workload context the next GEM context created submits as. */
+	uint32_t next_workload_context;
+};
+
 struct fk_card {
 	unsigned index;                 /* cardN, DRM minor N */
 	enum fk_driver driver;
@@ -179,6 +189,7 @@ struct fk_card {
 	struct fk_gt gts[FK_MAX_GTS];
 	unsigned n_units;
 	struct fk_unit units[FK_MAX_OA_UNITS];
+	struct fk_card_shared *shared;
 };
 
 /* A GEM context of a DRM file (i915_gem_context_lookup() finds it by its
@@ -321,8 +332,6 @@ struct fake_kernel {
 	struct gpm_metrics_db db;
 	uint64_t seed;
 	int perf_revision;
-	/* Contexts created take the workload's contexts in turn. */
-	unsigned next_workload_context;
 	FILE *log;
 	char control_path[PATH_MAX];
 	struct fk_control control;
@@ -431,6 +440,12 @@ void fk_file_close(struct fk_file *file);
 /* i915_gem_context_lookup(): the context of handle in file; NULL if the
  * file has none such. */
 struct fk_context *fk_context_lookup(struct fk_file *file, uint32_t handle);
+/* The workload context the card's next context or exec queue runs as:
+ * hardware context IDs are the engine's (i915: __execlists_schedule_in()'s
+ * context_tag, Linux 6.12; xe: alloc_guc_id() from the GuC's pool, Linux
+ * 7.0), whichever process creates it. -ENOMEM without the card's shared
+ * state. */
+int fk_take_workload_context(const struct fk_card *card);
 /* DRM_IOCTL_I915_GEM_CONTEXT_CREATE(_EXT), _DESTROY. */
 int fk_context_create(struct fk_file *file, void *arg, bool ext);
 int fk_context_destroy(struct fk_file *file, const void *arg);
@@ -445,6 +460,9 @@ int fk_xe_exec_queue_destroy(struct fk_file *file, const void *arg);
 struct fk_exec_queue *fk_xe_exec_queue_lookup(struct fk_file *file, uint32_t id);
 
 /* stream.c */
+/* The hardware context ID the OA unit writes for the workload's context
+ * index (taken modulo the workload's contexts). */
+uint32_t fk_workload_context_id(const struct fk_card *card, unsigned index);
 /* The control file's einval injection for a stream open of set_id: true
  * when the open is to fail with EINVAL. */
 bool fk_inject_einval(struct fk_card *card, uint64_t set_id);

@@ -7,7 +7,9 @@
  * free one first (context_xa is XA_FLAGS_ALLOC1). A handle means nothing
  * outside its file: i915_gem_context_lookup() looks in the caller's file
  * only. A context created here submits as one of the OA model's workload
- * contexts, each new one the next; a default context never submits.
+ * contexts, each new one of the card the next, whichever process creates
+ * it (hardware IDs are the engine's: machine.c); a default context never
+ * submits.
  *
  * The DRM file is the open file description, not the descriptor
  * (drm_open_helper() hangs struct drm_file on filp->private_data, Linux
@@ -168,14 +170,26 @@ int fk_context_create(struct fk_file *file, void *arg, bool ext)
 		struct fk_context *c = &file->state->contexts[i];
 		if (c->used)
 			continue;
+		int index = fk_take_workload_context(file->card);
+		if (index < 0)
+			return index;
 		*c = (struct fk_context){
 			.used = true, .handle = handle, .engine_classes = classes,
-			.workload_index = (int)fk.next_workload_context++,
+			.workload_index = index,
 		};
 		args->ctx_id = handle;
 		return 0;
 	}
 	return -ENOMEM;
+}
+
+int fk_take_workload_context(const struct fk_card *card)
+{
+	if (!card->shared)
+		return -ENOMEM;
+	uint32_t index = __atomic_fetch_add(&card->shared->next_workload_context,
+					    1, __ATOMIC_RELAXED);
+	return (int)(index & INT32_MAX);
 }
 
 int fk_context_destroy(struct fk_file *file, const void *arg)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -94,6 +95,37 @@ static void register_boot_sets(struct fk_card *card)
 	}
 }
 
+/*
+ * The card's state every process shares. Hardware context IDs are the
+ * engine's, not a DRM file's or a process's: __execlists_schedule_in()
+ * (gt/intel_execlists_submission.c, Linux 6.12) takes each running
+ * context's CCID from the engine's context_tag pool, whoever created the
+ * context. So contexts that two processes create run as two workload
+ * contexts, counted on the machine, not in each process.
+ */
+static void map_card_shared(struct fk_card *card)
+{
+	char path[FK_ROOT_MAX + 64];
+	snprintf(path, sizeof(path), "%s/kernel", fk.root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/kernel/card%u", fk.root, card->index);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	void *p = MAP_FAILED;
+	/* Growing to the same size keeps what another process wrote. */
+	if (fd >= 0 && !ftruncate(fd, sizeof(*card->shared)))
+		p = mmap(NULL, sizeof(*card->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "fake kernel: cannot share %s (%s): its contexts "
+			"are this process's alone\n", path, strerror(errno));
+		p = mmap(NULL, sizeof(*card->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	}
+	card->shared = p == MAP_FAILED ? NULL : p;
+}
+
 /* PCI function 0000:00:0X.0 for card N, like an integrated GPU at 02.0. */
 static void build_card(struct fk_card *card)
 {
@@ -153,6 +185,7 @@ static void build_card(struct fk_card *card)
 	mkdirs("%s/metrics", card->dir);
 	if (fresh)
 		register_boot_sets(card);
+	map_card_shared(card);
 }
 
 static void build_sysctls(void)
@@ -224,6 +257,10 @@ static void reset(void)
 			fk_file_close(fk.fds[fd].file);
 	}
 	memset(fk.fds, 0, sizeof(fk.fds));
+	for (unsigned i = 0; i < fk.n_cards; i++)
+		if (fk.cards[i].shared)
+			munmap(fk.cards[i].shared, sizeof(*fk.cards[i].shared));
+	fk.n_cards = 0;
 	gpm_metrics_db_fini(&fk.db);
 	if (fk.log)
 		fclose(fk.log);
@@ -262,7 +299,6 @@ static void build(const char *root)
 		fk.n_cards = 0;
 	}
 	build_sysctls();
-	fk.next_workload_context = 0;
 	for (unsigned i = 0; i < fk.n_cards; i++) {
 		fk_units_init(&fk.cards[i]);
 		build_card(&fk.cards[i]);

@@ -87,6 +87,21 @@ static int make_model(struct fk_card *card, const struct fk_stream_params *p,
 	return gpd_oa_model_create(&mc, out);
 }
 
+uint32_t fk_workload_context_id(const struct fk_card *card, unsigned index)
+{
+	/* The IDs follow from the seed alone, as the model's workload draws
+	 * them. */
+	struct gpd_workload wl;
+	const struct gpd_workload_clocks clocks = {
+		.timestamp_frequency = card->info.timestamp_frequency,
+		.gpu_min_freq = card->info.gpu_min_freq,
+		.gpu_max_freq = card->info.gpu_max_freq,
+	};
+	if (gpd_workload_init(&wl, NULL, &clocks, fk.seed))
+		return FK_NO_HW_CONTEXT;
+	return gpd_workload_context_id(&wl, index % gpd_workload_n_contexts(&wl));
+}
+
 bool fk_inject_einval(struct fk_card *card, uint64_t set_id)
 {
 	char what[16];
@@ -183,16 +198,8 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 	uint32_t context_id = FK_NO_HW_CONTEXT;
 	uint64_t now = now_ns();
 	int ret;
-	if (p->filter_context && p->context_index >= 0) {
-		/* The hardware ID of the workload context it submits as. */
-		ret = make_model(card, p, false, 0, now, &model);
-		if (ret)
-			return ret;
-		if (model)
-			context_id = gpd_oa_model_context_id(model,
-				(unsigned)p->context_index % gpd_oa_model_n_contexts(model));
-		gpd_oa_model_destroy(model);
-	}
+	if (p->filter_context && p->context_index >= 0)
+		context_id = fk_workload_context_id(card, (unsigned)p->context_index);
 	ret = make_model(card, p, p->filter_context, context_id, now, &model);
 	if (ret)
 		return ret;

@@ -989,6 +989,95 @@ START_TEST(an_exec_queue_stream_is_checked_and_not_filtered)
 }
 END_TEST
 
+/* The context IDs of the valid-context reports among n bytes of i915
+ * records, each once; how many. A single-context stream's reports of
+ * other contexts carry INVALID_CTX_ID (gen8_append_oa_reports()). */
+static unsigned valid_context_ids(const unsigned char *p, size_t n,
+				  uint32_t *ids, unsigned max)
+{
+	struct gpm_oa_decoder dec =
+		test_oa_decoder(GPM_OA_FORMAT_A32u40_A4u32_B8_C8, 1200);
+	unsigned count = 0;
+	for (size_t at = 0; at < n;) {
+		uint32_t type;
+		uint16_t rec;
+		memcpy(&type, p + at, 4);
+		memcpy(&rec, p + at + 6, 2);
+		ck_assert_uint_ge(rec, GPM_OA_RECORD_HEADER_SIZE);
+		const unsigned char *r = p + at + GPM_OA_RECORD_HEADER_SIZE;
+		at += rec;
+		struct gpm_oa_report out;
+		if (type != GPM_OA_RECORD_SAMPLE ||
+		    gpm_oa_report_decode(&dec, r, dec.format->size, &out) ||
+		    !out.ctx_valid || out.ctx_id == 0xffffffffu)
+			continue;
+		bool known = false;
+		for (unsigned i = 0; i < count; i++)
+			known |= ids[i] == out.ctx_id;
+		if (!known && count < max)
+			ids[count++] = out.ctx_id;
+	}
+	return count;
+}
+
+/* The context IDs a single-context stream on ctx of fd shows. */
+static unsigned context_ids_streamed(int fd, uint64_t set, uint64_t ctx,
+				     uint32_t *ids, unsigned max)
+{
+	int s = open_on_context(fd, set, ctx);
+	ck_assert_int_ge(s, 0);
+	unsigned count = 0;
+	for (int i = 0; i < 200 && !count; i++)
+		count = valid_context_ids(buf, read_for_a_while(s, true), ids, max);
+	close(s);
+	return count;
+}
+
+/*
+ * Two processes' contexts on one GPU run as two hardware contexts: the
+ * engine hands out the IDs (__execlists_schedule_in()'s context_tag,
+ * Linux 6.12), not the process, so a single-context stream of one never
+ * shows the other's reports as its own.
+ */
+START_TEST(contexts_of_two_processes_are_two_hardware_contexts)
+{
+	struct card c;
+	card_start(&c, "i915:tglgt2", "i915");
+	int id = i915_add_config(c.fd, RENDER_BASIC, NOA_WRITE, 0, 0);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		/* Another application: its own file and context. */
+		int app = open(c.m.node, O_RDWR | O_CLOEXEC);
+		struct drm_i915_gem_context_create create = { 0 };
+		if (app < 0 || ioctl(app, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create))
+			_exit(1);
+		send_fd(sv[1], app);
+		char done;
+		_exit(read(sv[1], &done, 1) == 1 ? 0 : 2);
+	}
+	int theirs = receive_fd(sv[0]);
+	ck_assert_int_ge(theirs, 0);
+	ck_assert_int_eq(context_create(c.fd), 1);
+	uint32_t mine[4], other[4];
+	unsigned n_mine = context_ids_streamed(c.fd, (uint64_t)id, 1, mine, 4);
+	unsigned n_other = context_ids_streamed(theirs, (uint64_t)id, 1, other, 4);
+	ck_assert_uint_eq(n_mine, 1);
+	ck_assert_uint_eq(n_other, 1);
+	ck_assert_uint_ne(mine[0], other[0]);
+	ck_assert_int_eq(write(sv[0], "x", 1), 1);
+	int status;
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	close(theirs);
+	close(sv[0]);
+	close(sv[1]);
+	card_stop(&c);
+}
+END_TEST
+
 static Suite *fake_kernel_suite(void)
 {
 	Suite *s = suite_create("fake_kernel");
@@ -1009,6 +1098,7 @@ static Suite *fake_kernel_suite(void)
 	tcase_add_test(tc, a_passed_file_keeps_its_contexts);
 	tcase_add_test(tc, exec_queues_belong_to_their_file);
 	tcase_add_test(tc, an_exec_queue_stream_is_checked_and_not_filtered);
+	tcase_add_test(tc, contexts_of_two_processes_are_two_hardware_contexts);
 	suite_add_tcase(s, tc);
 	return s;
 }
