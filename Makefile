@@ -23,6 +23,7 @@
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share/gpuperf
 # The service's files: its unit names $(SYSCONFDIR)/gpuperfd.conf.
 SYSCONFDIR ?= /etc
@@ -56,7 +57,8 @@ endif
 
 OPT ?= -O2
 VERSION := 0.1.0
-CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD) -DGPM_DATADIR='"$(DATADIR)"' -DGPUPERF_VERSION='"$(VERSION)"'
+CPPFLAGS += -D_GNU_SOURCE -I. -I$(BUILD) -DGPM_DATADIR='"$(DATADIR)"' -DGPM_LIBDIR='"$(LIBDIR)"' \
+	-DGPUPERF_VERSION='"$(VERSION)"'
 CFLAGS += -std=gnu11 $(OPT) -g -fPIC $(WARN) $(SAN_FLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDFLAGS += $(SAN_FLAGS)
@@ -80,7 +82,10 @@ BROWSER_PACKAGES := chromium
 METRICS_SRCS := $(wildcard metrics/*.c)
 METRICS_ASM := $(wildcard metrics/*.S)
 DAEMON_SRCS := $(filter-out daemon/main.c,$(shell find daemon -name '*.c'))
-CLIENT_SRCS := $(filter-out client/main.c,$(shell find client -name '*.c'))
+# The preload's ioctl() goes into the commands gpuperf run starts, never
+# into gpuperf.
+PRELOAD_MAIN := client/preload/preload.c
+CLIENT_SRCS := $(filter-out client/main.c $(PRELOAD_MAIN),$(shell find client -name '*.c'))
 SIM_XML := $(wildcard metrics/sim/*.xml)
 NVIDIA_XML := $(wildcard metrics/nvidia/*.xml)
 
@@ -182,10 +187,22 @@ $(BUILD)/gpuperfd: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBGPM) $(LIBPROTO)
 $(BUILD)/gpuperf: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBGPM) $(LIBPROTO)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# libgpuperf-preload.so, which gpuperf run --own-contexts preloads into
+# its command (client/preload): it exports ioctl() alone. Never built with
+# the sanitizers, whose runtimes must come first in a process: it goes
+# into commands that have none.
+PRELOAD_SRCS := $(PRELOAD_MAIN) client/preload/offer.c
+LIBPRELOAD := $(BUILD)/libgpuperf-preload.so
+all: $(LIBPRELOAD)
+$(LIBPRELOAD): $(PRELOAD_SRCS) client/preload/offer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden $(WARN) \
+		$(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null) -shared -o $@ \
+		$(PRELOAD_SRCS) -ldl
+
 # libgpuperf, the installable client library: client/lib and the wire
 # code, with client/include/gpuperf.h and a pkg-config file. The shared
 # library exports only the gpc_ API.
-LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 GPC_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard client/lib/*.c))
@@ -232,7 +249,8 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
 	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table \
 	$(BUILD)/tests/daemon-proxy $(BUILD)/tests/episodes-recording \
-	$(BUILD)/tests/libhold-open.so $(BUILD)/tests/rgp-capture
+	$(BUILD)/tests/libhold-open.so $(BUILD)/tests/rgp-capture \
+	$(BUILD)/tests/context-app $(BUILD)/tests/libxe-exec-queue.so
 
 # Writes amdgpu gpu_metrics tables for the fake sysfs trees.
 $(BUILD)/tests/gpu-metrics-table: tests/integration/gpu_metrics_table.c \
@@ -256,6 +274,16 @@ $(BUILD)/tests/episodes-recording: tests/cli/episodes_recording.c $(ALL_LIBS)
 $(BUILD)/tests/rgp-capture: tests/cli/rgp_capture.c tests/unit/rgp_writer.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+# An application making GPU contexts, and a stand-in for xe's exec queue
+# create (tests/integration/test-own-contexts.sh).
+$(BUILD)/tests/context-app: tests/integration/context_app.c tests/integration/xe_queue_create.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+$(BUILD)/tests/libxe-exec-queue.so: tests/integration/xe_exec_queue.c \
+		tests/integration/xe_queue_create.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl
 
 # Holds one open() of a process back (tests/integration/test-daemon-triggers.sh).
 $(BUILD)/tests/libhold-open.so: tests/integration/hold_open.c
@@ -388,8 +416,9 @@ fuzz: $(FUZZ_BINS)
 	done
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/metrics
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/metrics $(DESTDIR)$(LIBDIR)
 	install -m 0755 $(BUILD)/gpuperfd $(BUILD)/gpuperf $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(LIBPRELOAD) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(SIM_XML) $(NVIDIA_XML) $(DESTDIR)$(DATADIR)/metrics/
 ifneq ($(WEB_APP),)
 	install -d $(DESTDIR)$(DATADIR)/web
@@ -428,7 +457,8 @@ image: all
 # Removes what install put there; an edited $(SYSCONFDIR)/gpuperfd.conf
 # stays.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/gpuperfd $(DESTDIR)$(BINDIR)/gpuperf
+	rm -f $(DESTDIR)$(BINDIR)/gpuperfd $(DESTDIR)$(BINDIR)/gpuperf \
+		$(DESTDIR)$(LIBDIR)/libgpuperf-preload.so
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/metrics/,$(notdir $(SIM_XML) $(NVIDIA_XML)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_FILES)))
 	rm -f $(DESTDIR)$(DATADIR)/gpuperfd.conf.example \

@@ -7,15 +7,27 @@
  *
  * --repeat N does all of it N times, a result file per run (what
  * compare's statistics take), and stops at the first run that fails.
+ *
+ * --own-contexts measures the command's own context instead of the
+ * device: the command runs with libgpuperf-preload.so, which offers each
+ * context it creates (context_offers.h); the first on the device is
+ * subscribed to with the kernel's filter before its create returns, and
+ * the window opens then. The unit takes one context filter (i915's
+ * PERF_OPEN takes one CTX_HANDLE), so later contexts are counted and
+ * named, not measured.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "client/catalog_names.h"
 #include "client/cli_args.h"
 #include "client/commands.h"
+#include "client/context_offers.h"
 #include "client/process_tree.h"
 #include "client/streaming.h"
 
@@ -23,8 +35,8 @@ static const char *const cmd = "run";
 
 static const char usage[] =
 	"gpuperf run [-m SET] [-c C1,C2|all] [-i INTERVAL] [--format FORMAT]\n"
-	"       [-o FILE] [--repeat N] [stream options] [CONNECTION OPTIONS]\n"
-	"       -- CMD [ARGS...]";
+	"       [-o FILE] [--repeat N] [--own-contexts] [stream options]\n"
+	"       [CONNECTION OPTIONS] -- CMD [ARGS...]";
 
 static const char help[] =
 	"Runs CMD and measures the device from CMD's start to its exit. Writes\n"
@@ -46,7 +58,25 @@ static const char help[] =
 	"                      its own: -o DIR/NAME.EXT gives DIR/NAME-1.EXT\n"
 	"                      to DIR/NAME-N.EXT (compare's statistics want 5\n"
 	"                      or more a side). Stops at the first run that\n"
-	"                      fails, with its status.\n\n"
+	"                      fails, with its status.\n"
+	"  --own-contexts      measure CMD's own GPU context, not the whole\n"
+	"                      device: CMD runs with libgpuperf-preload.so\n"
+	"                      (next to gpuperf, or in " GPM_LIBDIR "),\n"
+	"                      which hands the DRM file of each context CMD\n"
+	"                      (or a process it starts) creates to gpuperf,\n"
+	"                      and gpuperf to the daemon over its Unix\n"
+	"                      socket (--unix): the kernel streams that\n"
+	"                      context alone. The OA unit takes one context\n"
+	"                      filter, so the first context CMD creates on\n"
+	"                      the device is measured, from its creation to\n"
+	"                      CMD's exit; later ones are counted and named\n"
+	"                      on standard error, not measured. The totals\n"
+	"                      are that context's alone; --per-context is\n"
+	"                      implied, so with -i each interval has its row\n"
+	"                      with its hardware id too. Needs an i915 device\n"
+	"                      nobody else streams from (xe does not filter\n"
+	"                      the OA buffer by exec queue); exits 1 when\n"
+	"                      CMD created no context there.\n\n"
 	"Options are those of 'gpuperf stream' (without an interval only the\n"
 	"totals are written; the default format is table):\n";
 
@@ -65,6 +95,18 @@ struct run {
 	struct gpc_usage_subscription *usage;
 	struct gpuperf_process_tree tree;
 	bool tree_started;
+	/* --own-contexts */
+	bool own_contexts;
+	const struct gpc_device *device;
+	struct gpuperf_stream_options *options;
+	struct gpuperf_offers offers;
+	bool offers_open;
+	bool has_offer;                 /* the first, waiting to be measured */
+	struct gpuperf_offer_received first;
+	bool measuring;
+	bool refused;                   /* its subscription failed */
+	uint64_t declined;              /* later contexts, not measured */
+	uint64_t elsewhere;             /* contexts of another driver's GPU */
 };
 
 /* Frequent enough that a short command is seen at all. */
@@ -88,6 +130,8 @@ static void on_end_marked(struct gpc_client *c, const struct gpc_error *err,
 	gpuperf_streaming_stop(&r->s, r->child_status ? r->child_status : code);
 }
 
+static void close_window(struct run *r);
+
 static void on_child_exit(uv_process_t *p, int64_t status, int signum)
 {
 	struct run *r = p->data;
@@ -100,6 +144,22 @@ static void on_child_exit(uv_process_t *p, int64_t status, int signum)
 	if (signum)
 		fprintf(stderr, "gpuperf run: the command ended by signal %d "
 			"after %.3f s\n", signum, seconds);
+	/* The measured window ends with the command: a context offered
+	 * later is nobody's to measure. */
+	if (r->offers_open) {
+		gpuperf_offers_close(&r->offers);
+		r->offers_open = false;
+	}
+	/* --own-contexts with nothing measured (yet): run_own_contexts()
+	 * goes on. */
+	if (r->own_contexts && !r->measuring)
+		return;
+	close_window(r);
+}
+
+/* The command has exited: the END mark closes the measured window. */
+static void close_window(struct run *r)
+{
 	if (r->s.stopping) {
 		/* The measurement failed while the command ran: the command's
 		 * failure, else the measurement's, is the status. */
@@ -179,7 +239,8 @@ static void watch_processes(struct run *r, const struct gpuperf_stream_options *
 #define MAX_REPEAT 10000
 
 static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
-		 int *command_index, unsigned *repeat, bool *show_help)
+		 int *command_index, unsigned *repeat, bool *own_contexts,
+		 bool *show_help)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -189,6 +250,10 @@ static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		if (gpuperf_arg_flag(argv[i], "--help", "-h")) {
 			*show_help = true;
 			return 0;
+		}
+		if (gpuperf_arg_flag(argv[i], "--own-contexts", NULL)) {
+			*own_contexts = true;
+			continue;
 		}
 		const char *value;
 		int m = gpuperf_arg_value(argc, argv, &i, "--repeat", NULL, &value);
@@ -226,6 +291,14 @@ static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		return gpuperf_usage_error(cmd, usage, "--duration has no place "
 					   "here: the command's run is the "
 					   "duration");
+	if (*own_contexts && (o->has_drm_fd || o->has_drm_context ||
+			      o->filter_context))
+		return gpuperf_usage_error(cmd, usage, "--own-contexts finds the "
+					   "command's context itself: not with "
+					   "--drm-fd, --context or --ctx");
+	/* The result names the context it measured. */
+	if (*own_contexts && o->format != GPUPERF_FORMAT_PERFETTO)
+		o->per_context = true;
 	if (*repeat > 1 && (!o->output || !strcmp(o->output, "-")))
 		return gpuperf_usage_error(cmd, usage, "--repeat %u writes a file "
 					   "per run: name them with -o FILE "
@@ -246,7 +319,8 @@ static int numbered_path(const char *path, unsigned n, char *out, size_t size)
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
-static int start_child(struct run *r, char **args)
+/* env NULL: gpuperf's own environment. */
+static int start_child(struct run *r, char **args, char **env)
 {
 	uv_stdio_container_t stdio[3] = {
 		{ .flags = UV_INHERIT_FD, .data.fd = 0 },
@@ -259,6 +333,7 @@ static int start_child(struct run *r, char **args)
 		.args = args,
 		.stdio_count = 3,
 		.stdio = stdio,
+		.env = env,
 	};
 
 	/* Rows written before the command starts must not reach its
@@ -279,9 +354,222 @@ static int start_child(struct run *r, char **args)
 	return 0;
 }
 
+/* --------------------------------------------------------------- */
+/* --own-contexts                                                    */
+
+#define PRELOAD_NAME "libgpuperf-preload.so"
+
+/* The preload beside this gpuperf (a build tree, or an install whose
+ * libraries sit with the binary), else the one make install put in
+ * GPM_LIBDIR. */
+static int find_preload(char *path, size_t size)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			int len = snprintf(path, size, "%s/" PRELOAD_NAME, exe);
+			if (len > 0 && (size_t)len < size && !access(path, R_OK))
+				return 0;
+		}
+	}
+	snprintf(path, size, "%s/" PRELOAD_NAME, GPM_LIBDIR);
+	if (!access(path, R_OK))
+		return 0;
+	return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "--own-contexts needs "
+			    PRELOAD_NAME ", which is neither beside gpuperf nor "
+			    "in %s: install it with 'make install'", GPM_LIBDIR);
+}
+
+/* The command's environment: gpuperf's, with the preload first in
+ * LD_PRELOAD (it must see ioctl() before other preloads answer it) and
+ * the socket the offers go to. */
+static char **command_environment(const char *preload, const char *socket)
+{
+	extern char **environ;
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return NULL;
+	const char *old = getenv("LD_PRELOAD");
+	size_t k = 0;
+	bool ok = asprintf(&env[k++], "LD_PRELOAD=%s%s%s", preload,
+			   old && *old ? ":" : "", old ? old : "") >= 0;
+	ok = ok && asprintf(&env[k++], "%s=%s", GPUPERF_OFFER_SOCKET_ENV,
+			    socket) >= 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		if (!strncmp(environ[i], "LD_PRELOAD=", 11) ||
+		    !strncmp(environ[i], GPUPERF_OFFER_SOCKET_ENV "=",
+			     sizeof(GPUPERF_OFFER_SOCKET_ENV)))
+			continue;
+		ok = (env[k++] = strdup(environ[i])) != NULL;
+	}
+	if (ok)
+		return env;
+	for (size_t i = 0; i < k; i++)
+		free(env[i]);
+	free(env);
+	return NULL;
+}
+
+static void free_environment(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* The driver whose contexts the device streams: an xe device takes exec
+ * queues, every other device taking a context filter i915 contexts. xe's
+ * are refused before the command runs; the preload offers them all the
+ * same, and an xe queue on an i915 device is another GPU's. */
+static enum gpuperf_offer_kind device_kind(const struct gpc_device *d)
+{
+	return !strcmp(d->driver, "xe") ? GPUPERF_OFFER_XE_EXEC_QUEUE
+		: GPUPERF_OFFER_I915_CONTEXT;
+}
+
+static void on_offer(struct gpuperf_offers *offers,
+		     const struct gpuperf_offer_received *offer, void *user)
+{
+	struct run *r = user;
+	const char *what = gpuperf_offer_kind_name(offer->kind);
+
+	if (offer->kind != device_kind(r->device)) {
+		r->elsewhere++;
+		fprintf(stderr, "gpuperf run: %s %u of process %d is on another "
+			"GPU than %s (%s): not measured\n", what, offer->id,
+			(int)offer->pid, r->device->name, r->device->driver);
+		gpuperf_offers_answer(offers, offer, GPUPERF_OFFER_DECLINED,
+				      "on another GPU");
+	} else if (r->refused || r->s.stopping) {
+		gpuperf_offers_answer(offers, offer, GPUPERF_OFFER_FAILED,
+				      "gpuperf run measures nothing (it said why)");
+	} else if (!r->has_offer && !r->measuring) {
+		/* Answered once its stream runs. */
+		r->first = *offer;
+		r->has_offer = true;
+	} else {
+		r->declined++;
+		fprintf(stderr, "gpuperf run: %s %u of process %d is not measured: "
+			"the OA unit takes one context filter, and it measures "
+			"%s %u of process %d\n", what, offer->id, (int)offer->pid,
+			gpuperf_offer_kind_name(r->first.kind), r->first.id,
+			(int)r->first.pid);
+		gpuperf_offers_answer(offers, offer, GPUPERF_OFFER_DECLINED,
+				      "one context per run");
+	}
+}
+
+/* Subscribes to the first context offered, opens the window, and lets
+ * its create return. */
+static int measure_first(struct run *r)
+{
+	struct gpuperf_stream_options *o = r->options;
+	struct gpc_error err;
+	const struct gpuperf_offer_received *f = &r->first;
+
+	o->has_drm_fd = o->has_drm_context = true;
+	o->drm_fd = f->drm_fd;
+	o->drm_context = f->id;
+	int ret = gpuperf_streaming_subscribe(&r->s, o, o->interval_ns, true, false);
+	if (!ret && gpc_mark_sync(r->s.sub, GPC_MARK_BEGIN, &err))
+		ret = gpuperf_report(cmd, "the daemon did not open the measured "
+				     "window", &err);
+	if (ret) {
+		r->refused = true;
+		gpuperf_offers_answer(&r->offers, f, GPUPERF_OFFER_FAILED,
+				      "the daemon refused its stream (gpuperf "
+				      "run said why)");
+		return ret;
+	}
+	r->measuring = true;
+	fprintf(stderr, "gpuperf run: measuring %s %u of process %d on %s\n",
+		gpuperf_offer_kind_name(f->kind), f->id, (int)f->pid,
+		r->device->name);
+	gpuperf_offers_answer(&r->offers, f, GPUPERF_OFFER_MEASURED, "measured");
+	return 0;
+}
+
+/* Starts the command with the preload, and measures the first context it
+ * offers; 0 when a stream runs, else the status (the command has been
+ * waited for). */
+static int run_own_contexts(struct run *r, char **args)
+{
+	char preload[4096], err[512];
+	int ret = find_preload(preload, sizeof(preload));
+	if (ret)
+		return ret;
+	if (strpbrk(preload, ": "))
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "%s cannot be "
+				    "preloaded: LD_PRELOAD cannot hold a path "
+				    "with ':' or ' '", preload);
+	r->device = gpuperf_need_device(cmd, r->s.client, r->options->device);
+	if (!r->device)
+		return GPUPERF_EXIT_REFUSED;
+	if (!r->device->kernel_context_filter)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s (%s) "
+				    "takes no DRM file, so --own-contexts cannot "
+				    "measure a command's context there (gpuperfd "
+				    "streams one application's context on i915 "
+				    "devices); without --own-contexts the whole "
+				    "device is measured", r->device->name,
+				    r->device->driver);
+	if (device_kind(r->device) == GPUPERF_OFFER_XE_EXEC_QUEUE)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s (xe): xe "
+				    "does not filter the OA buffer by exec queue "
+				    "(xe_oa_append_reports()), so a stream of the "
+				    "command's queue counts the whole unit and "
+				    "--own-contexts cannot give its own counters; "
+				    "'gpuperf stream --drm-fd FD --context QUEUE "
+				    "--per-context' splits such a stream by "
+				    "hardware context", r->device->name);
+	ret = gpuperf_offers_open(&r->offers, &r->s.loop, on_offer, r, err,
+				  sizeof(err));
+	if (ret)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "--own-contexts: %s",
+				    err);
+	r->offers_open = true;
+	char **env = command_environment(preload, r->offers.path);
+	if (!env)
+		return gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "out of memory");
+	ret = start_child(r, args, env);
+	free_environment(env);
+	if (ret)
+		return ret;
+	while (!r->has_offer && !r->child_exited && !r->s.stopping)
+		uv_run(&r->s.loop, UV_RUN_ONCE);
+	if (r->has_offer) {
+		ret = measure_first(r);
+		/* A process of the command offered it, and the one gpuperf
+		 * started ended while the stream opened. */
+		if (!ret && r->child_exited)
+			close_window(r);
+		if (!ret)
+			return 0;
+	} else if (r->child_exited) {
+		ret = gpuperf_fail(cmd, GPUPERF_EXIT_FAILURE, "%s created no %s on "
+				   "%s: nothing was measured (it used no GPU, or "
+				   "another one%s)", args[0],
+				   gpuperf_offer_kind_name(device_kind(r->device)),
+				   r->device->name, r->elsewhere ? ", as said" : "");
+	} else {
+		ret = r->s.exit_code;
+	}
+	/* Nothing is measured; the command decides when the run ends. */
+	while (r->child_running)
+		uv_run(&r->s.loop, UV_RUN_ONCE);
+	return r->child_status ? r->child_status : ret;
+}
+
 /* One measured run of the command. */
-static int run_once(struct gpuperf_stream_options *o, int argc, char **argv,
-		    int command_index)
+static int run_once(struct gpuperf_stream_options *o, bool own_contexts,
+		    int argc, char **argv, int command_index)
 {
 	struct run r = { 0 };
 	struct gpc_error err;
@@ -301,20 +589,36 @@ static int run_once(struct gpuperf_stream_options *o, int argc, char **argv,
 					 "%s%s", i > command_index ? " " : "",
 					 argv[i]);
 	o->mark_name = mark_name;
-	ret = gpuperf_streaming_start(&r.s, cmd, o, o->interval_ns, true, false,
-				      &hooks, &r);
-	/* A stream that ended as it started (its output closed) measures
-	 * nothing: the command is not run. */
-	bool started = !ret && !r.s.stopping;
-	if (started)
-		watch_processes(&r, o);
-	if (started && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
-		ret = gpuperf_report(cmd, "the daemon did not open the measured "
-				     "window", &err);
-	if (started && !ret)
-		ret = start_child(&r, argv + command_index);
+	if (own_contexts) {
+		r.own_contexts = true;
+		r.options = o;
+		ret = gpuperf_streaming_connect(&r.s, cmd, o, &hooks, &r);
+		if (!ret)
+			ret = run_own_contexts(&r, argv + command_index);
+		if (!ret)
+			watch_processes(&r, o);
+	} else {
+		ret = gpuperf_streaming_start(&r.s, cmd, o, o->interval_ns, true,
+					      false, &hooks, &r);
+		/* A stream that ended as it started (its output closed)
+		 * measures nothing: the command is not run. */
+		bool started = !ret && !r.s.stopping;
+		if (started)
+			watch_processes(&r, o);
+		if (started && gpc_mark_sync(r.s.sub, GPC_MARK_BEGIN, &err))
+			ret = gpuperf_report(cmd, "the daemon did not open the "
+					     "measured window", &err);
+		if (started && !ret)
+			ret = start_child(&r, argv + command_index, NULL);
+	}
 	if (!ret)
 		ret = gpuperf_streaming_run(&r.s);
+	if (r.declined || r.elsewhere)
+		fprintf(stderr, "gpuperf run: %" PRIu64 " more context(s) of the "
+			"command not measured (%" PRIu64 " on another GPU)\n",
+			r.declined + r.elsewhere, r.elsewhere);
+	if (r.offers_open)
+		gpuperf_offers_close(&r.offers);
 	if (r.tree.saw_hidden)
 		fprintf(stderr, "gpuperf run: this connection sees no process "
 			"ids, so the command's own GPU use is not known (the "
@@ -329,9 +633,10 @@ int gpuperf_cmd_run(int argc, char **argv)
 	struct gpuperf_stream_options o = { .format = GPUPERF_FORMAT_TABLE };
 	int command_index = 0;
 	unsigned repeat = 1;
-	bool show_help = false;
+	bool own_contexts = false, show_help = false;
 
-	int ret = parse(argc, argv, &o, &command_index, &repeat, &show_help);
+	int ret = parse(argc, argv, &o, &command_index, &repeat, &own_contexts,
+			&show_help);
 	if (ret || show_help) {
 		if (show_help)
 			printf("usage: %s\n\n%s%s\n%s", usage, help,
@@ -340,7 +645,7 @@ int gpuperf_cmd_run(int argc, char **argv)
 		return ret;
 	}
 	if (repeat == 1)
-		return run_once(&o, argc, argv, command_index);
+		return run_once(&o, own_contexts, argc, argv, command_index);
 	const char *output = o.output;
 	char path[4096];
 	for (unsigned n = 1; n <= repeat && !ret; n++) {
@@ -348,7 +653,7 @@ int gpuperf_cmd_run(int argc, char **argv)
 			return gpuperf_usage_error(cmd, usage, "-o %s is too long "
 						   "a name", output);
 		o.output = path;
-		ret = run_once(&o, argc, argv, command_index);
+		ret = run_once(&o, own_contexts, argc, argv, command_index);
 		if (ret)
 			fprintf(stderr, "gpuperf run: run %u of %u ended with "
 				"status %d: no more runs\n", n, repeat, ret);

@@ -585,12 +585,10 @@ static int start_view(struct gpuperf_streaming *s)
 	return 0;
 }
 
-int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
-			    const struct gpuperf_stream_options *o,
-			    uint64_t window_ns, bool mark_column,
-			    bool live_allowed,
-			    const struct gpuperf_streaming_hooks *hooks,
-			    void *user)
+int gpuperf_streaming_connect(struct gpuperf_streaming *s, const char *cmd,
+			      const struct gpuperf_stream_options *o,
+			      const struct gpuperf_streaming_hooks *hooks,
+			      void *user)
 {
 	struct gpuperf_connection conn = o->conn;
 
@@ -632,23 +630,6 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 	if (ret)
 		return ret;
 	gpc_set_disconnect_cb(s->client, on_disconnect, s);
-	s->view_options = o;
-	s->view_mark_column = mark_column;
-	s->view_live_allowed = live_allowed;
-	s->starting = true;
-	ret = subscribe(s, o, window_ns);
-	if (!ret && !s->view_ready && !s->stopping)
-		ret = start_view(s);
-	s->starting = false;
-	s->view_options = NULL;
-	if (ret)
-		return ret;
-	if (s->stopping) {
-		/* A frame or the connection's end asked while starting. */
-		s->stopping = false;
-		gpuperf_streaming_stop(s, s->exit_code);
-		return s->exit_code;
-	}
 	uv_signal_init(&s->loop, &s->sigint);
 	uv_signal_init(&s->loop, &s->sigterm);
 	uv_timer_init(&s->loop, &s->watchdog);
@@ -658,6 +639,34 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 	s->handles_ready = true;
 	uv_signal_start(&s->sigint, on_signal, SIGINT);
 	uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+	return 0;
+}
+
+int gpuperf_streaming_subscribe(struct gpuperf_streaming *s,
+				const struct gpuperf_stream_options *o,
+				uint64_t window_ns, bool mark_column,
+				bool live_allowed)
+{
+	if (s->stopping)
+		return s->exit_code;
+	s->view_options = o;
+	s->view_mark_column = mark_column;
+	s->view_live_allowed = live_allowed;
+	s->starting = true;
+	int ret = subscribe(s, o, window_ns);
+	if (!ret && !s->view_ready && !s->stopping)
+		ret = start_view(s);
+	s->starting = false;
+	s->view_options = NULL;
+	if (ret)
+		return ret;
+	if (s->stopping) {
+		/* A frame, a signal or the connection's end asked while
+		 * starting. */
+		s->stopping = false;
+		gpuperf_streaming_stop(s, s->exit_code);
+		return s->exit_code;
+	}
 	/* The daemon ends a --duration stream once it has covered that much
 	 * GPU time; this is only for a device that never gets there. */
 	if (o->duration_ns) {
@@ -666,6 +675,18 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 			       2 * ms + WATCHDOG_SLACK_MS, 0);
 	}
 	return 0;
+}
+
+int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
+			    const struct gpuperf_stream_options *o,
+			    uint64_t window_ns, bool mark_column,
+			    bool live_allowed,
+			    const struct gpuperf_streaming_hooks *hooks,
+			    void *user)
+{
+	int ret = gpuperf_streaming_connect(s, cmd, o, hooks, user);
+	return ret ? ret : gpuperf_streaming_subscribe(s, o, window_ns,
+						       mark_column, live_allowed);
 }
 
 int gpuperf_streaming_run(struct gpuperf_streaming *s)

@@ -115,6 +115,19 @@ int gpuperf_streaming_start(struct gpuperf_streaming *s, const char *cmd,
 			    const struct gpuperf_streaming_hooks *hooks,
 			    void *user);
 
+/* The two halves of gpuperf_streaming_start(), for gpuperf run
+ * --own-contexts, which subscribes once its command offers a context:
+ * connecting (the loop, the client, the signals), then subscribing and
+ * making the view. Each returns 0 or the exit status. */
+int gpuperf_streaming_connect(struct gpuperf_streaming *s, const char *cmd,
+			      const struct gpuperf_stream_options *o,
+			      const struct gpuperf_streaming_hooks *hooks,
+			      void *user);
+int gpuperf_streaming_subscribe(struct gpuperf_streaming *s,
+				const struct gpuperf_stream_options *o,
+				uint64_t window_ns, bool mark_column,
+				bool live_allowed);
+
 /* Runs the loop until the stream ends; returns the exit status. */
 int gpuperf_streaming_run(struct gpuperf_streaming *s);
 

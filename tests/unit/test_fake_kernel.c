@@ -783,6 +783,44 @@ static int receive_fd(int sock)
 	return fd;
 }
 
+/* Another application, a process of its own: it opens card c's node,
+ * creates context 1 and passes the file over *sock; it exits once told
+ * (app_stop()). */
+struct app {
+	pid_t pid;
+	int sv[2];
+};
+
+static int app_start(const struct card *c, struct app *a)
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a->sv), 0);
+	a->pid = fork();
+	ck_assert_int_ge(a->pid, 0);
+	if (a->pid == 0) {
+		int app = open(c->m.node, O_RDWR | O_CLOEXEC);
+		struct drm_i915_gem_context_create create = { 0 };
+		if (app < 0 || ioctl(app, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create) ||
+		    create.ctx_id != 1)
+			_exit(1);
+		send_fd(a->sv[1], app);
+		char done;
+		_exit(read(a->sv[1], &done, 1) == 1 ? 0 : 2);
+	}
+	int passed = receive_fd(a->sv[0]);
+	ck_assert_int_ge(passed, 0);
+	return passed;
+}
+
+static void app_stop(struct app *a)
+{
+	ck_assert_int_eq(write(a->sv[0], "x", 1), 1);
+	int status;
+	ck_assert_int_eq(waitpid(a->pid, &status, 0), a->pid);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	close(a->sv[0]);
+	close(a->sv[1]);
+}
+
 /*
  * The DRM file is the open file description (drm_open_helper() keeps
  * struct drm_file in filp->private_data): a descriptor another process
@@ -794,23 +832,8 @@ START_TEST(a_passed_file_keeps_its_contexts)
 	struct card c;
 	card_start(&c, "i915:tglgt2", "i915");
 	int id = i915_add_config(c.fd, RENDER_BASIC, NOA_WRITE, 0, 0);
-	int sv[2];
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	pid_t child = fork();
-	ck_assert_int_ge(child, 0);
-	if (child == 0) {
-		/* The application: its own file, a context, the fd passed. */
-		int app = open(c.m.node, O_RDWR | O_CLOEXEC);
-		struct drm_i915_gem_context_create create = { 0 };
-		if (app < 0 || ioctl(app, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create) ||
-		    create.ctx_id != 1)
-			_exit(1);
-		send_fd(sv[1], app);
-		char done;
-		_exit(read(sv[1], &done, 1) == 1 ? 0 : 2);
-	}
-	int passed = receive_fd(sv[0]);
-	ck_assert_int_ge(passed, 0);
+	struct app a;
+	int passed = app_start(&c, &a);
 	int s = open_on_context(passed, (uint64_t)id, 1);
 	ck_assert_int_ge(s, 0);
 	close(s);
@@ -821,14 +844,9 @@ START_TEST(a_passed_file_keeps_its_contexts)
 	s = open_on_context(passed, (uint64_t)id, 2);
 	ck_assert_int_ge(s, 0);
 	close(s);
-	ck_assert_int_eq(write(sv[0], "x", 1), 1);
-	int status;
-	ck_assert_int_eq(waitpid(child, &status, 0), child);
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	app_stop(&a);
 	close(copy);
 	close(passed);
-	close(sv[0]);
-	close(sv[1]);
 	card_stop(&c);
 }
 END_TEST
@@ -1044,22 +1062,8 @@ START_TEST(contexts_of_two_processes_are_two_hardware_contexts)
 	struct card c;
 	card_start(&c, "i915:tglgt2", "i915");
 	int id = i915_add_config(c.fd, RENDER_BASIC, NOA_WRITE, 0, 0);
-	int sv[2];
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	pid_t child = fork();
-	ck_assert_int_ge(child, 0);
-	if (child == 0) {
-		/* Another application: its own file and context. */
-		int app = open(c.m.node, O_RDWR | O_CLOEXEC);
-		struct drm_i915_gem_context_create create = { 0 };
-		if (app < 0 || ioctl(app, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create))
-			_exit(1);
-		send_fd(sv[1], app);
-		char done;
-		_exit(read(sv[1], &done, 1) == 1 ? 0 : 2);
-	}
-	int theirs = receive_fd(sv[0]);
-	ck_assert_int_ge(theirs, 0);
+	struct app a;
+	int theirs = app_start(&c, &a);
 	ck_assert_int_eq(context_create(c.fd), 1);
 	uint32_t mine[4], other[4];
 	unsigned n_mine = context_ids_streamed(c.fd, (uint64_t)id, 1, mine, 4);
@@ -1067,13 +1071,8 @@ START_TEST(contexts_of_two_processes_are_two_hardware_contexts)
 	ck_assert_uint_eq(n_mine, 1);
 	ck_assert_uint_eq(n_other, 1);
 	ck_assert_uint_ne(mine[0], other[0]);
-	ck_assert_int_eq(write(sv[0], "x", 1), 1);
-	int status;
-	ck_assert_int_eq(waitpid(child, &status, 0), child);
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	app_stop(&a);
 	close(theirs);
-	close(sv[0]);
-	close(sv[1]);
 	card_stop(&c);
 }
 END_TEST
