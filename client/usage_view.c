@@ -229,6 +229,12 @@ static void device_line(struct gpuperf_text *t, const struct gpc_usage_frame *f)
 	gpuperf_text_printf(t, "\n");
 }
 
+/* "" from a daemon that does not say. */
+static const char *share_source(const struct gpc_process_usage *p)
+{
+	return p->share_source ? p->share_source : "";
+}
+
 static int compare_processes(const void *a, const void *b, void *arg)
 {
 	const struct gpc_process_usage *x = *(const struct gpc_process_usage *const *)a;
@@ -288,7 +294,8 @@ static void process_table(struct gpuperf_text *t,
 	gpuperf_text_printf(t, "\n %7s %-15s %6s", "PID", "COMMAND", "GPU");
 	for (size_t k = 0; k < f->n_engine_classes; k++)
 		gpuperf_text_printf(t, " %8.8s", f->engine_classes[k]);
-	gpuperf_text_printf(t, " %10s %10s\n", "MEMORY", "RESIDENT");
+	gpuperf_text_printf(t, " %10s %10s  %s\n", "MEMORY", "RESIDENT",
+			    "SHARE_SOURCE");
 	double seconds = interval_s(f);
 	size_t shown = n;
 	if (rows && shown > rows)
@@ -312,7 +319,8 @@ static void process_table(struct gpuperf_text *t,
 				p->class_busy[k] : NAN);
 			gpuperf_text_printf(t, " %8s", cls);
 		}
-		gpuperf_text_printf(t, " %10s %10s\n", mem, res);
+		gpuperf_text_printf(t, " %10s %10s  %s\n", mem, res,
+				    share_source(p));
 	}
 	if (shown < n)
 		gpuperf_text_printf(t, " ... %zu more (a taller terminal shows "
@@ -383,7 +391,7 @@ void gpuperf_usage_screen_render(struct gpuperf_text *t,
 
 const char gpuperf_usage_csv_columns[] =
 	"timestamp_ns,duration_ns,device,kind,name,engine_class,pid,command,"
-	"busy_ratio,wait_ratio,sema_ratio,value,unit";
+	"busy_ratio,wait_ratio,sema_ratio,value,unit,share_source";
 
 /* A value, or none where it is unknown; infinities are none too, as in
  * gpuperf stream's output: neither CSV readers nor JSON agree on them. */
@@ -473,7 +481,7 @@ void gpuperf_usage_csv(struct gpuperf_text *t, const struct gpc_usage_frame *f,
 		number(t, e->wait, "");
 		gpuperf_text_printf(t, ",");
 		number(t, e->sema, "");
-		gpuperf_text_printf(t, ",,\n");
+		gpuperf_text_printf(t, ",,,\n");
 	}
 	struct device_value values[8];
 	size_t n = device_values(f, values);
@@ -481,7 +489,7 @@ void gpuperf_usage_csv(struct gpuperf_text *t, const struct gpc_usage_frame *f,
 		csv_start(t, f, "device");
 		gpuperf_text_printf(t, "%s,,,,,,,", values[i].name);
 		number(t, values[i].value, "");
-		gpuperf_text_printf(t, ",%s\n", values[i].unit);
+		gpuperf_text_printf(t, ",%s,\n", values[i].unit);
 	}
 	for (size_t g = 0; g < f->n_gauges; g++) {
 		csv_start(t, f, "device");
@@ -490,7 +498,7 @@ void gpuperf_usage_csv(struct gpuperf_text *t, const struct gpc_usage_frame *f,
 		number(t, f->gauges[g].value, "");
 		gpuperf_text_printf(t, ",");
 		csv_field(t, f->gauges[g].unit);
-		gpuperf_text_printf(t, "\n");
+		gpuperf_text_printf(t, ",\n");
 	}
 	for (size_t i = 0; f->processes_included && i < f->n_processes; i++) {
 		const struct gpc_process_usage *p = &f->processes[i];
@@ -503,7 +511,9 @@ void gpuperf_usage_csv(struct gpuperf_text *t, const struct gpc_usage_frame *f,
 			csv_field(t, p->command);
 			gpuperf_text_printf(t, ",");
 			number(t, p->class_busy[k], "");
-			gpuperf_text_printf(t, ",,,,ratio\n");
+			gpuperf_text_printf(t, ",,,,ratio,");
+			csv_field(t, share_source(p));
+			gpuperf_text_printf(t, "\n");
 		}
 		const struct { const char *name; uint64_t v; const char *unit; } more[] = {
 			{ "gpu_time", p->gpu_time_ns, "ns" },
@@ -515,9 +525,11 @@ void gpuperf_usage_csv(struct gpuperf_text *t, const struct gpc_usage_frame *f,
 			csv_start(t, f, "process");
 			gpuperf_text_printf(t, "%s,,%u,", more[m].name, p->pid);
 			csv_field(t, p->command);
-			gpuperf_text_printf(t, ",,,,%llu,%s\n",
+			gpuperf_text_printf(t, ",,,,%llu,%s,",
 					    (unsigned long long)more[m].v,
 					    more[m].unit);
+			csv_field(t, share_source(p));
+			gpuperf_text_printf(t, "\n");
 		}
 	}
 }
@@ -589,11 +601,13 @@ void gpuperf_usage_ndjson(struct gpuperf_text *t, const struct gpc_usage_frame *
 			gpuperf_text_printf(t, "},\"gpu_time_ns\":%llu,"
 					    "\"gpu_time_total_ns\":%llu,"
 					    "\"memory_bytes\":%llu,"
-					    "\"resident_bytes\":%llu}",
+					    "\"resident_bytes\":%llu,\"share_source\":",
 					    (unsigned long long)p->gpu_time_ns,
 					    (unsigned long long)p->gpu_time_total_ns,
 					    (unsigned long long)p->memory_bytes,
 					    (unsigned long long)p->resident_bytes);
+			json_string(t, share_source(p));
+			gpuperf_text_printf(t, "}");
 		}
 		gpuperf_text_printf(t, "],\"processes_unreadable\":%u,"
 				    "\"processes_note\":", f->processes_unreadable);

@@ -18,6 +18,7 @@
 #include "daemon/reload.h"
 #include "daemon/sd_notify.h"
 #include "daemon/nvidia/nvidia_source.h"
+#include "daemon/process_activity.h"
 #include "daemon/replay/replay_source.h"
 #include "daemon/sim/sim_source.h"
 #include "daemon/sim/spm_source.h"
@@ -199,7 +200,8 @@ static int add_nvidia_gpus(struct gpd_daemon *d, bool *found,
 			continue;
 		}
 		struct gpd_usage_source *usage = NULL;
-		if (gpd_nvidia_source_usage(source, d->options.proc_root, &usage))
+		if (gpd_nvidia_source_usage(source, d->options.proc_root,
+					    d->registry.activity, &usage))
 			gpd_warn("%s: no usage stream: out of memory", source->name);
 		int ret = add_device(d, source, usage, err);
 		if (ret)
@@ -321,7 +323,7 @@ static int create_device(struct gpd_daemon *d, const char *text,
 		ret = gpd_nvidia_source_create(d->loop, d->metrics, &no, &source,
 					       err);
 		if (!ret && gpd_nvidia_source_usage(source, d->options.proc_root,
-						    &usage))
+						    d->registry.activity, &usage))
 			gpd_warn("%s: no usage stream: out of memory", source->name);
 		break;
 	}
@@ -342,6 +344,8 @@ int gpd_daemon_init(struct gpd_daemon *d, uv_loop_t *loop,
 	memset(d, 0, sizeof(*d));
 	d->loop = loop;
 	d->options = *options;
+	if (gpd_process_activity_create(&d->registry.activity))
+		return gpd_fail(err, -ENOMEM, "out of memory");
 	int ret = load_metrics(d, err);
 	if (ret)
 		return ret;
@@ -503,6 +507,8 @@ void gpd_daemon_fini(struct gpd_daemon *d)
 	d->retired = NULL;
 	d->n_retired = 0;
 	gpd_reload_fini(d);
+	gpd_process_activity_destroy(d->registry.activity);
+	d->registry.activity = NULL;
 }
 
 struct gpd_device *gpd_daemon_find_device(struct gpd_daemon *d,

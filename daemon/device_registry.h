@@ -10,10 +10,14 @@
 #include <stddef.h>
 
 struct gpd_device;
+struct gpd_process_activity;
 
 struct gpd_device_registry {
 	struct gpd_device **devices;
 	size_t n_devices;
+	/* The kernel time processes report of themselves: the server adds
+	 * to it, the NVIDIA usage sources read it. */
+	struct gpd_process_activity *activity;
 };
 
 /* By name; a NULL or empty name gives the first device. NULL when there is

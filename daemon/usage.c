@@ -353,6 +353,7 @@ static int fill_processes(const struct gpd_usage_layout *layout,
 		row->ppid = p->ppid;
 		memcpy(row->command, p->command, sizeof(row->command));
 		row->pod = p->pod;
+		row->share_source = p->share_source;
 	}
 	f->n_processes = cur->n_processes;
 	for (size_t i = 0; i < cur->n_clients; i++) {
@@ -494,4 +495,19 @@ int gpd_usage_totals_add(struct gpd_usage_totals *t,
 		t->energy_j += f->energy_j;
 	}
 	return f->processes_read ? merge_processes(t, layout, f, seconds) : 0;
+}
+
+const char *gpd_usage_share_source_name(enum gpd_usage_share_source s)
+{
+	switch (s) {
+	case GPD_USAGE_SHARE_KERNEL_COUNTERS:
+		return "kernel_counters";
+	case GPD_USAGE_SHARE_DRIVER_SAMPLED:
+		return "driver_sampled";
+	case GPD_USAGE_SHARE_MEASURED_IN_PROCESS:
+		return "measured_in_process";
+	case GPD_USAGE_SHARE_SIMULATED:
+		return "simulated";
+	}
+	return "";
 }

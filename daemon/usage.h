@@ -116,10 +116,26 @@ struct gpd_usage_client {
 	uint64_t resident_bytes;                /* drm-resident-* summed */
 };
 
+/* Where a process's engine time came from. */
+enum gpd_usage_share_source {
+	/* The kernel's per-client counters (DRM fdinfo). */
+	GPD_USAGE_SHARE_KERNEL_COUNTERS = 0,
+	/* The driver's per-process samples (NVML). */
+	GPD_USAGE_SHARE_DRIVER_SAMPLED,
+	/* The process's own kernel time (process_activity.h). */
+	GPD_USAGE_SHARE_MEASURED_IN_PROCESS,
+	GPD_USAGE_SHARE_SIMULATED,
+};
+
+/* "kernel_counters", "driver_sampled", "measured_in_process",
+ * "simulated": the one spelling of every sink. */
+const char *gpd_usage_share_source_name(enum gpd_usage_share_source s);
+
 struct gpd_usage_process {
 	int32_t pid, ppid;
 	char command[GPD_USAGE_COMMAND_MAX];
 	struct gpd_pod pod;                     /* "" outside Kubernetes */
+	enum gpd_usage_share_source share_source;
 };
 
 struct gpd_usage_reading {
@@ -189,6 +205,7 @@ struct gpd_usage_process_row {
 	int32_t pid, ppid;
 	char command[GPD_USAGE_COMMAND_MAX];
 	struct gpd_pod pod;
+	enum gpd_usage_share_source share_source;
 	unsigned n_client_ids;                  /* all of them */
 	uint64_t client_ids[GPD_USAGE_MAX_CLIENT_IDS];  /* the first ones */
 	double class_busy[GPD_USAGE_MAX_CLASSES];       /* share of the class */

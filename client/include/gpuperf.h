@@ -643,6 +643,11 @@ struct gpc_process_usage {
 	uint64_t gpu_time_ns;           /* engine time in the interval */
 	uint64_t gpu_time_total_ns;     /* since the daemon first saw it */
 	uint64_t memory_bytes, resident_bytes;
+	/* Where class_busy and gpu_time_ns came from: "kernel_counters"
+	 * (DRM fdinfo), "driver_sampled" (NVML's samples),
+	 * "measured_in_process" (the process's own kernels, CUPTI),
+	 * "simulated", or "" from a daemon that does not say. */
+	const char *share_source;
 };
 
 struct gpc_usage_frame {

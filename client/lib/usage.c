@@ -174,6 +174,23 @@ static bool reserve(void **items, size_t *cap, size_t n, size_t size)
 	return true;
 }
 
+
+/* The names every sink uses (README, "Units, times and contexts"). */
+static const char *share_source_name(Gpuperf__ShareSource s)
+{
+	switch (s) {
+	case GPUPERF__SHARE_SOURCE__KERNEL_COUNTERS:
+		return "kernel_counters";
+	case GPUPERF__SHARE_SOURCE__DRIVER_SAMPLED:
+		return "driver_sampled";
+	case GPUPERF__SHARE_SOURCE__MEASURED_IN_PROCESS:
+		return "measured_in_process";
+	case GPUPERF__SHARE_SOURCE__SIMULATED:
+		return "simulated";
+	default:
+		return "";
+	}
+}
 static void load_engines(struct gpc_usage_subscription *u,
 			 const Gpuperf__UsageFrame *f)
 {
@@ -208,6 +225,7 @@ static void load_engines(struct gpc_usage_subscription *u,
 			.gpu_time_total_ns = p->gpu_time_total_ns,
 			.memory_bytes = p->memory_bytes,
 			.resident_bytes = p->resident_bytes,
+			.share_source = share_source_name(p->share_source),
 		};
 	}
 }

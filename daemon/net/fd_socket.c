@@ -240,25 +240,11 @@ static void on_connection(uv_poll_t *h, int status, int events)
 	uv_timer_start(&c->timer, on_timeout, CONNECTION_TIMEOUT_MS, 0);
 }
 
-static socklen_t address(const char *path, struct sockaddr_un *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	size_t len = strlen(path);
-	if (len >= sizeof(sa->sun_path))
-		return 0;
-	memcpy(sa->sun_path, path, len);
-	if (path[0] == '@')
-		sa->sun_path[0] = '\0';
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
-			   (path[0] == '@' ? 0 : 1));
-}
-
 int gpd_fd_socket_open(struct gpd_server *server, const char *path,
 		       struct gpd_fd_socket **out, struct gpd_error *err)
 {
 	struct sockaddr_un sa;
-	socklen_t len = address(path, &sa);
+	socklen_t len = gpd_socket_path_address(path, &sa);
 	if (!len)
 		return gpd_fail(err, -ENAMETOOLONG, "%s: the path is too long for "
 				"a Unix socket; choose a shorter --unix", path);

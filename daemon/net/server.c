@@ -15,6 +15,7 @@
 #include "daemon/clock.h"
 #include "daemon/error.h"
 #include "daemon/log.h"
+#include "daemon/net/activity_socket.h"
 #include "daemon/net/fd_socket.h"
 #include "daemon/net/hello.h"
 #include "daemon/net/http_routes.h"
@@ -474,6 +475,13 @@ int gpd_server_listen(struct gpd_server *s, struct gpd_error *err)
 		ret = gpd_fd_socket_open(s, path, &s->fd_socket, err);
 		if (ret)
 			return ret;
+		snprintf(path, sizeof(path), "%s.activity", s->options.unix_path);
+		if (s->devices->activity)
+			ret = gpd_activity_socket_open(s->loop, path,
+						       s->devices->activity,
+						       &s->activity_socket, err);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -581,6 +589,8 @@ void gpd_server_stop(struct gpd_server *s)
 		gpd_session_destroy(s->sessions);
 	gpd_fd_socket_close(s->fd_socket);
 	s->fd_socket = NULL;
+	gpd_activity_socket_close(s->activity_socket);
+	s->activity_socket = NULL;
 	gpd_metrics_exporter_destroy(s->exporter);
 	s->exporter = NULL;
 	/* The first destroy closes lws's handles on the loop; the second, in

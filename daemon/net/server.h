@@ -33,6 +33,7 @@
 #include "daemon/net/origin.h"
 
 struct gpd_fd_socket;
+struct gpd_activity_socket;
 struct gpd_hello;
 struct gpd_metrics_exporter;
 struct gpd_session;
@@ -138,6 +139,7 @@ struct gpd_server {
 	struct gpd_listener *listeners;
 	size_t n_listeners;
 	struct gpd_fd_socket *fd_socket;        /* beside --unix */
+	struct gpd_activity_socket *activity_socket;    /* likewise */
 	unsigned n_passed_fds;                  /* held by all sessions */
 	struct lws_context *lws;
 	struct lws_protocols *protocols;

@@ -116,6 +116,21 @@ static void fill_device(Gpuperf__UsageFrame *m, struct frame_parts *p,
 	m->note = (char *)f->note;
 }
 
+static Gpuperf__ShareSource share_source(enum gpd_usage_share_source s)
+{
+	switch (s) {
+	case GPD_USAGE_SHARE_KERNEL_COUNTERS:
+		return GPUPERF__SHARE_SOURCE__KERNEL_COUNTERS;
+	case GPD_USAGE_SHARE_DRIVER_SAMPLED:
+		return GPUPERF__SHARE_SOURCE__DRIVER_SAMPLED;
+	case GPD_USAGE_SHARE_MEASURED_IN_PROCESS:
+		return GPUPERF__SHARE_SOURCE__MEASURED_IN_PROCESS;
+	case GPD_USAGE_SHARE_SIMULATED:
+		return GPUPERF__SHARE_SOURCE__SIMULATED;
+	}
+	return GPUPERF__SHARE_SOURCE__SHARE_SOURCE_UNSPECIFIED;
+}
+
 static void fill_process(struct process_parts *pp,
 			 const struct gpd_usage_layout *layout,
 			 const struct gpd_usage_process_row *row, bool full)
@@ -130,6 +145,7 @@ static void fill_process(struct process_parts *pp,
 	m->gpu_time_total_ns = row->gpu_time_total_ns;
 	m->memory_bytes = row->memory_bytes;
 	m->resident_bytes = row->resident_bytes;
+	m->share_source = share_source(row->share_source);
 	m->command = (char *)"";
 	if (!full)
 		return;

@@ -2,6 +2,7 @@
  * Room for a Unix socket's file (see socket_path.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -41,4 +42,18 @@ int gpd_socket_path_clear(const char *path, int type, const char *option,
 		return gpd_fail(err, -errno, "%s %s: cannot remove the socket "
 			    "left there: %s", option, path, strerror(errno));
 	return 0;
+}
+
+socklen_t gpd_socket_path_address(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	size_t len = strlen(path);
+	if (len >= sizeof(sa->sun_path))
+		return 0;
+	memcpy(sa->sun_path, path, len);
+	if (path[0] == '@')
+		sa->sun_path[0] = '\0';
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
+			   (path[0] == '@' ? 0 : 1));
 }

@@ -7,6 +7,9 @@
 #ifndef GPD_NET_SOCKET_PATH_H
 #define GPD_NET_SOCKET_PATH_H
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include "daemon/error.h"
 
 /* Makes room at path for a socket of type (SOCK_STREAM, SOCK_SEQPACKET):
@@ -16,5 +19,9 @@
  * option that chose the path. An abstract name ('@...') has no file. */
 int gpd_socket_path_clear(const char *path, int type, const char *option,
 			  struct gpd_error *err);
+
+/* path's address for bind() and connect(): an abstract name when path
+ * starts with '@'. Its length, or 0 when path is too long for one. */
+socklen_t gpd_socket_path_address(const char *path, struct sockaddr_un *sa);
 
 #endif

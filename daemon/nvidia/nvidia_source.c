@@ -193,11 +193,12 @@ static const struct gpd_source_ops nvidia_ops = {
 };
 
 int gpd_nvidia_source_usage(const struct gpd_source *src, const char *proc_root,
+			    const struct gpd_process_activity *activity,
 			    struct gpd_usage_source **out)
 {
 	const struct nvidia_source *ns = (const struct nvidia_source *)src;
 	return gpd_nvidia_usage_create(ns->libs, ns->gpu.pci_bus_id, proc_root,
-				       out);
+				       activity, out);
 }
 
 bool gpd_nvidia_source_stats(const struct gpd_source *src,

@@ -9,6 +9,7 @@
 
 #include "daemon/nvidia/libs.h"
 #include "daemon/nvidia/sampler.h"
+#include "daemon/process_activity.h"
 #include "daemon/source.h"
 #include "daemon/usage_source.h"
 #include "metrics/metrics_db.h"
@@ -39,6 +40,7 @@ unsigned gpd_nvidia_count_gpus(const struct gpd_nv_libs *libs, char *why,
 /* The usage source of src's GPU, on src's libraries: destroy it before
  * src. -ENOMEM. */
 int gpd_nvidia_source_usage(const struct gpd_source *src, const char *proc_root,
+			    const struct gpd_process_activity *activity,
 			    struct gpd_usage_source **out);
 
 /* What the sampler thread did so far; false while the source is closed. */

@@ -27,6 +27,7 @@
 #include "daemon/host/proc_scan.h"
 #include "daemon/nvidia/nvidia_usage.h"
 #include "daemon/nvidia/telemetry.h"
+#include "daemon/process_activity.h"
 
 enum { SM, MEM, ENC, DEC, N_ENGINES };
 enum { PCIE_TX, PCIE_RX };
@@ -34,7 +35,15 @@ enum { PCIE_TX, PCIE_RX };
 /* A process's time on each engine so far, in ns. */
 struct process_busy {
 	int32_t pid;
-	uint64_t busy[N_ENGINES];
+	uint64_t busy[N_ENGINES];       /* from the driver's samples */
+	/* The SM time reported: the driver's, or where the process measured
+	 * its own kernels (process_activity.h), that instead. */
+	uint64_t sm_reported;
+	uint64_t sm_driver_before;      /* busy[SM] at the last reading */
+	/* The process's own sums at the last reading, and its last share. */
+	uint64_t measured_busy, measured_span;
+	double measured_share;
+	bool measured;
 	bool seen;                      /* in the newest reading */
 };
 
@@ -49,7 +58,10 @@ struct sample {
 struct nv_usage {
 	struct gpd_usage_source base;
 	const struct gpd_nv_libs *libs;
+	const struct gpd_process_activity *activity;    /* or NULL */
 	char bus_id[32];
+	struct gpd_pci_address address;
+	bool have_address;
 	char proc_root[PATH_MAX];
 	bool open;
 	uint64_t generation;
@@ -402,6 +414,39 @@ static int read_running(struct nv_usage *u, struct gpd_usage_reading *r,
 	return 0;
 }
 
+/* The SM time of the interval: the process's own measure where it
+ * reports one for this GPU (its busy share of the spans reported since
+ * the last reading, or its last share when no report came between two
+ * readings), else the driver's samples. */
+static void take_sm_time(struct nv_usage *u, struct process_busy *p,
+			 uint64_t elapsed)
+{
+	uint64_t driver = p->busy[SM] - p->sm_driver_before;
+	p->sm_driver_before = p->busy[SM];
+	uint64_t busy, span;
+	if (!u->have_address ||
+	    !gpd_process_activity_get(u->activity, p->pid, &u->address, &busy,
+				      &span)) {
+		p->measured = false;
+		p->sm_reported += driver;
+		return;
+	}
+	/* Sums that went back belong to a new connection of the process:
+	 * they count from zero. */
+	if (!p->measured || busy < p->measured_busy || span < p->measured_span)
+		p->measured_busy = p->measured_span = 0;
+	uint64_t d_busy = busy - p->measured_busy;
+	uint64_t d_span = span - p->measured_span;
+	p->measured_busy = busy;
+	p->measured_span = span;
+	if (d_span)
+		p->measured_share = (double)d_busy / (double)d_span;
+	else if (!p->measured)
+		p->measured_share = 0;
+	p->measured = true;
+	p->sm_reported += (uint64_t)((double)elapsed * p->measured_share);
+}
+
 static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
 			  uint64_t elapsed)
 {
@@ -422,32 +467,39 @@ static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
 		if (u->procs[i].seen)
 			u->procs[kept++] = u->procs[i];
 	u->n_procs = kept;
-	/* What the driver's samples can say of processes sharing the GPU
-	 * (measured on an H200, README "NVIDIA per-process shares"). */
-	if (r->n_clients > 1)
-		gpd_usage_note(r->processes_note, "NVML's per-process shares are "
-			       "the driver's sampled attribution: processes that "
-			       "share the GPU by time-slicing can be given each "
-			       "other's time (README, NVIDIA per-process shares)");
+	size_t sampled = 0;
 	for (size_t i = 0; i < r->n_clients; i++) {
 		struct gpd_usage_client *c = &r->clients[i];
-		const struct process_busy *p = process_of(u, c->pid);
+		struct process_busy *p = process_of(u, c->pid);
 		if (!p)
 			return -ENOMEM;
+		take_sm_time(u, p, elapsed);
 		for (unsigned e = 0; e < N_ENGINES; e++) {
-			c->busy[e] = p->busy[e];
+			c->busy[e] = e == SM ? p->sm_reported : p->busy[e];
 			c->capacity[e] = 1;
 		}
 		struct gpd_usage_process *row = gpd_usage_reading_add_process(r);
 		if (!row)
 			return -ENOMEM;
 		row->pid = c->pid;
+		row->share_source = p->measured ? GPD_USAGE_SHARE_MEASURED_IN_PROCESS :
+				    GPD_USAGE_SHARE_DRIVER_SAMPLED;
+		sampled += !p->measured;
 		/* NVML's pids are the host's: this machine's /proc names them. */
 		if (gpd_proc_read_stat(u->proc_root, c->pid, row->command,
 				       sizeof(row->command), &row->ppid))
 			row->ppid = 0;
 		gpd_cgroup_pod_read(u->proc_root, c->pid, &row->pod);
 	}
+	/* What the driver's samples can say of processes sharing the GPU
+	 * (measured on an H200, README "NVIDIA per-process shares"). */
+	if (r->n_clients > 1 && sampled)
+		gpd_usage_note(r->processes_note, "NVML's per-process shares are "
+			       "the driver's sampled attribution: processes that "
+			       "share the GPU by time-slicing can be given each "
+			       "other's time; run them with 'gpuperf run "
+			       "--cuda-activity' to measure their kernels in the "
+			       "process (README, NVIDIA per-process shares)");
 	return 0;
 }
 
@@ -498,6 +550,7 @@ static const struct gpd_usage_source_ops nv_usage_ops = {
 
 int gpd_nvidia_usage_create(const struct gpd_nv_libs *libs,
 			    const char *pci_bus_id, const char *proc_root,
+			    const struct gpd_process_activity *activity,
 			    struct gpd_usage_source **out)
 {
 	struct nv_usage *u = calloc(1, sizeof(*u));
@@ -505,6 +558,8 @@ int gpd_nvidia_usage_create(const struct gpd_nv_libs *libs,
 		return -ENOMEM;
 	u->base.ops = &nv_usage_ops;
 	u->libs = libs;
+	u->activity = activity;
+	u->have_address = !gpd_pci_address_parse(pci_bus_id, &u->address);
 	snprintf(u->bus_id, sizeof(u->bus_id), "%s", pci_bus_id);
 	snprintf(u->proc_root, sizeof(u->proc_root), "%s",
 		 proc_root ? proc_root : "/proc");

@@ -295,6 +295,7 @@ int gpd_sim_usage_model_read(const struct gpd_sim_usage_model *m,
 			return -ENOMEM;
 		row->pid = p->pid;
 		row->ppid = 1;
+		row->share_source = GPD_USAGE_SHARE_SIMULATED;
 		snprintf(row->command, sizeof(row->command), "%s", p->command);
 		for (unsigned c = 0; c < p->n_clients; c++) {
 			struct gpd_usage_client *client =

@@ -71,12 +71,14 @@ check "top gave nothing beside a counter stream" [ -s "$tmp/beside.ndjson" ]
 run 0 top $S -i 200ms --duration 700ms --format csv -o "$tmp/top.csv"
 header=$(sed -n 1p "$tmp/top.csv")
 check "csv header: $header" [ "$header" = \
-	"timestamp_ns,duration_ns,device,kind,name,engine_class,pid,command,busy_ratio,wait_ratio,sema_ratio,value,unit" ]
+	"timestamp_ns,duration_ns,device,kind,name,engine_class,pid,command,busy_ratio,wait_ratio,sema_ratio,value,unit,share_source" ]
 expect top.csv ",sim0,engine,rcs0,render,,,"
 expect top.csv ",sim0,device,power,,,,,,,"
 expect top.csv ",watts"
 expect top.csv ",sim0,process,busy,render,"
 expect top.csv ",sim0,process,memory,,"
+# The sim device's process shares are its model's, and say so.
+expect top.csv ",ratio,simulated"
 
 # ---- the screen, as text off a terminal
 run 0 top $S -i 200ms --duration 500ms --engines --sort memory
@@ -85,6 +87,7 @@ expect out " ENGINE "
 expect out "rcs0 render"
 expect out "     PID COMMAND"
 expect out "MEMORY"
+expect out "SHARE_SOURCE"
 run 0 top $S -i 200ms --duration 500ms
 expect out " CLASS "
 

@@ -41,7 +41,7 @@ START_TEST(test_device_and_processes)
 	fake.processes[1] = (struct fake_process){ 4343, 268435456ull, 20, 10, true };
 	struct gpd_usage_source *src;
 	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
-						 "/nonexistent", &src), 0);
+						 "/nonexistent", NULL, &src), 0);
 	const struct gpd_usage_layout *l = &src->layout;
 	ck_assert_uint_eq(l->n_engines, 4);
 	ck_assert_str_eq(l->engines[0].name, "sm");
@@ -68,6 +68,7 @@ START_TEST(test_device_and_processes)
 	ck_assert_double_eq_tol(a->class_busy[0], 0.6, 1e-6);
 	ck_assert_double_eq_tol(a->class_busy[1], 0.2, 1e-6);
 	ck_assert_double_eq_tol(b->class_busy[0], 0.2, 1e-6);
+	ck_assert_int_eq(a->share_source, GPD_USAGE_SHARE_DRIVER_SAMPLED);
 	/* Exactly what NVML lists, once for a process in both lists. */
 	ck_assert_uint_eq(a->memory_bytes, 1073741824ull + 5);
 	ck_assert_uint_eq(b->memory_bytes, 268435456ull);
@@ -88,7 +89,7 @@ static double one_process_share(const struct gpd_nv_libs *libs, char *note,
 	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 30, 5, false };
 	struct gpd_usage_source *src;
 	ck_assert_int_eq(gpd_nvidia_usage_create(libs, "0000:00:06.0",
-						 "/nonexistent", &src), 0);
+						 "/nonexistent", NULL, &src), 0);
 	struct gpd_usage_frame f;
 	gpd_usage_frame_init(&f);
 	two_readings(src, &f);
@@ -141,6 +142,102 @@ START_TEST(test_older_call_where_newer_unsupported)
 }
 END_TEST
 
+/* A process that reports its own kernel time (process_activity.h) has
+ * that as its compute share, the driver's samples kept for the others;
+ * each row says which it has. */
+START_TEST(test_measured_share_replaces_driver_samples)
+{
+	fake_reset();
+	fake.util_gpu = 99;
+	fake.n_processes = 3;
+	/* What the driver's samples said on the H200: one process got it all. */
+	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 99, 0, false };
+	fake.processes[1] = (struct fake_process){ 4343, 1 << 20, 0, 0, false };
+	fake.processes[2] = (struct fake_process){ 4545, 1 << 20, 0, 0, false };
+	struct gpd_process_activity *store;
+	ck_assert_int_eq(gpd_process_activity_create(&store), 0);
+	ck_assert_int_eq(gpd_process_activity_connect(store, 4242), 0);
+	ck_assert_int_eq(gpd_process_activity_connect(store, 4343), 0);
+	/* Reports about another GPU are not this one's. */
+	ck_assert_int_eq(gpd_process_activity_connect(store, 4545), 0);
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
+						 "/nonexistent", store, &src), 0);
+	struct gpd_gpu_activity report = { .span_ns = 25000000 };
+	const char *why;
+	/* NVML's spelling of the GPU CUDA calls 0000:00:06.0. */
+	ck_assert_int_eq(gpd_pci_address_parse("00000000:00:06.0", &report.gpu), 0);
+	struct gpd_gpu_activity elsewhere = report;
+	ck_assert_int_eq(gpd_pci_address_parse("0000:3b:00.0", &elsewhere.gpu), 0);
+	elsewhere.busy_ns = elsewhere.span_ns;
+	/* Before the first reading: counted from the first reading on. */
+	report.busy_ns = 25000000;
+	ck_assert_int_eq(gpd_process_activity_add(store, 4343, &report, 1, &why), 0);
+
+	struct gpd_usage_reading a, b;
+	struct gpd_error err;
+	gpd_usage_reading_init(&a);
+	gpd_usage_reading_init(&b);
+	ck_assert_int_eq(src->ops->read(src, &a, true, &err), 0);
+	/* Two reports each between the readings: 76% and 20% of their spans. */
+	for (int i = 0; i < 2; i++) {
+		report.busy_ns = 19000000;
+		ck_assert_int_eq(gpd_process_activity_add(store, 4242, &report, 1,
+							  &why), 0);
+		report.busy_ns = 5000000;
+		ck_assert_int_eq(gpd_process_activity_add(store, 4343, &report, 1,
+							  &why), 0);
+		ck_assert_int_eq(gpd_process_activity_add(store, 4545, &elsewhere,
+							  1, &why), 0);
+	}
+	usleep(50000);
+	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
+	gpd_usage_reading_sort(&a);
+	gpd_usage_reading_sort(&b);
+	struct gpd_usage_frame f;
+	gpd_usage_frame_init(&f);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	const struct gpd_usage_process_row *x = gpd_usage_frame_process(&f, 4242);
+	const struct gpd_usage_process_row *y = gpd_usage_frame_process(&f, 4343);
+	const struct gpd_usage_process_row *z = gpd_usage_frame_process(&f, 4545);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(y);
+	ck_assert_ptr_nonnull(z);
+	ck_assert_double_eq_tol(x->class_busy[0], 0.76, 1e-3);
+	ck_assert_double_eq_tol(y->class_busy[0], 0.20, 1e-3);
+	ck_assert_int_eq(x->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
+	ck_assert_int_eq(y->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
+	/* The driver's figure where the process measured nothing here. */
+	ck_assert_double_eq_tol(z->class_busy[0], 0, 1e-9);
+	ck_assert_int_eq(z->share_source, GPD_USAGE_SHARE_DRIVER_SAMPLED);
+	ck_assert_ptr_nonnull(strstr(f.processes_note, "--cuda-activity"));
+	gpd_usage_frame_fini(&f);
+
+	/* Its connection gone, a process has the driver's share again. */
+	gpd_process_activity_disconnect(store, 4242);
+	gpd_usage_reading_fini(&a);
+	a = b;
+	gpd_usage_reading_init(&b);
+	usleep(20000);
+	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
+	gpd_usage_reading_sort(&b);
+	gpd_usage_frame_init(&f);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	x = gpd_usage_frame_process(&f, 4242);
+	y = gpd_usage_frame_process(&f, 4343);
+	ck_assert_int_eq(x->share_source, GPD_USAGE_SHARE_DRIVER_SAMPLED);
+	ck_assert_double_eq_tol(x->class_busy[0], 0.99, 1e-3);
+	/* No report since: its last measured share. */
+	ck_assert_int_eq(y->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
+	ck_assert_double_eq_tol(y->class_busy[0], 0.20, 1e-3);
+	gpd_usage_frame_fini(&f);
+	gpd_usage_reading_fini(&a);
+	gpd_usage_reading_fini(&b);
+	src->ops->destroy(src);
+	gpd_process_activity_destroy(store);
+}
+END_TEST
+
 START_TEST(test_without_usage_calls)
 {
 	fake_reset();
@@ -149,7 +246,7 @@ START_TEST(test_without_usage_calls)
 	snprintf(libs.why_no_nvml_usage, sizeof(libs.why_no_nvml_usage),
 		 "libnvidia-ml.so.1 has no nvmlDeviceGetProcessUtilization");
 	struct gpd_usage_source *src;
-	ck_assert_int_eq(gpd_nvidia_usage_create(&libs, "0000:00:06.0", NULL,
+	ck_assert_int_eq(gpd_nvidia_usage_create(&libs, "0000:00:06.0", NULL, NULL,
 						 &src), 0);
 	struct gpd_usage_reading r;
 	struct gpd_error err;
@@ -171,6 +268,7 @@ static Suite *nvidia_usage_suite(void)
 	tcase_add_test(tc, test_newer_call_first);
 	tcase_add_test(tc, test_older_call_where_newer_unsupported);
 	tcase_add_test(tc, test_without_usage_calls);
+	tcase_add_test(tc, test_measured_share_replaces_driver_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }

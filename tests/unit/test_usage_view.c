@@ -1,7 +1,7 @@
 /*
  * gpuperf top's CSV and NDJSON: values that are unknown or not finite are
  * written as no value, as gpuperf stream writes them, never as a number
- * no reader would take.
+ * no reader would take. Each process says where its share came from.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -49,10 +49,10 @@ START_TEST(infinities_are_no_value)
 		struct gpuperf_text t = { 0 };
 		gpuperf_usage_csv(&t, &f, false);
 		char *row = csv_row(&t, "power");
-		ck_assert_str_eq(row, "1000,1000,card0,device,power,,,,,,,,watts");
+		ck_assert_str_eq(row, "1000,1000,card0,device,power,,,,,,,,watts,");
 		free(row);
 		row = csv_row(&t, "actual_frequency");
-		ck_assert_str_eq(row, "1000,1000,card0,device,actual_frequency,,,,,,,1100000000,hertz");
+		ck_assert_str_eq(row, "1000,1000,card0,device,actual_frequency,,,,,,,1100000000,hertz,");
 		free(row);
 		gpuperf_text_fini(&t);
 
@@ -66,11 +66,58 @@ START_TEST(infinities_are_no_value)
 }
 END_TEST
 
+/* Every process row says where its share came from, in the one spelling
+ * of every sink: measured in the process, or the driver's samples. */
+START_TEST(processes_say_where_their_share_came_from)
+{
+	static const char *const classes[] = { "compute" };
+	static const double measured_busy[] = { 0.76 }, sampled_busy[] = { 0.0 };
+	const struct gpc_process_usage processes[] = {
+		{ .pid = 41, .command = "saturate", .n_class_busy = 1,
+		  .class_busy = measured_busy, .share_source = "measured_in_process" },
+		{ .pid = 42, .command = "other", .n_class_busy = 1,
+		  .class_busy = sampled_busy, .share_source = "driver_sampled" },
+	};
+	struct gpc_usage_frame f = frame_with_power(100);
+	f.n_engine_classes = 1;
+	f.engine_classes = classes;
+	f.processes_included = true;
+	f.n_processes = 2;
+	f.processes = processes;
+	struct gpuperf_text t = { 0 };
+	gpuperf_usage_csv(&t, &f, true);
+	ck_assert_msg(strstr(t.data, "value,unit,share_source\n"), "%s", t.data);
+	ck_assert_msg(strstr(t.data, "1000,1000,card0,process,busy,compute,41,"
+			     "saturate,0.76,,,,ratio,measured_in_process\n"),
+		      "%s", t.data);
+	ck_assert_msg(strstr(t.data, "1000,1000,card0,process,busy,compute,42,"
+			     "other,0,,,,ratio,driver_sampled\n"), "%s", t.data);
+	gpuperf_text_fini(&t);
+	t = (struct gpuperf_text){ 0 };
+	gpuperf_usage_ndjson(&t, &f);
+	ck_assert_msg(strstr(t.data, "\"resident_bytes\":0,\"share_source\":"
+			     "\"measured_in_process\"}"), "%s", t.data);
+	ck_assert_msg(strstr(t.data, "\"share_source\":\"driver_sampled\"}"),
+		      "%s", t.data);
+	gpuperf_text_fini(&t);
+	t = (struct gpuperf_text){ 0 };
+	struct gpuperf_usage_screen screen = { .width = 120 };
+	gpuperf_usage_screen_render(&t, &screen, &f, "an NVIDIA GPU");
+	ck_assert_msg(strstr(t.data, "SHARE_SOURCE"), "%s", t.data);
+	const char *row = strstr(t.data, "saturate");
+	ck_assert_msg(row && strstr(row, "measured_in_process") &&
+		      strstr(row, "measured_in_process") < strchr(row, '\n'),
+		      "%s", t.data);
+	gpuperf_text_fini(&t);
+}
+END_TEST
+
 static Suite *usage_view_suite(void)
 {
 	Suite *s = suite_create("usage_view");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, infinities_are_no_value);
+	tcase_add_test(tc, processes_say_where_their_share_came_from);
 	suite_add_tcase(s, tc);
 	return s;
 }
