@@ -32,6 +32,7 @@ static void keep_rows(struct gpd_metrics_usage *mu, const struct gpd_usage_frame
 		       sizeof(mu->rows[i].command));
 		mu->rows[i].pod = f->processes[i].pod;
 		mu->rows[i].memory_bytes = f->processes[i].memory_bytes;
+		mu->rows[i].share_source = f->processes[i].share_source;
 	}
 	mu->n_rows = f->n_processes;
 }
@@ -414,6 +415,33 @@ static void render_processes(struct gpd_metrics_text *t,
 				     GPD_METRICS_GAUGE, v);
 			process_labels(t, row->pid, row->command, &row->pod);
 			gpd_metrics_text_end(t, (double)row->memory_bytes);
+		}
+	}
+	first = true;
+	for (size_t d = 0; details && d < n; d++) {
+		const struct gpd_metrics_usage_view *v = &views[d];
+		if (!v->have_frame || !v->processes)
+			continue;
+		for (size_t p = 0; p < v->n_rows; p++) {
+			const struct gpd_metrics_usage_process *row = &v->rows[p];
+			if (!is_exported(v, row->pid))
+				continue;
+			if (first)
+				gpd_metrics_text_family(t, "gpuperf_process_share_source",
+							GPD_METRICS_GAUGE, NULL,
+							"1, labelled with where a process's "
+							"engine shares of the last interval "
+							"came from: kernel_counters (DRM "
+							"fdinfo), driver_sampled (NVML's "
+							"samples), measured_in_process (its "
+							"own kernels, CUPTI), simulated.");
+			first = false;
+			sample_start(t, "gpuperf_process_share_source",
+				     GPD_METRICS_GAUGE, v);
+			process_labels(t, row->pid, row->command, &row->pod);
+			gpd_metrics_text_printf(t, ",source=\"%s\"",
+						gpd_usage_share_source_name(row->share_source));
+			gpd_metrics_text_end(t, 1);
 		}
 	}
 	first = true;

@@ -17,6 +17,9 @@
  * --metrics-max-processes processes of most GPU time:
  *   gpuperf_process_gpu_seconds_total{DEVICE,PROCESS,class}    counter
  *   gpuperf_process_memory_bytes{DEVICE,PROCESS}               gauge
+ *   gpuperf_process_share_source{DEVICE,PROCESS,source}        gauge, 1
+ *     (where its last interval's share came from: kernel_counters,
+ *     driver_sampled, measured_in_process, simulated)
  *   gpuperf_processes_omitted{DEVICE}                          gauge
  * where PROCESS is pid, command, and where the process runs in a
  * Kubernetes pod, pod_uid and container_id (daemon/host/cgroup_pod.h;
@@ -46,6 +49,7 @@ struct gpd_metrics_usage_process {
 	char command[GPD_USAGE_COMMAND_MAX];
 	struct gpd_pod pod;
 	uint64_t memory_bytes;
+	enum gpd_usage_share_source share_source;
 };
 
 /* The last interval's gauges. */

@@ -99,6 +99,9 @@ async function enginesAndProcesses(page) {
 	checks.check(classes === 'render,copy,video,compute', 'the toggle shows the engine classes',
 		classes);
 	const commands = await page.$$eval('#process-rows tr td:nth-child(2)', (els) => els.map((e) => e.textContent));
+	const sources = await page.$$eval('#process-rows tr td:last-child', (els) => els.map((e) => e.textContent));
+	checks.check(sources.length > 0 && sources.every((s) => s === 'simulated'),
+		'each process row says where its share came from', sources.join(', '));
 	checks.check(commands.includes('gnome-shell'), 'the Processes table lists the sim\'s processes',
 		commands.join(', '));
 	// The table is drawn anew as usage frames come: each click is judged

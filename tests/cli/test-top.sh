@@ -168,6 +168,7 @@ scrape_until "$tmp/procs.sock" m3 gpuperf_process_gpu_seconds_total
 expect m3 '# TYPE gpuperf_process_gpu_seconds_total counter'
 expect m3 'gpuperf_process_gpu_seconds_total{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",pid="4100",command="gnome-shell",class="render"} '
 expect m3 'gpuperf_process_memory_bytes{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",pid="4100",command="gnome-shell"} '
+expect m3 'gpuperf_process_share_source{device="sim0",device_id="sim0-seed1",pci_id="0x5f00",model="SIMGEN12 virtual GPU",driver="sim",pid="4100",command="gnome-shell",source="simulated"} 1'
 stop procs
 
 # ---- --process-details none: nobody gets rows

@@ -26,12 +26,29 @@ function optional(frame, oneof, field) {
 	return frame[oneof] === field ? frame[field] : null;
 }
 
+// ProcessUsage.share_source, in the words of every other sink.
+const SHARE_SOURCES = ['', 'kernel_counters', 'driver_sampled',
+	'measured_in_process', 'simulated'];
+const SHARE_SOURCE_TITLES = {
+	kernel_counters: 'the kernel\'s per-client engine time (DRM fdinfo)',
+	driver_sampled: 'the driver\'s sampled attribution (NVML): processes sharing ' +
+		'the GPU can be given each other\'s time',
+	measured_in_process: 'the process\'s own kernel time, measured inside it ' +
+		'(gpuperf run --cuda-activity)',
+	simulated: 'the simulated device\'s model',
+};
+
+export function shareSourceName(p) {
+	return SHARE_SOURCES[p.shareSource] ?? '';
+}
+
 const SORTS = {
 	pid: (p) => p.pid,
 	command: (p) => p.command,
 	gpu: (p) => Number(p.gpuTimeNs),
 	memory: (p) => Number(p.memoryBytes),
 	resident: (p) => Number(p.residentBytes),
+	source: shareSourceName,
 };
 
 export class UsagePanel {
@@ -209,7 +226,7 @@ export class UsagePanel {
 	renderProcesses(f) {
 		const columns = [['pid', 'PID'], ['command', 'Command'], ['gpu', 'GPU'],
 			...f.engineClasses.map((c, i) => [`class:${i}`, c]),
-			['memory', 'Memory'], ['resident', 'Resident']];
+			['memory', 'Memory'], ['resident', 'Resident'], ['source', 'Share source']];
 		this.head.replaceChildren(...columns.map(([key, label]) => {
 			const sorted = this.sort.key === key;
 			return h('th', { scope: 'col', 'aria-sort': sorted ?
@@ -235,7 +252,9 @@ export class UsagePanel {
 			...f.engineClasses.map((c, i) => h('td', { class: 'num' },
 				percent(p.classBusy[i] ?? 0))),
 			h('td', { class: 'num' }, bytes(p.memoryBytes)),
-			h('td', { class: 'num' }, bytes(p.residentBytes)))));
+			h('td', { class: 'num' }, bytes(p.residentBytes)),
+			h('td', { title: SHARE_SOURCE_TITLES[shareSourceName(p)] ?? '' },
+				shareSourceName(p)))));
 		const notes = [];
 		if (!f.processesIncluded)
 			notes.push('Process rows are not shown to anyone here (the daemon runs with ' +
