@@ -231,8 +231,38 @@ install-libgpuperf: $(LIBGPC_SO) $(LIBGPC_A) $(BUILD)/gpuperf.pc
 	install -m 0644 client/include/gpuperf.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 $(BUILD)/gpuperf.pc $(DESTDIR)$(PKGCONFIGDIR)/
 
+# libgpuperf-cuda-activity.so: CUDA loads it into a process named by
+# CUDA_INJECTION64_PATH (gpuperf run --cuda-activity), where it measures
+# the process's own kernel time with CUPTI and reports it to gpuperfd
+# (cuda_activity/). CUDA and CUPTI are loaded at run time: it builds
+# without them. It exports InitializeInjection alone.
+CUDA_ACTIVITY_SRCS := $(wildcard cuda_activity/*.c)
+CUDA_ACTIVITY_OBJS := $(CUDA_ACTIVITY_SRCS:%.c=$(BUILD)/%.o)
+LIBCUDA_ACTIVITY := $(BUILD)/libgpuperf-cuda-activity.a
+CUDA_ACTIVITY_SO := $(BUILD)/libgpuperf-cuda-activity.so
+CUDA_ACTIVITY_DIR ?= $(LIBDIR)/gpuperf
+all: $(CUDA_ACTIVITY_SO)
+# The tests take its parts but the entry point.
+$(LIBCUDA_ACTIVITY): $(filter-out %/injection.o,$(CUDA_ACTIVITY_OBJS))
+	rm -f $@ && $(AR) rcs $@ $^
+$(CUDA_ACTIVITY_SO): $(CUDA_ACTIVITY_OBJS) $(BUILD)/proto/gpuperf.pb-c.o \
+		cuda_activity/libgpuperf-cuda-activity.map
+	$(CC) $(LDFLAGS) -shared \
+		-Wl,--version-script,cuda_activity/libgpuperf-cuda-activity.map \
+		-o $@ $(CUDA_ACTIVITY_OBJS) $(BUILD)/proto/gpuperf.pb-c.o \
+		$(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null) -ldl -lpthread
+# gpuperf run --cuda-activity looks beside itself first (the build tree),
+# then where install puts it.
+$(BUILD)/client/cuda_activity_env.o: CPPFLAGS += \
+	-DGPUPERF_CUDA_ACTIVITY_LIB='"$(CUDA_ACTIVITY_DIR)/libgpuperf-cuda-activity.so"'
+.PHONY: install-cuda-activity
+install: install-cuda-activity
+install-cuda-activity: $(CUDA_ACTIVITY_SO)
+	install -d $(DESTDIR)$(CUDA_ACTIVITY_DIR)
+	install -m 0755 $(CUDA_ACTIVITY_SO) $(DESTDIR)$(CUDA_ACTIVITY_DIR)/
+
 # Trace writing in metrics/ packs with the generated code: proto last.
-ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBGPM) $(LIBPROTO)
+ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBCUDA_ACTIVITY) $(LIBGPM) $(LIBPROTO)
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
@@ -468,6 +498,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgpuperf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(GPC_SONAME) \
 		$(DESTDIR)$(LIBDIR)/libgpuperf.so $(DESTDIR)$(LIBDIR)/libgpuperf.a \
 		$(DESTDIR)$(INCLUDEDIR)/gpuperf.h $(DESTDIR)$(PKGCONFIGDIR)/gpuperf.pc
+	rm -f $(DESTDIR)$(CUDA_ACTIVITY_DIR)/libgpuperf-cuda-activity.so
+	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(CUDA_ACTIVITY_DIR) 2>/dev/null || true
 	rm -f $(DESTDIR)$(UNITDIR)/gpuperfd.service $(DESTDIR)$(SYSUSERSDIR)/gpuperfd.conf \
 		$(DESTDIR)$(MANDIR)/man1/gpuperf.1 $(DESTDIR)$(MANDIR)/man8/gpuperfd.8
 	if cmp -s systemd/gpuperfd.conf.example $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf; then \

@@ -28,6 +28,7 @@
 #include "client/cli_args.h"
 #include "client/commands.h"
 #include "client/context_offers.h"
+#include "client/cuda_activity_env.h"
 #include "client/process_tree.h"
 #include "client/streaming.h"
 
@@ -35,8 +36,8 @@ static const char *const cmd = "run";
 
 static const char usage[] =
 	"gpuperf run [-m SET] [-c C1,C2|all] [-i INTERVAL] [--format FORMAT]\n"
-	"       [-o FILE] [--repeat N] [--own-contexts] [stream options]\n"
-	"       [CONNECTION OPTIONS] -- CMD [ARGS...]";
+	"       [-o FILE] [--repeat N] [--own-contexts] [--cuda-activity]\n"
+	"       [stream options] [CONNECTION OPTIONS] -- CMD [ARGS...]";
 
 static const char help[] =
 	"Runs CMD and measures the device from CMD's start to its exit. Writes\n"
@@ -76,7 +77,14 @@ static const char help[] =
 	"                      with its hardware id too. Needs an i915 device\n"
 	"                      nobody else streams from (xe does not filter\n"
 	"                      the OA buffer by exec queue); exits 1 when\n"
-	"                      CMD created no context there.\n\n"
+	"                      CMD created no context there.\n"
+	"  --cuda-activity     CMD's CUDA processes measure their own kernel\n"
+	"                      time (CUPTI, in libgpuperf-cuda-activity.so\n"
+	"                      through CUDA_INJECTION64_PATH) and report it to\n"
+	"                      the daemon over --unix PATH's PATH.activity:\n"
+	"                      their NVIDIA shares are then theirs, not the\n"
+	"                      driver's samples. Refused where\n"
+	"                      CUDA_INJECTION64_PATH names another library.\n\n"
 	"Options are those of 'gpuperf stream' (without an interval only the\n"
 	"totals are written; the default format is table):\n";
 
@@ -238,6 +246,9 @@ static void watch_processes(struct run *r, const struct gpuperf_stream_options *
 /* Runs are numbered from 1 up to this. */
 #define MAX_REPEAT 10000
 
+/* --cuda-activity was given. */
+static bool cuda_activity;
+
 static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		 int *command_index, unsigned *repeat, bool *own_contexts,
 		 bool *show_help)
@@ -253,6 +264,10 @@ static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		}
 		if (gpuperf_arg_flag(argv[i], "--own-contexts", NULL)) {
 			*own_contexts = true;
+			continue;
+		}
+		if (gpuperf_arg_flag(argv[i], "--cuda-activity", NULL)) {
+			cuda_activity = true;
 			continue;
 		}
 		const char *value;
@@ -644,6 +659,9 @@ int gpuperf_cmd_run(int argc, char **argv)
 			       gpuperf_connection_help);
 		return ret;
 	}
+	if (cuda_activity &&
+	    (ret = gpuperf_cuda_activity_env(cmd, o.conn.unix_path)))
+		return ret;
 	if (repeat == 1)
 		return run_once(&o, own_contexts, argc, argv, command_index);
 	const char *output = o.output;
