@@ -3,31 +3,35 @@
 #
 #   tests/device/test-nvidia-usage.sh
 #
-# Runs gpuperfd --device nvidia:0 with gpuperf top --format ndjson at
-# 500 ms, and tests/device/usage_load processes (each measures its own
-# share: the kernels it finished times their time alone, over the wall
-# time), in two phases:
+# Runs gpuperfd --device nvidia:0 (with --unix, so that processes can
+# report their kernel time on PATH.activity) with gpuperf top --format
+# ndjson at 500 ms, and tests/device/usage_load processes (each measures
+# its own share: the kernels it finished times their time alone, over
+# the wall time), launched as gpuperf run --cuda-activity launches a
+# command: with CUDA_INJECTION64_PATH naming libgpuperf-cuda-activity.so,
+# which measures their kernel time inside them with CUPTI and reports it
+# to the daemon. In two phases:
 # - alone: one load at a 25% duty cycle, by itself on the GPU;
 # - together: one saturating load and one at 25%, each holding its own
 #   amount of memory, while gpuperf stream samples the Basic set (CUPTI
 #   PM sampling) at 1 ms, and python's pynvml reads NVML's per-process
 #   samples (nvmlDeviceGetProcessUtilization) every 500 ms beside it.
 # Checks that each load's compute share in the usage stream is within 10
-# points of the share it measured itself, in both phases; that in the
-# second it is within 5 points of what NVML's own samples give it (the
-# daemon reads NVML faithfully), and the frames say why shares of
-# processes sharing the GPU are approximate; that each one's memory is
-# exactly what NVML reports for it; and that the PM sampling stream
-# delivered its windows all the while. On an H200 with driver 580 NVML
-# gives the saturating process all the time and the other none while
-# they run together (README, NVIDIA per-process shares), so the second
-# phase's 10-point checks fail there. The NDJSON, the logs and
+# points of the share it measured itself, in both phases, and that its
+# rows say the share was measured in the process; that each one's memory
+# is exactly what NVML reports for it; and that the PM sampling stream
+# delivered its windows all the while. NVML's own per-process samples
+# are kept beside as figures (on an H200 with driver 580 they give the
+# saturating process all the time and the other none while they run
+# together: README, NVIDIA per-process shares). The NDJSON, the logs and
 # figures.json land in $OUT (a temporary folder if unset). Prints
 # "checks: N passed, F failed"; without a GPU it says why and passes
 # nothing.
 #
 # Environment: GPM_BUILD_DIR (build), CUDA_HOME (/usr/local/cuda),
-# SECONDS_OF_LOAD (8), PORT (7951), OUT.
+# SECONDS_OF_LOAD (8), PORT (7951), OUT, ACTIVITY_LIBS (a folder of the
+# libraries libgpuperf-cuda-activity.so links, for a build copied to a
+# machine without them).
 
 BUILD=${GPM_BUILD_DIR:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -60,8 +64,11 @@ if [ ! -x "$BUILD/usage_load" ]; then
 		tests/device/usage_load.cu || { fail "building usage_load"; finish; }
 fi
 
-"$BUILD/gpuperfd" --allow-root --device nvidia:0 --listen "127.0.0.1:$PORT" --linger 0 \
-	>"$OUT/daemon.log" 2>&1 &
+INJECTION=$(cd "$BUILD" && pwd)/libgpuperf-cuda-activity.so
+[ -f "$INJECTION" ] || { fail "no $INJECTION: make builds it"; finish; }
+SOCK=$OUT/gpuperfd.sock
+"$BUILD/gpuperfd" --allow-root --device nvidia:0 --listen "127.0.0.1:$PORT" \
+	--unix "$SOCK" --linger 0 --log-level debug >"$OUT/daemon.log" 2>&1 &
 daemon=$!
 pids="$daemon"
 tries=0
@@ -87,8 +94,11 @@ phase() {
 	loads=
 	for load; do
 		duty=${load%:*}
-		"$BUILD/usage_load" "$duty" "$LOAD" "${load#*:}" "$go" \
-			>"$dir/load-$duty.json" 2>&1 &
+		# What gpuperf run --cuda-activity sets.
+		CUDA_INJECTION64_PATH=$INJECTION GPUPERF_ACTIVITY_SOCKET=$SOCK.activity \
+		LD_LIBRARY_PATH=${ACTIVITY_LIBS:+$ACTIVITY_LIBS:}$LD_LIBRARY_PATH \
+			"$BUILD/usage_load" "$duty" "$LOAD" "${load#*:}" "$go" \
+			>"$dir/load-$duty.json" 2>"$dir/load-$duty.err" &
 		loads="$loads $!"
 		pids="$pids $!"
 		until grep -q ready "$dir/load-$duty.json" 2>/dev/null; do
@@ -199,11 +209,12 @@ for phase, duties in (("alone", ("0.25",)), ("together", ("1", "0.25"))):
         lo, hi = load["start_ns"] + MARGIN, load["end_ns"] - MARGIN
         inside = [f for f in frames if f["timestamp_ns"] >= lo
                   and f["timestamp_ns"] + f["duration_ns"] <= hi]
-        shares, memories = [], []
+        shares, memories, sources = [], [], set()
         for f in inside:
             row = [p for p in f.get("processes", []) if p["pid"] == pid]
             shares.append((row[0]["busy_ratio"].get("compute") or 0) if row else 0)
             memories += [p["memory_bytes"] for p in row]
+            sources |= {p.get("share_source") for p in row}
         daemon = mean(shares)
         # NVML's samples in the same window: each read's mean, 0 if none.
         nvml = mean([mean([s["sm"] for s in r["samples"] if s["pid"] == pid] or [0]) / 100
@@ -212,17 +223,18 @@ for phase, duties in (("alone", ("0.25",)), ("together", ("1", "0.25"))):
         fig["loads"][duty] = dict(pid=pid, self_measured=load["gpu_share"], daemon=daemon,
                                   nvml_samples=nvml if nvml_reads else None,
                                   frames=len(shares), kernel_ms=load["kernel_ms"],
+                                  share_sources=sorted(map(str, sources)),
                                   memory_bytes=memories[-1] if memories else None,
                                   nvml_memory_bytes=nvml_memory.get(str(pid)))
         check(bool(shares) and abs(daemon - load["gpu_share"]) <= 0.10,
               "%s: %s: the usage stream gave it %.1f%% of the GPU over %d frames; "
               "it measured %.1f%% itself" % (phase, name, 100 * daemon, len(shares),
                                             100 * load["gpu_share"]))
+        check(sources == {"measured_in_process"},
+              "%s: %s: its rows say where the share came from: %s"
+              % (phase, name, sorted(map(str, sources))))
         if phase != "together":
             continue
-        check(bool(shares) and bool(nvml_reads) and abs(daemon - nvml) <= 0.05,
-              "%s: %s: the usage stream gave it %.1f%%, NVML's own samples %.1f%%"
-              % (phase, name, 100 * daemon, 100 * nvml))
         want = nvml_memory.get(str(pid))
         check(bool(memories) and want is not None and all(m == want for m in memories),
               "%s: %s: memory %s bytes in the usage stream, NVML says %s"
@@ -233,9 +245,10 @@ for phase, duties in (("alone", ("0.25",)), ("together", ("1", "0.25"))):
     end = max((l["end_ns"] for l in loads.values()), default=0)
     during = [f for f in frames if start + MARGIN <= f["timestamp_ns"] <= end - MARGIN]
     notes = [f.get("processes_note", "") for f in during]
-    check(bool(notes) and all("time-slicing" in n for n in notes),
-          "%s: every frame says shares of processes sharing the GPU are approximate: %s"
-          % (phase, notes[0] if notes else "no frames"))
+    fig["processes_notes"] = sorted(set(notes))
+    check(bool(notes) and not any("time-slicing" in n for n in notes),
+          "%s: no frame calls the measured shares the driver's sampled attribution: %s"
+          % (phase, [n for n in notes if n][:1]))
     stream = lines("together/stream.ndjson")
     windows = [f for f in stream if start <= f["timestamp_ns"] <= end]
     fig["pm_sampling"] = dict(frames=len(stream), frames_during_load=len(windows),

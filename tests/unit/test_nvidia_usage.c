@@ -211,6 +211,7 @@ START_TEST(test_measured_share_replaces_driver_samples)
 	ck_assert_double_eq_tol(z->class_busy[0], 0, 1e-9);
 	ck_assert_int_eq(z->share_source, GPD_USAGE_SHARE_DRIVER_SAMPLED);
 	ck_assert_ptr_nonnull(strstr(f.processes_note, "--cuda-activity"));
+	/* 96% measured of 99% busy: as measured. */
 	gpd_usage_frame_fini(&f);
 
 	/* Its connection gone, a process has the driver's share again. */
@@ -230,6 +231,57 @@ START_TEST(test_measured_share_replaces_driver_samples)
 	/* No report since: its last measured share. */
 	ck_assert_int_eq(y->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
 	ck_assert_double_eq_tol(y->class_busy[0], 0.20, 1e-3);
+	gpd_usage_frame_fini(&f);
+	gpd_usage_reading_fini(&a);
+	gpd_usage_reading_fini(&b);
+	src->ops->destroy(src);
+	gpd_process_activity_destroy(store);
+}
+END_TEST
+
+/* Processes time-sliced on one GPU whose kernel times, each including
+ * the other's slices, add up to more than the GPU was busy: scaled to
+ * sum to it, and the frame says so (the H200's figures). */
+START_TEST(test_overlapping_measures_fit_the_busy_time)
+{
+	fake_reset();
+	fake.util_gpu = 100;
+	fake.n_processes = 2;
+	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 99, 0, false };
+	fake.processes[1] = (struct fake_process){ 4343, 1 << 20, 0, 0, false };
+	struct gpd_process_activity *store;
+	ck_assert_int_eq(gpd_process_activity_create(&store), 0);
+	ck_assert_int_eq(gpd_process_activity_connect(store, 4242), 0);
+	ck_assert_int_eq(gpd_process_activity_connect(store, 4343), 0);
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
+						 "/nonexistent", store, &src), 0);
+	struct gpd_usage_reading a, b;
+	struct gpd_error err;
+	gpd_usage_reading_init(&a);
+	gpd_usage_reading_init(&b);
+	ck_assert_int_eq(src->ops->read(src, &a, true, &err), 0);
+	struct gpd_gpu_activity report = { .span_ns = 100000000 };
+	ck_assert_int_eq(gpd_pci_address_parse("0000:00:06.0", &report.gpu), 0);
+	const char *why;
+	report.busy_ns = 92000000;
+	ck_assert_int_eq(gpd_process_activity_add(store, 4242, &report, 1, &why), 0);
+	report.busy_ns = 31000000;
+	ck_assert_int_eq(gpd_process_activity_add(store, 4343, &report, 1, &why), 0);
+	usleep(50000);
+	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
+	gpd_usage_reading_sort(&a);
+	gpd_usage_reading_sort(&b);
+	struct gpd_usage_frame f;
+	gpd_usage_frame_init(&f);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	const struct gpd_usage_process_row *x = gpd_usage_frame_process(&f, 4242);
+	const struct gpd_usage_process_row *y = gpd_usage_frame_process(&f, 4343);
+	ck_assert_double_eq_tol(x->class_busy[0], 0.92 / 1.23, 1e-3);
+	ck_assert_double_eq_tol(y->class_busy[0], 0.31 / 1.23, 1e-3);
+	ck_assert_int_eq(x->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
+	ck_assert_msg(strstr(f.processes_note, "scaled to sum"), "%s",
+		      f.processes_note);
 	gpd_usage_frame_fini(&f);
 	gpd_usage_reading_fini(&a);
 	gpd_usage_reading_fini(&b);
@@ -269,6 +321,7 @@ static Suite *nvidia_usage_suite(void)
 	tcase_add_test(tc, test_older_call_where_newer_unsupported);
 	tcase_add_test(tc, test_without_usage_calls);
 	tcase_add_test(tc, test_measured_share_replaces_driver_samples);
+	tcase_add_test(tc, test_overlapping_measures_fit_the_busy_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
