@@ -159,7 +159,8 @@ static void on_connection(uv_poll_t *h, int status, int events)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct connection *c = NULL;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	if (as->n_connections >= GPD_PROCESS_ACTIVITY_MAX_PROCESSES ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    len != sizeof(cred) || cred.pid <= 0 ||
 	    connections_of(as, cred.uid) >= GPD_ACTIVITY_MAX_PER_USER ||
 	    gpd_process_activity_connect(as->store, cred.pid)) {

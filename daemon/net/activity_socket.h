@@ -13,8 +13,9 @@
  * malformed or refused ones change nothing and are counted.
  *
  * Budgets: GPD_PROCESS_ACTIVITY_MAX_PROCESSES processes with open
- * connections in all, ACTIVITY_MAX_PER_USER connections a user, a
- * connection's reports at 10 a second (bursts of 20).
+ * connections and as many connections in all, GPD_ACTIVITY_MAX_PER_USER
+ * connections a user, a connection's reports at 10 a second (bursts of
+ * 20).
  */
 #ifndef GPD_NET_ACTIVITY_SOCKET_H
 #define GPD_NET_ACTIVITY_SOCKET_H
