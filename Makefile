@@ -240,26 +240,25 @@ CUDA_ACTIVITY_SRCS := $(wildcard cuda_activity/*.c)
 CUDA_ACTIVITY_OBJS := $(CUDA_ACTIVITY_SRCS:%.c=$(BUILD)/%.o)
 LIBCUDA_ACTIVITY := $(BUILD)/libgpuperf-cuda-activity.a
 CUDA_ACTIVITY_SO := $(BUILD)/libgpuperf-cuda-activity.so
-CUDA_ACTIVITY_DIR ?= $(LIBDIR)/gpuperf
 all: $(CUDA_ACTIVITY_SO)
-# The tests take its parts but the entry point.
+# The tests take its parts but the entry point (with the sanitizers under
+# SAN=1, and the warnings checked there).
 $(LIBCUDA_ACTIVITY): $(filter-out %/injection.o,$(CUDA_ACTIVITY_OBJS))
 	rm -f $@ && $(AR) rcs $@ $^
-$(CUDA_ACTIVITY_SO): $(CUDA_ACTIVITY_OBJS) $(BUILD)/proto/gpuperf.pb-c.o \
-		cuda_activity/libgpuperf-cuda-activity.map
-	$(CC) $(LDFLAGS) -shared \
+# The library itself never has the sanitizers, whose runtimes must come
+# first in a process: it goes into applications that have none.
+$(CUDA_ACTIVITY_SO): $(CUDA_ACTIVITY_SRCS) $(wildcard cuda_activity/*.h) \
+		$(BUILD)/proto/gpuperf.pb-c.c cuda_activity/libgpuperf-cuda-activity.map
+	$(CC) $(CPPFLAGS) -std=gnu11 $(OPT) -g -fPIC -fvisibility=hidden \
+		$(shell $(PKG_CONFIG) --cflags libprotobuf-c 2>/dev/null) -shared \
 		-Wl,--version-script,cuda_activity/libgpuperf-cuda-activity.map \
-		-o $@ $(CUDA_ACTIVITY_OBJS) $(BUILD)/proto/gpuperf.pb-c.o \
+		-o $@ $(CUDA_ACTIVITY_SRCS) $(BUILD)/proto/gpuperf.pb-c.c \
 		$(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null) -ldl -lpthread
-# gpuperf run --cuda-activity looks beside itself first (the build tree),
-# then where install puts it.
-$(BUILD)/client/cuda_activity_env.o: CPPFLAGS += \
-	-DGPUPERF_CUDA_ACTIVITY_LIB='"$(CUDA_ACTIVITY_DIR)/libgpuperf-cuda-activity.so"'
 .PHONY: install-cuda-activity
 install: install-cuda-activity
 install-cuda-activity: $(CUDA_ACTIVITY_SO)
-	install -d $(DESTDIR)$(CUDA_ACTIVITY_DIR)
-	install -m 0755 $(CUDA_ACTIVITY_SO) $(DESTDIR)$(CUDA_ACTIVITY_DIR)/
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 0755 $(CUDA_ACTIVITY_SO) $(DESTDIR)$(LIBDIR)/
 
 # Trace writing in metrics/ packs with the generated code: proto last.
 ALL_LIBS := $(LIBCLIENT) $(LIBDAEMON) $(LIBCUDA_ACTIVITY) $(LIBGPM) $(LIBPROTO)
@@ -498,8 +497,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgpuperf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(GPC_SONAME) \
 		$(DESTDIR)$(LIBDIR)/libgpuperf.so $(DESTDIR)$(LIBDIR)/libgpuperf.a \
 		$(DESTDIR)$(INCLUDEDIR)/gpuperf.h $(DESTDIR)$(PKGCONFIGDIR)/gpuperf.pc
-	rm -f $(DESTDIR)$(CUDA_ACTIVITY_DIR)/libgpuperf-cuda-activity.so
-	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(CUDA_ACTIVITY_DIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(LIBDIR)/libgpuperf-cuda-activity.so
 	rm -f $(DESTDIR)$(UNITDIR)/gpuperfd.service $(DESTDIR)$(SYSUSERSDIR)/gpuperfd.conf \
 		$(DESTDIR)$(MANDIR)/man1/gpuperf.1 $(DESTDIR)$(MANDIR)/man8/gpuperfd.8
 	if cmp -s systemd/gpuperfd.conf.example $(DESTDIR)$(SYSCONFDIR)/gpuperfd.conf; then \

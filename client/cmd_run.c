@@ -29,6 +29,7 @@
 #include "client/commands.h"
 #include "client/context_offers.h"
 #include "client/cuda_activity_env.h"
+#include "client/library_path.h"
 #include "client/process_tree.h"
 #include "client/streaming.h"
 
@@ -374,25 +375,10 @@ static int start_child(struct run *r, char **args, char **env)
 
 #define PRELOAD_NAME "libgpuperf-preload.so"
 
-/* The preload beside this gpuperf (a build tree, or an install whose
- * libraries sit with the binary), else the one make install put in
- * GPM_LIBDIR. */
+/* The preload beside this gpuperf, else in GPM_LIBDIR. */
 static int find_preload(char *path, size_t size)
 {
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			int len = snprintf(path, size, "%s/" PRELOAD_NAME, exe);
-			if (len > 0 && (size_t)len < size && !access(path, R_OK))
-				return 0;
-		}
-	}
-	snprintf(path, size, "%s/" PRELOAD_NAME, GPM_LIBDIR);
-	if (!access(path, R_OK))
+	if (!gpuperf_library_path(PRELOAD_NAME, path, size))
 		return 0;
 	return gpuperf_fail(cmd, GPUPERF_EXIT_FILE, "--own-contexts needs "
 			    PRELOAD_NAME ", which is neither beside gpuperf nor "

@@ -5,40 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "client/commands.h"
 #include "client/cuda_activity_env.h"
+#include "client/library_path.h"
 
 #define LIBRARY "libgpuperf-cuda-activity.so"
-
-/* Beside the running gpuperf (a build tree), else where make install
- * put it. */
-static int find_library(char *path, size_t size)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if (snprintf(path, size, "%s/%s", self, LIBRARY) < (int)size &&
-			    !access(path, R_OK))
-				return 0;
-		}
-	}
-	snprintf(path, size, "%s", GPUPERF_CUDA_ACTIVITY_LIB);
-	return access(path, R_OK) ? -1 : 0;
-}
 
 int gpuperf_cuda_activity_env(const char *cmd, const char *unix_path)
 {
 	char library[PATH_MAX];
-	if (find_library(library, sizeof(library))) {
+	if (gpuperf_library_path(LIBRARY, library, sizeof(library))) {
 		fprintf(stderr, "gpuperf %s: --cuda-activity needs %s, which is "
-			"not beside gpuperf nor at %s (make install puts it "
-			"there)\n", cmd, LIBRARY, GPUPERF_CUDA_ACTIVITY_LIB);
+			"neither beside gpuperf nor in %s: install it with 'make "
+			"install'\n", cmd, LIBRARY, GPM_LIBDIR);
 		return GPUPERF_EXIT_USAGE;
 	}
 	/* CUDA loads one injection library: another tool's would be
