@@ -96,15 +96,29 @@ static void ring_record(struct gpd_device *dev, const struct gpm_oa_record *rec,
 	gpd_flight_recorder_append(fr, rec->data, rec->size);
 }
 
+/* Whole: its counters too, which only subscribers of their own need. */
+static const struct gpm_oa_report *decoded(struct gpd_device *dev, unsigned i)
+{
+	if (!dev->decoded[i]) {
+		/* Its header decoded, so its size is right. */
+		gpm_oa_report_decode(&dev->decoder, dev->bytes[i],
+				     dev->decoder.format->size, &dev->report[i]);
+		dev->decoded[i] = true;
+	}
+	return &dev->report[i];
+}
+
 static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *rec)
 {
 	unsigned cur = dev->prev ^ 1;
 	struct gpm_oa_report *report = &dev->report[cur];
-	if (gpm_oa_report_decode(&dev->decoder, rec->payload, rec->payload_size,
-				 report)) {
+	if (gpm_oa_report_decode_header(&dev->decoder, rec->payload,
+					rec->payload_size, report)) {
 		dev->stats.bad_records++;
 		return;
 	}
+	memcpy(dev->bytes[cur], rec->payload, dev->decoder.format->size);
+	dev->decoded[cur] = false;
 	dev->stats.reports++;
 	uint64_t ts = gpm_oa_ts_extend(&dev->ts, report->timestamp);
 	/* A stream of one application's context is for that application's
@@ -122,11 +136,19 @@ static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *re
 		 * which only this report reveals, to the one that ran on. */
 		uint32_t pair_ctx = dev->may_resubmit && ctx == dev->ctx_before ?
 				    ctx : dev->running_ctx;
-		for (struct gpd_device_subscriber *s = dev->subscribers; s;
-		     s = s->next)
-			if (!s->dead && !(s->passive && dev->ctx_filter))
+		for (struct gpd_pair_sink *k = dev->sinks; k; k = k->next)
+			if (!k->dead)
+				k->ops->pair(k, &dev->decoder,
+					     dev->bytes[dev->prev], dev->bytes[cur],
+					     pair_ctx, dev->prev_ts, ts);
+		for (struct gpd_device_subscriber *s =
+		     dev->n_subscribers > dev->n_pairs_in_sink ?
+		     dev->subscribers : NULL; s; s = s->next)
+			if (!s->dead && !s->pairs_in_sink &&
+			    !(s->passive && dev->ctx_filter))
 				s->ops->pair(s, &dev->decoder,
-					     &dev->report[dev->prev], report,
+					     decoded(dev, dev->prev),
+					     decoded(dev, cur),
 					     pair_ctx, dev->prev_ts, ts);
 	}
 	dev->may_resubmit = dev->running_ctx != GPM_OA_CTX_NONE &&
@@ -150,6 +172,9 @@ static void handle_loss(struct gpd_device *dev, const struct gpm_oa_record *rec,
 	} else {
 		dev->stats.reports_lost++;
 	}
+	for (struct gpd_pair_sink *k = dev->sinks; k; k = k->next)
+		if (!k->dead)
+			k->ops->loss(k, buffer_lost);
 	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next)
 		if (!s->dead)
 			s->ops->loss(s, buffer_lost);
@@ -300,6 +325,9 @@ static void flush_subscribers(struct gpd_device *dev)
 	for (struct gpd_device_subscriber *s = dev->subscribers; s; s = s->next)
 		if (!s->dead)
 			s->ops->flush(s);
+	for (struct gpd_pair_sink *k = dev->sinks; k; k = k->next)
+		if (!k->dead)
+			k->ops->flush(k);
 }
 
 static void tell_subscribers(struct gpd_device *dev, enum gpd_event_kind kind,
@@ -658,11 +686,31 @@ int gpd_device_configure(struct gpd_device *dev,
 	return ret;
 }
 
-/* Unlinks and releases the subscribers that left during a dispatch. */
+static void unlink_sink(struct gpd_device *dev, struct gpd_pair_sink *sink)
+{
+	for (struct gpd_pair_sink **p = &dev->sinks; *p; p = &(*p)->next) {
+		if (*p == sink) {
+			*p = sink->next;
+			break;
+		}
+	}
+}
+
+/* Unlinks and releases the subscribers and sinks dropped during a
+ * dispatch. */
 static void reap_subscribers(struct gpd_device *dev)
 {
 	while (dev->have_dead && !dev->dispatching) {
 		dev->have_dead = false;
+		for (struct gpd_pair_sink **p = &dev->sinks; *p;) {
+			struct gpd_pair_sink *k = *p;
+			if (k->dead) {
+				*p = k->next;
+				k->ops->release(k);
+			} else {
+				p = &k->next;
+			}
+		}
 		struct gpd_device_subscriber *dead = NULL;
 		for (struct gpd_device_subscriber **p = &dev->subscribers; *p;) {
 			struct gpd_device_subscriber *s = *p;
@@ -823,6 +871,34 @@ void gpd_device_drop_subscriber(struct gpd_device *dev,
 	}
 	gpd_device_release_if_idle(dev);
 	sub->ops->release(sub);
+}
+
+void gpd_device_add_sink(struct gpd_device *dev, struct gpd_pair_sink *sink)
+{
+	sink->dead = false;
+	sink->next = dev->sinks;
+	dev->sinks = sink;
+}
+
+void gpd_device_pairs_in_sink(struct gpd_device *dev,
+			      struct gpd_device_subscriber *sub, bool in_sink)
+{
+	/* Counted while set, linked or not: a subscriber leaves its sink
+	 * when it is released, after it was unlinked. */
+	if (sub->pairs_in_sink != in_sink)
+		dev->n_pairs_in_sink += in_sink ? 1u : (unsigned)-1;
+	sub->pairs_in_sink = in_sink;
+}
+
+void gpd_device_drop_sink(struct gpd_device *dev, struct gpd_pair_sink *sink)
+{
+	if (dev->dispatching) {
+		sink->dead = true;
+		dev->have_dead = true;
+		return;
+	}
+	unlink_sink(dev, sink);
+	sink->ops->release(sink);
 }
 
 static bool only_passive_left(const struct gpd_device *dev)

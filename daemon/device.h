@@ -106,6 +106,34 @@ struct gpd_device_subscriber {
 	/* Kept by the daemon for itself (/metrics, triggers, a device kept
 	 * streaming): it follows what runs and asks for nothing. */
 	bool passive;
+	/* Its pairs are summed by a sink (below) for it and others: the
+	 * device hands it none of its own (gpd_device_pairs_in_sink()). */
+	bool pairs_in_sink;
+};
+
+/*
+ * A sum of report pairs that several subscribers share (the subscription
+ * layer's windows of equal length and filter): the device hands it each
+ * pair and loss once, before its subscribers, and each flush after them,
+ * so that a window it closes still holds what they hand out.
+ */
+struct gpd_pair_sink;
+struct gpd_pair_sink_ops {
+	/* As a subscriber's, with the reports as they came (the unit's
+	 * bytes, of dec's format): a sink sums them without decoding. */
+	void (*pair)(struct gpd_pair_sink *sink,
+		     const struct gpm_oa_decoder *dec, const void *start,
+		     const void *end, uint32_t ctx, uint64_t start_ts,
+		     uint64_t end_ts);
+	void (*loss)(struct gpd_pair_sink *sink, bool buffer_lost);
+	void (*flush)(struct gpd_pair_sink *sink);
+	void (*release)(struct gpd_pair_sink *sink);
+};
+
+struct gpd_pair_sink {
+	const struct gpd_pair_sink_ops *ops;
+	struct gpd_pair_sink *next;
+	bool dead;                      /* dropped during a dispatch */
 };
 
 /* What a device tells its owner (the daemon context, above it). */
@@ -156,6 +184,10 @@ struct gpd_device {
 
 	struct gpd_device_subscriber *subscribers;
 	unsigned n_subscribers;
+	struct gpd_pair_sink *sinks;
+	/* Subscribers whose pairs a sink sums: when all are, no pair goes
+	 * through the list of subscribers. */
+	unsigned n_pairs_in_sink;
 	/* Callbacks run: a subscriber leaving from one is unlinked and freed
 	 * only when the outermost dispatch ends, so no loop or frame in
 	 * flight touches freed memory. */
@@ -163,8 +195,12 @@ struct gpd_device {
 	bool have_dead;
 	struct gpd_record_tap *taps;
 
-	/* Decoding state, reset whenever the stream (re)starts. */
+	/* Decoding state, reset whenever the stream (re)starts. The last two
+	 * reports as they came, and decoded whole once a subscriber of its
+	 * own needs them (decoded[]). */
+	unsigned char bytes[2][GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report report[2];
+	bool decoded[2];
 	unsigned prev;
 	bool have_prev;
 	uint32_t running_ctx;
@@ -298,6 +334,13 @@ void gpd_device_add_subscriber(struct gpd_device *dev,
  * does so when the dispatch ends. */
 void gpd_device_drop_subscriber(struct gpd_device *dev,
 				struct gpd_device_subscriber *sub);
+void gpd_device_add_sink(struct gpd_device *dev, struct gpd_pair_sink *sink);
+/* sub's pairs are summed by a sink from now on (or not any more). */
+void gpd_device_pairs_in_sink(struct gpd_device *dev,
+			      struct gpd_device_subscriber *sub, bool in_sink);
+/* Lets go of sink and releases it; inside a dispatch, marks it dead and
+ * does so when the dispatch ends. */
+void gpd_device_drop_sink(struct gpd_device *dev, struct gpd_pair_sink *sink);
 /* With no subscriber left, closes the stream (after the linger time);
  * with passive ones only, tells them (others_left). */
 void gpd_device_release_if_idle(struct gpd_device *dev);

@@ -62,28 +62,42 @@ static void window_add(struct gpd_window *w, const struct gpm_oa_decoder *dec,
 	gpm_oa_delta_add(dec, start, end, &w->acc);
 }
 
-static struct gpd_context_acc *context_slot(struct gpd_subscription *sub,
+static struct gpd_context_acc *context_slot(struct gpd_context_sums *sums,
 					    uint32_t ctx)
 {
-	for (size_t i = 0; i < sub->n_contexts; i++)
-		if (sub->contexts[i].ctx_id == ctx)
-			return &sub->contexts[i];
-	if (sub->n_contexts == sub->cap_contexts) {
-		size_t cap = sub->cap_contexts ? sub->cap_contexts * 2 : 8;
+	for (size_t i = 0; i < sums->n; i++)
+		if (sums->rows[i].ctx_id == ctx)
+			return &sums->rows[i];
+	if (sums->n == sums->cap) {
+		size_t cap = sums->cap ? sums->cap * 2 : 8;
 		/* A window with thousands of contexts is an attack or a bug;
 		 * fold the excess into the last row rather than grow forever. */
 		if (cap > 1024)
-			return &sub->contexts[sub->n_contexts - 1];
-		struct gpd_context_acc *c = realloc(sub->contexts, cap * sizeof(*c));
+			return &sums->rows[sums->n - 1];
+		struct gpd_context_acc *c = realloc(sums->rows, cap * sizeof(*c));
 		if (!c)
-			return sub->n_contexts ? &sub->contexts[sub->n_contexts - 1] : NULL;
-		sub->contexts = c;
-		sub->cap_contexts = cap;
+			return sums->n ? &sums->rows[sums->n - 1] : NULL;
+		sums->rows = c;
+		sums->cap = cap;
 	}
-	struct gpd_context_acc *c = &sub->contexts[sub->n_contexts++];
+	struct gpd_context_acc *c = &sums->rows[sums->n++];
 	memset(c, 0, sizeof(*c));
 	c->ctx_id = ctx;
 	return c;
+}
+
+static void context_add(struct gpd_context_sums *sums,
+			const struct gpm_oa_decoder *dec,
+			const struct gpm_oa_report *start,
+			const struct gpm_oa_report *end, uint32_t ctx,
+			uint64_t start_ts, uint64_t end_ts)
+{
+	struct gpd_context_acc *c = context_slot(sums, ctx);
+	if (c) {
+		c->reports++;
+		c->ticks += end_ts - start_ts;
+		gpm_oa_delta_add(dec, start, end, &c->acc);
+	}
 }
 
 /* A window without a report of its own has no values, not zeros. */
@@ -109,9 +123,9 @@ enum emit_kind {
 	EMIT_LAST,              /* the interval window the duration ends */
 };
 
-/* Hands the window out as a frame, then empties it. */
-static void emit(struct gpd_subscription *sub, struct gpd_window *w,
-		 enum emit_kind kind)
+/* Hands the window w, of contexts ctxs, out to sub as a frame. */
+static void hand_out(struct gpd_subscription *sub, struct gpd_window *w,
+		     const struct gpd_context_sums *ctxs, enum emit_kind kind)
 {
 	struct gpd_device *dev = sub->device;
 	bool from_mark = kind == EMIT_MARK;
@@ -149,10 +163,11 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 	evaluate(sub, &w->acc, w->reports, sub->values);
 	if (sub->raw)
 		frame.raw = &w->acc;
-	if (sub->per_context && !from_mark && sub->n_contexts) {
+	size_t n_contexts = ctxs->n;
+	if (sub->per_context && !from_mark && n_contexts) {
 		/* Values and rows grow apart: after a reconfiguration a window
 		 * may hold more contexts of fewer counters. */
-		size_t need = sub->n_contexts * (sub->n_counters ? sub->n_counters : 1);
+		size_t need = n_contexts * (sub->n_counters ? sub->n_counters : 1);
 		if (need > sub->cap_context_values) {
 			struct gpm_value *v = realloc(sub->context_values,
 						      need * sizeof(*v));
@@ -161,18 +176,18 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 				sub->cap_context_values = need;
 			}
 		}
-		if (sub->n_contexts > sub->cap_rows) {
+		if (n_contexts > sub->cap_rows) {
 			struct gpd_context_row *r = realloc(sub->rows,
-				sub->n_contexts * sizeof(*r));
+				n_contexts * sizeof(*r));
 			if (r) {
 				sub->rows = r;
-				sub->cap_rows = sub->n_contexts;
+				sub->cap_rows = n_contexts;
 			}
 		}
 		if (need <= sub->cap_context_values &&
-		    sub->n_contexts <= sub->cap_rows) {
-			for (size_t i = 0; i < sub->n_contexts; i++) {
-				struct gpd_context_acc *c = &sub->contexts[i];
+		    n_contexts <= sub->cap_rows) {
+			for (size_t i = 0; i < n_contexts; i++) {
+				const struct gpd_context_acc *c = &ctxs->rows[i];
 				struct gpm_value *vals =
 					sub->context_values + i * sub->n_counters;
 				evaluate(sub, &c->acc, c->reports, vals);
@@ -184,15 +199,21 @@ static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 					.raw = sub->raw ? &c->acc : NULL,
 				};
 			}
-			frame.n_contexts = sub->n_contexts;
+			frame.n_contexts = n_contexts;
 			frame.contexts = sub->rows;
 		}
 	}
-	/* The frame points into the window and the contexts' sums: they are
-	 * emptied only once it has been handed out. */
 	sub->ops->frame(sub->user, &frame);
-	if (!from_mark)
-		sub->n_contexts = 0;
+}
+
+/* Hands the subscription's own window out as a frame, then empties it
+ * (the frame points into the window and the contexts' sums). */
+static void emit(struct gpd_subscription *sub, struct gpd_window *w,
+		 enum emit_kind kind)
+{
+	hand_out(sub, w, &sub->contexts, kind);
+	if (kind != EMIT_MARK)
+		sub->contexts.n = 0;
 	window_reset(w);
 }
 
@@ -233,6 +254,236 @@ static void count_in_ticks(struct gpd_subscription *sub)
 	sub->duration_ticks = gpd_device_ns_to_ticks(dev, sub->duration_ns);
 	if (sub->duration_ns && !sub->duration_ticks)
 		sub->duration_ticks = 1;
+}
+
+static struct gpd_shared_window *shared_of(struct gpd_pair_sink *k)
+{
+	return (struct gpd_shared_window *)((char *)k -
+		offsetof(struct gpd_shared_window, sink));
+}
+
+static bool window_empty(const struct gpd_window *w)
+{
+	return !w->open && !w->partial && !w->reports_lost && !w->buffers_lost;
+}
+
+/* Whether sub's interval windows are those of every subscription of its
+ * key, nothing setting them apart. */
+static bool may_share(const struct gpd_subscription *sub)
+{
+	return sub->window_ticks && !sub->duration_ticks && !sub->ended &&
+	       sub->mark_state == GPD_MARK_IDLE && !sub->kernel_ctx_filter &&
+	       !sub->base.passive && !sub->base.dead &&
+	       sub->ticks_frequency == sub->device->shape.timestamp_frequency;
+}
+
+static bool same_key(const struct gpd_shared_window *g,
+		     const struct gpd_subscription *sub)
+{
+	return g->window_ticks == sub->window_ticks &&
+	       g->ctx_filter == sub->ctx_filter &&
+	       (!g->ctx_filter || g->ctx_id == sub->ctx_id) &&
+	       g->per_context == sub->per_context;
+}
+
+/* The shared window with its sums whole (see folded). */
+static struct gpd_window *shared_window(struct gpd_shared_window *g)
+{
+	if (g->per_context && !g->folded) {
+		for (size_t r = 0; r < g->contexts.n; r++)
+			for (size_t k = 0; k < GPM_ACC_SLOTS; k++)
+				g->window.acc.slot[k] += g->contexts.rows[r].acc.slot[k];
+		g->folded = true;
+	}
+	return &g->window;
+}
+
+static void shared_reset(struct gpd_shared_window *g)
+{
+	g->contexts.n = 0;
+	g->folded = false;
+	window_reset(&g->window);
+}
+
+static void shared_emit(struct gpd_shared_window *g)
+{
+	shared_window(g);
+	g->emitting = true;
+	for (g->emit_at = 0; g->emit_at < g->n_members; g->emit_at++) {
+		struct gpd_subscription *m = g->members[g->emit_at];
+		if (!m->base.dead)
+			hand_out(m, &g->window, &g->contexts, EMIT_INTERVAL);
+	}
+	g->emitting = false;
+	shared_reset(g);
+}
+
+/* sub sums its own windows again; keep: from the shared window so far
+ * (a mark begins), else from nothing (it is reset or freed). */
+static void leave_shared(struct gpd_subscription *sub, bool keep)
+{
+	struct gpd_shared_window *g = sub->shared;
+	size_t i = 0;
+	while (g->members[i] != sub)
+		i++;
+	memmove(g->members + i, g->members + i + 1,
+		(g->n_members - i - 1) * sizeof(*g->members));
+	g->n_members--;
+	/* A member leaving from its frame callback: the next is at its
+	 * place now. */
+	if (g->emitting && i <= g->emit_at)
+		g->emit_at--;
+	sub->shared = NULL;
+	gpd_device_pairs_in_sink(g->device, &sub->base, false);
+	if (keep) {
+		sub->window = *shared_window(g);
+		sub->deadline = g->deadline;
+		sub->contexts.n = 0;
+		for (size_t r = 0; r < g->contexts.n; r++) {
+			const struct gpd_context_acc *from = &g->contexts.rows[r];
+			struct gpd_context_acc *c = context_slot(&sub->contexts,
+								 from->ctx_id);
+			if (!c)
+				continue;
+			c->reports += from->reports;
+			c->ticks += from->ticks;
+			for (size_t k = 0; k < GPM_ACC_SLOTS; k++)
+				c->acc.slot[k] += from->acc.slot[k];
+		}
+	}
+	if (!g->n_members)
+		gpd_device_drop_sink(g->device, &g->sink);
+}
+
+static void shared_pair(struct gpd_pair_sink *k,
+			const struct gpm_oa_decoder *dec, const void *start,
+			const void *end, uint32_t ctx, uint64_t start_ts,
+			uint64_t end_ts)
+{
+	struct gpd_shared_window *g = shared_of(k);
+	/* A member whose mark began takes the window so far and sums this
+	 * pair on itself: the mark's pairs and cuts are its own. */
+	for (size_t i = 0; g->leaving && i < g->n_members;) {
+		struct gpd_subscription *m = g->members[i];
+		if (!m->base.dead && !may_share(m))
+			leave_shared(m, true);
+		else
+			i++;
+	}
+	g->leaving = false;
+	if (!g->n_members)
+		return;
+	bool wanted = !g->ctx_filter || ctx == g->ctx_id;
+	/* As on_pair does for a subscription of its own. */
+	if (!g->deadline) {
+		g->deadline = (start_ts / g->window_ticks + 1) * g->window_ticks;
+		g->window.partial = start_ts % g->window_ticks != 0;
+	}
+	if (start_ts >= g->deadline) {
+		if (g->window.open || g->window.reports_lost ||
+		    g->window.buffers_lost)
+			shared_emit(g);
+		g->deadline = (start_ts / g->window_ticks + 1) * g->window_ticks;
+	}
+	window_span(&g->window, start_ts, end_ts, false);
+	if (wanted) {
+		g->window.reports++;
+		struct gpd_context_acc *c = g->per_context ?
+			context_slot(&g->contexts, ctx) : NULL;
+		if (c) {
+			c->reports++;
+			c->ticks += end_ts - start_ts;
+			gpm_oa_delta_add_raw(dec, start, end, &c->acc);
+		}
+		if (!c || g->folded)
+			gpm_oa_delta_add_raw(dec, start, end, &g->window.acc);
+	}
+	if (end_ts >= g->deadline) {
+		if (g->window.open || g->window.reports_lost ||
+		    g->window.buffers_lost)
+			shared_emit(g);
+		g->deadline = (end_ts / g->window_ticks + 1) * g->window_ticks;
+	}
+}
+
+static void shared_loss(struct gpd_pair_sink *k, bool buffer_lost)
+{
+	struct gpd_shared_window *g = shared_of(k);
+	if (buffer_lost)
+		g->window.buffers_lost++;
+	else
+		g->window.reports_lost++;
+}
+
+/* After its members have handed out what it holds. */
+static void shared_flush(struct gpd_pair_sink *k)
+{
+	struct gpd_shared_window *g = shared_of(k);
+	shared_reset(g);
+	g->deadline = 0;
+}
+
+static void shared_release(struct gpd_pair_sink *k)
+{
+	struct gpd_shared_window *g = shared_of(k);
+	free(g->contexts.rows);
+	free(g->members);
+	free(g);
+}
+
+static const struct gpd_pair_sink_ops shared_ops = {
+	.pair = shared_pair,
+	.loss = shared_loss,
+	.flush = shared_flush,
+	.release = shared_release,
+};
+
+/* At the end of one of its windows (its own and any shared one of its key
+ * begin empty), sub joins the shared window of its key, made if none is.
+ * Out of memory, it goes on summing its own. */
+static void share_windows(struct gpd_subscription *sub)
+{
+	struct gpd_device *dev = sub->device;
+	if (!may_share(sub) || !window_empty(&sub->window) || sub->contexts.n)
+		return;
+	struct gpd_shared_window *g = NULL;
+	for (struct gpd_pair_sink *k = dev->sinks; k && !g; k = k->next)
+		if (!k->dead && k->ops == &shared_ops &&
+		    same_key(shared_of(k), sub))
+			g = shared_of(k);
+	if (g && (g->deadline != sub->deadline || !window_empty(&g->window) ||
+		  g->contexts.n))
+		return;         /* not at the same window's end: later */
+	bool made = !g;
+	if (made) {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			return;
+		g->sink.ops = &shared_ops;
+		g->device = dev;
+		g->window_ticks = sub->window_ticks;
+		g->ctx_filter = sub->ctx_filter;
+		g->ctx_id = sub->ctx_id;
+		g->per_context = sub->per_context;
+		g->deadline = sub->deadline;
+	}
+	if (g->n_members == g->cap_members) {
+		size_t cap = g->cap_members ? 2 * g->cap_members : 4;
+		struct gpd_subscription **m = realloc(g->members,
+						      cap * sizeof(*m));
+		if (!m) {
+			if (made)
+				shared_release(&g->sink);
+			return;
+		}
+		g->members = m;
+		g->cap_members = cap;
+	}
+	if (made)
+		gpd_device_add_sink(dev, &g->sink);
+	g->members[g->n_members++] = sub;
+	sub->shared = g;
+	gpd_device_pairs_in_sink(dev, &sub->base, true);
 }
 
 static void on_pair(struct gpd_device_subscriber *s,
@@ -308,14 +559,9 @@ static void on_pair(struct gpd_device_subscriber *s,
 	if (wanted) {
 		window_add(&sub->window, dec, start, end, start_ts, end_ts,
 			   in_mark);
-		if (sub->per_context) {
-			struct gpd_context_acc *c = context_slot(sub, ctx);
-			if (c) {
-				c->reports++;
-				c->ticks += end_ts - start_ts;
-				gpm_oa_delta_add(dec, start, end, &c->acc);
-			}
-		}
+		if (sub->per_context)
+			context_add(&sub->contexts, dec, start, end, ctx,
+				    start_ts, end_ts);
 	} else {
 		window_span(&sub->window, start_ts, end_ts, in_mark);
 	}
@@ -326,6 +572,7 @@ static void on_pair(struct gpd_device_subscriber *s,
 		    sub->window.buffers_lost)
 			emit(sub, &sub->window, EMIT_INTERVAL);
 		sub->deadline = (end_ts / sub->window_ticks + 1) * sub->window_ticks;
+		share_windows(sub);
 	}
 }
 
@@ -334,12 +581,15 @@ static void on_loss(struct gpd_device_subscriber *s, bool buffer_lost)
 	struct gpd_subscription *sub = subscription_of(s);
 	if (sub->ended)
 		return;
+	/* A shared window counts its own. */
 	if (buffer_lost) {
-		sub->window.buffers_lost++;
+		if (!sub->shared)
+			sub->window.buffers_lost++;
 		if (sub->mark_state != GPD_MARK_IDLE)
 			sub->mark.buffers_lost++;
 	} else {
-		sub->window.reports_lost++;
+		if (!sub->shared)
+			sub->window.reports_lost++;
 		if (sub->mark_state != GPD_MARK_IDLE)
 			sub->mark.reports_lost++;
 	}
@@ -350,10 +600,15 @@ static void on_flush(struct gpd_device_subscriber *s)
 	struct gpd_subscription *sub = subscription_of(s);
 	if (sub->ended)
 		return;
-	if (sub->window.open || sub->window.reports_lost ||
-	    sub->window.buffers_lost) {
-		sub->window.partial = true;
-		emit(sub, &sub->window, EMIT_INTERVAL);
+	/* A shared window is emptied once every member has it. */
+	struct gpd_window *w = sub->shared ? shared_window(sub->shared) :
+			       &sub->window;
+	if (w->open || w->reports_lost || w->buffers_lost) {
+		w->partial = true;
+		if (sub->shared)
+			hand_out(sub, w, &sub->shared->contexts, EMIT_INTERVAL);
+		else
+			emit(sub, w, EMIT_INTERVAL);
 	}
 	sub->deadline = 0;
 	if (sub->mark_state == GPD_MARK_CLOSING) {
@@ -512,7 +767,9 @@ static void charge(struct gpd_subscription *sub, uint64_t evaluations)
 static int rebind(struct gpd_subscription *sub)
 {
 	struct gpd_error err;
-	sub->n_contexts = 0;
+	if (sub->shared)
+		leave_shared(sub, false);
+	sub->contexts.n = 0;
 	window_reset(&sub->window);
 	window_reset(&sub->mark);
 	sub->mark_state = GPD_MARK_IDLE;
@@ -531,7 +788,9 @@ static void free_subscription(struct gpd_subscription *sub)
 		free(sub->requested[i]);
 	free(sub->requested);
 	free_counters(sub);
-	free(sub->contexts);
+	if (sub->shared)
+		leave_shared(sub, false);
+	free(sub->contexts.rows);
 	free(sub->context_values);
 	free(sub->rows);
 	free(sub);
@@ -1031,6 +1290,8 @@ int gpd_mark_begin(struct gpd_subscription *sub, struct gpd_error *err)
 	window_reset(&sub->mark);
 	sub->mark_begin_ts = now;
 	sub->mark_state = GPD_MARK_OPEN;
+	if (sub->shared)
+		sub->shared->leaving = true;
 	return 0;
 }
 

@@ -18,6 +18,12 @@ struct gpd_context_acc {
 	struct gpm_accumulator acc;
 };
 
+/* The contexts of the open window, in the order they first ran in it. */
+struct gpd_context_sums {
+	struct gpd_context_acc *rows;
+	size_t n, cap;
+};
+
 /* A window being summed: the interval one or the mark one. */
 struct gpd_window {
 	bool open;                      /* spans at least one pair (of any
@@ -37,6 +43,41 @@ enum gpd_mark_state {
 	GPD_MARK_IDLE,
 	GPD_MARK_OPEN,                  /* begun; pairs after begin_ts count */
 	GPD_MARK_CLOSING,               /* ended; waiting for a report past end_ts */
+};
+
+/*
+ * The interval windows of subscriptions that sum the same pairs into the
+ * same windows: equal window length, context filter and per-context
+ * choice on one device, nothing setting one apart (a mark, a duration, a
+ * passive follower). Each pair is summed once, here, for all of them;
+ * when a window closes each member evaluates its own counters from it.
+ * A subscription joins at a window's end, where its own window and this
+ * one both begin empty, and leaves with the window so far when a mark
+ * begins (at the next pair) or the device is reconfigured.
+ */
+struct gpd_shared_window {
+	struct gpd_pair_sink sink;              /* on the device's list */
+	struct gpd_device *device;
+	uint64_t window_ticks;
+	bool ctx_filter;
+	uint32_t ctx_id;
+	bool per_context;
+
+	uint64_t deadline;
+	/* With per-context rows each pair is summed into its context's row
+	 * alone, and the window's sums are the rows' added up when it is
+	 * handed out (folded: from then on into both). */
+	struct gpd_window window;
+	struct gpd_context_sums contexts;
+	bool folded;
+
+	struct gpd_subscription **members;
+	size_t n_members, cap_members;
+	bool leaving;                   /* a member's mark began */
+	/* While a window is handed out: the member being handed it (a
+	 * member leaving from its frame callback moves it). */
+	bool emitting;
+	size_t emit_at;
 };
 
 struct gpd_subscription {
@@ -83,8 +124,10 @@ struct gpd_subscription {
 	uint64_t mark_begin_ts, mark_end_ts;
 	struct gpd_window mark;
 
-	struct gpd_context_acc *contexts;
-	size_t n_contexts, cap_contexts;
+	struct gpd_context_sums contexts;
+	/* The windows it shares while it does, which then hold its interval
+	 * window and contexts instead of the fields above; or NULL. */
+	struct gpd_shared_window *shared;
 
 	/* Scratch for frames: values of the whole set, then the subscribed
 	 * ones, then per-context rows. */

@@ -1413,6 +1413,188 @@ START_TEST(frames_carry_their_raw_deltas)
 }
 END_TEST
 
+/* What a subscriber's interval frames held, window by window: their GPU
+ * span, reports, and a hash of the raw sums and context rows. */
+struct frame_log {
+	struct gpd_subscription *sub;
+	unsigned n;
+	struct logged_frame {
+		uint64_t gpu_start_ns, gpu_end_ns, hash;
+		uint64_t context_ticks;         /* the rows' raw GPU time */
+		uint32_t reports;
+		size_t n_contexts;
+		bool partial;
+	} frame[64];
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void log_frame(void *user, const struct gpd_frame *f)
+{
+	struct frame_log *log = user;
+	if (f->from_mark || log->n == 64)
+		return;
+	uint64_t h = hash_bytes(0xcbf29ce484222325ull, f->raw, sizeof(*f->raw));
+	uint64_t context_ticks = 0;
+	for (size_t i = 0; i < f->n_contexts; i++) {
+		const struct gpd_context_row *r = &f->contexts[i];
+		context_ticks += r->raw->slot[GPM_ACC_GPU_TIME];
+		h = hash_bytes(h, &r->ctx_id, sizeof(r->ctx_id));
+		h = hash_bytes(h, &r->reports, sizeof(r->reports));
+		h = hash_bytes(h, &r->gpu_time_ns, sizeof(r->gpu_time_ns));
+		h = hash_bytes(h, r->raw, sizeof(*r->raw));
+	}
+	log->frame[log->n++] = (struct logged_frame){
+		.gpu_start_ns = f->gpu_start_ns, .gpu_end_ns = f->gpu_end_ns,
+		.hash = h, .context_ticks = context_ticks,
+		.reports = f->reports, .n_contexts = f->n_contexts,
+		.partial = f->partial,
+	};
+}
+
+static const struct gpd_subscriber_ops log_ops = { .frame = log_frame };
+
+/* The frames of log that a's frames of the same span equal; every frame
+ * of log whose span a has must equal it. */
+static unsigned same_frames(const struct frame_log *log, const struct frame_log *a)
+{
+	unsigned same = 0;
+	for (unsigned i = 0; i < log->n; i++)
+		for (unsigned j = 0; j < a->n; j++) {
+			const struct logged_frame *x = &log->frame[i], *y = &a->frame[j];
+			if (x->gpu_start_ns != y->gpu_start_ns ||
+			    x->gpu_end_ns != y->gpu_end_ns)
+				continue;
+			ck_assert_uint_eq(x->reports, y->reports);
+			ck_assert_uint_eq(x->n_contexts, y->n_contexts);
+			ck_assert_uint_eq(x->partial, y->partial);
+			ck_assert_msg(x->hash == y->hash, "frame %u's sums differ", i);
+			same++;
+		}
+	return same;
+}
+
+/* The frames of log that frames of a cut in parts (at a mark's edges)
+ * add up to. */
+static unsigned cut_frames(const struct frame_log *log, const struct frame_log *a)
+{
+	unsigned cut = 0;
+	for (unsigned i = 0; i < log->n; i++) {
+		const struct logged_frame *x = &log->frame[i];
+		uint64_t reports = 0, ticks = 0;
+		unsigned parts = 0;
+		for (unsigned j = 0; j < a->n; j++) {
+			const struct logged_frame *y = &a->frame[j];
+			if (y->gpu_start_ns >= x->gpu_start_ns &&
+			    y->gpu_end_ns <= x->gpu_end_ns) {
+				reports += y->reports;
+				ticks += y->context_ticks;
+				parts++;
+			}
+		}
+		if (parts < 2)
+			continue;
+		ck_assert_uint_eq(reports, x->reports);
+		ck_assert_uint_eq(ticks, x->context_ticks);
+		cut++;
+	}
+	return cut;
+}
+
+static void log_subscribe(struct fixture *fx, struct frame_log *log,
+			  struct gpd_subscribe_request req)
+{
+	struct gpd_error err = { 0 };
+	ck_assert_msg(gpd_subscribe(&fx->daemon.registry, &req, &log_ops, log,
+				    &log->sub, &err) == 0, "%s", err.message);
+}
+
+/*
+ * Subscribers of one window length, filter and per-context choice share
+ * one sum of the pairs: each pair is summed once for all of them, however
+ * many they are. What each is sent is what it would sum alone (a
+ * subscription with a duration sums its own): a late one's first window
+ * begins where it came, one with a mark sums its own while the mark lasts
+ * and shares again after, one of another filter shares another sum.
+ */
+START_TEST(subscribers_of_one_window_share_its_sums)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.window_ns = 20000000,
+		.raw = true,
+		.per_context = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	static struct frame_log alone, a, late, marked, filtered;
+	struct gpd_subscribe_request own = req;
+	own.duration_ns = 60000000000ull;
+	log_subscribe(&fx, &alone, own);
+	log_subscribe(&fx, &a, req);
+	log_subscribe(&fx, &marked, req);
+	struct gpd_subscribe_request other = req;
+	other.ctx_filter = true;
+	other.ctx_id = 0x999;
+	log_subscribe(&fx, &filtered, other);
+	for (int i = 0; i < 400 && a.n < 2; i++)
+		fixture_run(&fx, 10);
+	/* Mid-window, as far as the loop can tell. */
+	fixture_run(&fx, 7);
+	log_subscribe(&fx, &late, req);
+	struct gpd_error err = { 0 };
+	ck_assert_int_eq(gpd_mark_begin(marked.sub, &err), 0);
+	unsigned begun_at = a.n;
+	for (int i = 0; i < 400 && a.n < begun_at + 3; i++)
+		fixture_run(&fx, 10);
+	ck_assert_int_eq(gpd_mark_end(marked.sub, &err), 0);
+	unsigned ended_at = a.n;
+	for (int i = 0; i < 1000 && (a.n < ended_at + 4 || alone.n < 10); i++)
+		fixture_run(&fx, 10);
+
+	struct gpd_shared_window *shared = a.sub->shared;
+	ck_assert_ptr_nonnull(shared);
+	ck_assert_ptr_eq(late.sub->shared, shared);
+	ck_assert_ptr_eq(marked.sub->shared, shared);
+	ck_assert_uint_eq(shared->n_members, 3);
+	ck_assert_ptr_null(alone.sub->shared);
+	ck_assert_ptr_nonnull(filtered.sub->shared);
+	ck_assert_ptr_ne(filtered.sub->shared, shared);
+
+	ck_assert_uint_ge(same_frames(&alone, &a), 8);
+	ck_assert_uint_ge(same_frames(&alone, &late), 6);
+	/* The late one's first window began after the others'. */
+	ck_assert(late.frame[0].partial);
+	unsigned j = 0;
+	while (j < a.n && a.frame[j].gpu_end_ns < late.frame[0].gpu_end_ns)
+		j++;
+	ck_assert_uint_lt(j, a.n);
+	ck_assert_uint_eq(a.frame[j].gpu_end_ns, late.frame[0].gpu_end_ns);
+	ck_assert_uint_gt(late.frame[0].gpu_start_ns, a.frame[j].gpu_start_ns);
+	ck_assert_uint_lt(late.frame[0].reports, a.frame[j].reports);
+	/* Cut at the mark's edges, whole windows before and after it. */
+	ck_assert_uint_gt(marked.n, a.n);
+	ck_assert_uint_ge(same_frames(&alone, &marked), 6);
+	ck_assert_uint_ge(cut_frames(&alone, &marked), 1);
+	for (unsigned i = 0; i < filtered.n; i++)
+		ck_assert_uint_eq(filtered.frame[i].reports, 0);
+
+	gpd_unsubscribe(alone.sub);
+	gpd_unsubscribe(a.sub);
+	gpd_unsubscribe(late.sub);
+	gpd_unsubscribe(marked.sub);
+	gpd_unsubscribe(filtered.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
 /*
  * A duration is GPU time from the first report: the windows cover it to
  * within a sampling period, the first and the last marked partial, and
@@ -1866,6 +2048,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, a_configuration_over_anyones_budget_changes_nothing);
 	tcase_add_test(tc, recordings_are_counted_in_the_budget_when_they_evaluate);
 	tcase_add_test(tc, frames_carry_their_raw_deltas);
+	tcase_add_test(tc, subscribers_of_one_window_share_its_sums);
 	tcase_add_test(tc, a_duration_ends_with_a_last_partial_window);
 	tcase_add_test(tc, a_filter_that_matches_nothing_gives_empty_windows);
 	tcase_add_test(tc, interval_windows_tile_a_mark);
