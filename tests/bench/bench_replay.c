@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "client/commands.h"
+#include "tests/bench/bench_recording.h"
 #include "daemon/sim/oa_model.h"
 #include "metrics/metrics_db.h"
 #include "metrics/oa_record.h"
@@ -57,82 +58,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int write_recording(const char *path, const char *metrics_dir,
-			   unsigned exponent)
-{
-	struct gpm_metrics_db db;
-	gpm_metrics_db_init(&db);
-	if (gpm_metrics_db_add_dir(&db, metrics_dir) <= 0) {
-		fprintf(stderr, "bench_replay: no metric files in %s\n", metrics_dir);
-		return -ENOENT;
-	}
-	const struct gpm_metric_set *set =
-		gpm_metrics_db_find_set(&db, "tglgt2", "RenderBasic");
-	const struct gpm_platform *platform = gpm_platform_by_name("tglgt2");
-	struct gpm_recording_info info = { 0 };
-	gpm_platform_default_device(platform, &info.device);
-	info.device.pci_id = 0x9a49;
-	info.oa_format = platform->i915_oa_format;
-	snprintf(info.metric_set, sizeof(info.metric_set), "%s", set->symbol_name);
-	snprintf(info.uuid, sizeof(info.uuid), "%s", set->hw_config_guid);
-
-	struct gpd_oa_model_config mc = {
-		.dev = &info.device,
-		.oa_format = platform->i915_oa_format,
-		.exponent = exponent,
-		.seed = 42,
-		.set = set,
-	};
-	struct gpd_oa_model *model;
-	int ret = gpd_oa_model_create(&mc, &model);
-	if (ret) {
-		fprintf(stderr, "bench_replay: model: %s\n", strerror(-ret));
-		return ret;
-	}
-	gpd_oa_model_enable(model);
-
-	FILE *f = fopen(path, "w");
-	struct gpm_recording_writer *w = malloc(sizeof(*w));
-	if (!f || !w)
-		return -errno;
-	gpm_recording_writer_init_file(w, f, 0);
-	gpm_recording_write_header(w, &info, NULL);
-	struct gpm_recording_correlation c = { 1000000000ull, 0x80000000ull };
-	gpm_recording_write_correlation_bridged(w, &c, NULL);
-
-	size_t buf_size = 4u << 20;
-	unsigned char *buf = malloc(buf_size);
-	uint64_t samples = 0;
-	while (samples < N_REPORTS) {
-		gpd_oa_model_advance(model, (2ull << exponent) * 4096);
-		ssize_t n;
-		while ((n = gpd_oa_model_read(model, buf, buf_size)) > 0) {
-			struct gpm_oa_record_reader rd;
-			struct gpm_oa_record rec;
-			gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915, 256, buf,
-						  (size_t)n);
-			while (gpm_oa_record_next(&rd, &rec) > 0 && samples < N_REPORTS) {
-				if (rec.type == GPM_OA_RECORD_SAMPLE) {
-					gpm_recording_write_sample(w, rec.payload,
-								   rec.payload_size, NULL);
-					samples++;
-				}
-			}
-		}
-	}
-	c.gpu_timestamp = gpd_oa_model_time(model);
-	c.cpu_ns = 1000000000ull + (c.gpu_timestamp - 0x80000000ull) *
-		   1000000000ull / info.device.timestamp_frequency;
-	gpm_recording_write_correlation_bridged(w, &c, NULL);
-	gpm_recording_writer_flush(w, NULL);
-	fclose(f);
-	free(w);
-	free(buf);
-	gpd_oa_model_destroy(model);
-	gpm_metrics_db_fini(&db);
-	return 0;
 }
 
 /* One replay of the recording, in seconds; negative when it fails. */
@@ -399,7 +324,7 @@ static int equal_work(const char *dir, const char *keep)
 	snprintf(gpuperf, sizeof(gpuperf), "%s/gpuperf", build ? build : "build");
 	snprintf(metrics_dir, sizeof(metrics_dir), "%s", dir);
 	close(mkstemp(path));
-	if (write_recording(path, dir, EQUAL_WORK_EXPONENT)) {
+	if (bench_write_recording(path, dir, N_REPORTS, EQUAL_WORK_EXPONENT)) {
 		unlink(path);
 		return -1;
 	}
@@ -455,7 +380,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	close(mkstemp(path));
-	if (write_recording(path, dir, WINDOW_EXPONENT)) {
+	if (bench_write_recording(path, dir, N_REPORTS, WINDOW_EXPONENT)) {
 		unlink(path);
 		return 1;
 	}
