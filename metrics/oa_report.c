@@ -168,43 +168,63 @@ static int check_encodable(const struct gpm_oa_decoder *dec,
 	return 0;
 }
 
-int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
-			 const struct gpm_oa_report *report, void *bytes, size_t size)
+void gpm_oa_report_write(const struct gpm_oa_decoder *dec, uint64_t report_id,
+			 uint32_t reason, uint32_t ctx_id, bool ctx_valid,
+			 uint64_t timestamp, const uint64_t *value, void *bytes)
 {
 	const struct gpm_oa_format *fmt = dec->format;
 	unsigned char *b = bytes;
+
+	memset(b, 0, fmt->size);
+	uint64_t id = report_id | (uint64_t)reason << GPM_OA_REASON_SHIFT;
+	if (ctx_valid)
+		id |= dec->ctx_valid_mask;
+	store_header_word(b, fmt->header_bits, id);
+	store_header_word(b + fmt->ts_offset, fmt->header_bits, timestamp);
+	gpm__le32_store(b + fmt->ctx_offset, ctx_id);
+
+	/* A loop for each width, not a test for each counter: a fast
+	 * period's reports are written tens of millions of times a second. */
+	for (unsigned g = 0; g < fmt->n_groups; g++) {
+		const struct gpm_oa_counter_group *grp = &fmt->group[g];
+		unsigned char *p = b + grp->offset;
+		unsigned char *high = b + grp->high_offset;
+		const uint64_t *v = value + grp->slot;
+		/* A local: the byte stores could alias the format's count. */
+		unsigned count = grp->count;
+
+		switch (grp->width) {
+		case 32:
+			for (unsigned i = 0; i < count; i++)
+				gpm__le32_store(p + 4 * i, (uint32_t)v[i]);
+			break;
+		case 40:
+			for (unsigned i = 0; i < count; i++) {
+				gpm__le32_store(p + 4 * i, (uint32_t)v[i]);
+				high[i] = (unsigned char)(v[i] >> 32);
+			}
+			break;
+		default:
+			for (unsigned i = 0; i < count; i++)
+				gpm__le64_store(p + 8 * i, v[i]);
+			break;
+		}
+	}
+}
+
+int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
+			 const struct gpm_oa_report *report, void *bytes, size_t size)
+{
 	int ret;
 
-	if (size < fmt->size)
+	if (size < dec->format->size)
 		return -EMSGSIZE;
 	ret = check_encodable(dec, report);
 	if (ret)
 		return ret;
-
-	memset(b, 0, fmt->size);
-	uint64_t id = report->report_id | (uint64_t)report->reason << GPM_OA_REASON_SHIFT;
-	if (report->ctx_valid)
-		id |= dec->ctx_valid_mask;
-	store_header_word(b, fmt->header_bits, id);
-	store_header_word(b + fmt->ts_offset, fmt->header_bits,
-			  report->value[GPM_ACC_GPU_TIME]);
-	gpm__le32_store(b + fmt->ctx_offset, report->ctx_id);
-
-	for (unsigned g = 0; g < fmt->n_groups; g++) {
-		const struct gpm_oa_counter_group *grp = &fmt->group[g];
-		unsigned char *p = b + grp->offset;
-		const uint64_t *v = report->value + grp->slot;
-
-		for (unsigned i = 0; i < grp->count; i++) {
-			if (grp->width == 64) {
-				gpm__le64_store(p + 8 * i, v[i]);
-				continue;
-			}
-			gpm__le32_store(p + 4 * i, (uint32_t)v[i]);
-			if (grp->width == 40)
-				b[grp->high_offset + i] = (unsigned char)(v[i] >> 32);
-		}
-	}
+	gpm_oa_report_write(dec, report->report_id, report->reason,
+			    report->ctx_id, report->ctx_valid,
+			    report->value[GPM_ACC_GPU_TIME], report->value, bytes);
 	return 0;
 }
 

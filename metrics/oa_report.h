@@ -125,6 +125,16 @@ int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
 			 const struct gpm_oa_report *report, void *bytes, size_t size);
 
 /*
+ * What gpm_oa_report_encode() writes, for fields the caller knows fit
+ * (a model's own reports): nothing is checked, and each counter of value
+ * (slots as in struct gpm_oa_report) is cut to its field's width. bytes
+ * holds the format's size.
+ */
+void gpm_oa_report_write(const struct gpm_oa_decoder *dec, uint64_t report_id,
+			 uint32_t reason, uint32_t ctx_id, bool ctx_valid,
+			 uint64_t timestamp, const uint64_t *value, void *bytes);
+
+/*
  * The context a report says is running, for per-context accounting. In
  * this order:
  * - an MMIO-triggered report (Gen12+) carries a marker, not a context, in

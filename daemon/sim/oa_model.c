@@ -72,20 +72,6 @@ static int pick_format(const struct gpd_oa_model_config *cfg,
 	return format_allowed(*out, version) ? 0 : -EINVAL;
 }
 
-static void init_width_masks(struct gpd_oa_model *m)
-{
-	const struct gpm_oa_format *fmt = m->decoder.format;
-
-	for (unsigned g = 0; g < fmt->n_groups; g++) {
-		const struct gpm_oa_counter_group *grp = &fmt->group[g];
-		uint64_t mask = grp->width >= 64 ? UINT64_MAX
-				: ((uint64_t)1 << grp->width) - 1;
-
-		for (unsigned i = 0; i < grp->count; i++)
-			m->width_mask[grp->slot + i] = mask;
-	}
-}
-
 static int fit_rates(struct gpd_oa_model *m, const struct gpm_metric_set *set,
 		     struct gpd_rate_model *out)
 {
@@ -173,7 +159,6 @@ int gpd_oa_model_create(const struct gpd_oa_model_config *cfg,
 	      gpd_oa_buffer_init(&m->buffer, buffer_size, fmt->size);
 	if (ret)
 		goto fail;
-	init_width_masks(m);
 	if (cfg->initial_counters) {
 		memcpy(m->counter, cfg->initial_counters, sizeof(m->counter));
 		m->counter[GPM_ACC_GPU_TIME] = 0;
@@ -248,6 +233,18 @@ const struct gpd_rate_model *gpd_oa_model_rates(const struct gpd_oa_model *m)
 	return m->rates;
 }
 
+/* a * b / c exactly; in 64 bits where the product fits, as it does for
+ * the short stretches between a fast period's reports (a 128-bit
+ * division is a library call). */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t product;
+
+	if (!__builtin_mul_overflow(a, b, &product))
+		return product / c;
+	return (uint64_t)((unsigned __int128)a * b / c);
+}
+
 /* Brings the counters up to tick t, over which the workload's state is
  * constant but for the utilization's ramp. */
 static void account(struct gpd_oa_model *m, uint64_t t)
@@ -271,16 +268,17 @@ static void account(struct gpd_oa_model *m, uint64_t t)
 		 * clocks, keeps the clock count of any window at or below what
 		 * the maximum frequency allows over its GpuTime, which the
 		 * equations compute as whole nanoseconds. */
-		uint64_t ns = (uint64_t)((unsigned __int128)dt * 1000000000u /
-					 m->dev.timestamp_frequency);
-		uint64_t clocks = (uint64_t)((unsigned __int128)freq * ns / 1000000000u);
+		uint64_t ns = mul_div(dt, 1000000000u, m->dev.timestamp_frequency);
+		uint64_t clocks = mul_div(freq, ns, 1000000000u);
 		uint64_t inc[GPM_ACC_SLOTS];
+		const struct gpd_rate_model *rm = m->rates;
+		size_t n_slots = rm->n_slots;
 
-		gpd_rate_model_increments(m->rates, gpd_workload_context(wl), util,
+		gpd_rate_model_increments(rm, gpd_workload_context(wl), util,
 					  clocks, inc);
 		m->counter[GPM_ACC_GPU_CLOCK] += clocks;
-		for (size_t i = 0; i < m->rates->n_slots; i++)
-			m->counter[m->rates->slot[i]] += inc[i];
+		for (size_t i = 0; i < n_slots; i++)
+			m->counter[rm->slot[i]] += inc[i];
 		m->freq = freq;
 	}
 	m->accounted = t;
@@ -310,8 +308,6 @@ static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_i
 			 bool ctx_valid)
 {
 	const struct gpm_oa_decoder *dec = &m->decoder;
-	const struct gpm_oa_format *fmt = dec->format;
-	struct gpm_oa_report report;
 	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE];
 
 	account(m, m->now);
@@ -323,30 +319,19 @@ static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_i
 		return;
 	}
 
-	report.reason = dec->reason_width ? reason : 0;
-	report.report_id = dec->reason_width ? clock_ratio_bits(m) : HSW_REPORT_ID_TIMER;
-	report.ctx_id = ctx_id;
-	report.ctx_valid = ctx_valid;
-	report.value[GPM_ACC_GPU_TIME] = m->now & dec->ts_mask;
-	for (unsigned g = 0; g < fmt->n_groups; g++) {
-		const struct gpm_oa_counter_group *grp = &fmt->group[g];
-
-		for (unsigned i = 0; i < grp->count; i++) {
-			unsigned s = grp->slot + i;
-
-			report.value[s] = m->counter[s] & m->width_mask[s];
-		}
-	}
-	/* Every field is masked to its width, so encoding cannot fail.
-	 * Written where it lands when it lands whole: the reports of a
-	 * fast period are most of the model's memory traffic. */
+	uint32_t report_reason = dec->reason_width ? reason : 0;
+	uint64_t report_id = dec->reason_width ? clock_ratio_bits(m) : HSW_REPORT_ID_TIMER;
+	/* Counters are cut to their fields' widths as they are written, so
+	 * nothing is out of range. Written where it lands when it lands
+	 * whole: the reports of a fast period are most of the model's
+	 * memory traffic. */
 	unsigned char *slot = gpd_oa_buffer_tail_slot(&m->buffer);
+	gpm_oa_report_write(dec, report_id, report_reason, ctx_id, ctx_valid,
+			    m->now & dec->ts_mask, m->counter, slot ? slot : bytes);
 	if (slot) {
-		gpm_oa_report_encode(dec, &report, slot, fmt->size);
 		gpd_oa_buffer_commit(&m->buffer);
 		return;
 	}
-	gpm_oa_report_encode(dec, &report, bytes, sizeof(bytes));
 	gpd_oa_buffer_push(&m->buffer, bytes);
 }
 

@@ -29,7 +29,6 @@ struct gpd_oa_model {
 	 * changes their rounding. */
 	uint64_t accounted;             /* absolute tick up to which they are */
 	uint64_t counter[GPM_ACC_SLOTS];
-	uint64_t width_mask[GPM_ACC_SLOTS];
 	uint64_t freq;                  /* core clock of the last busy stretch, Hz */
 	/* A context-switch report on its way: written at switch_report_at. */
 	uint64_t switch_delay;          /* ticks */

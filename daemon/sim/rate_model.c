@@ -504,6 +504,7 @@ static void order_slots(struct gpd_rate_model *rm, const unsigned char *tied)
 	memcpy(slot, rm->slot, sizeof(slot));
 	memcpy(rate, rm->rate, sizeof(rate));
 	rm->n_tie_entries = 0;
+	rm->n_tied = 0;
 	for (size_t k = 0; k < n_slots; k++) {
 		size_t i = order[k];
 
@@ -519,6 +520,8 @@ static void order_slots(struct gpd_rate_model *rm, const unsigned char *tied)
 			rm->tie_parent[rm->n_tie_entries++] = (uint16_t)position[p];
 			rm->n_ties[k]++;
 		}
+		if (rm->n_ties[k])
+			rm->tied[rm->n_tied++] = (uint16_t)k;
 	}
 }
 
@@ -672,13 +675,21 @@ void gpd_rate_model_increments(const struct gpd_rate_model *rm, unsigned ctx,
 {
 	const double *rate = rm->rate[ctx];
 	const double *ratio = rm->tie_ratio[ctx];
+	size_t n_slots = rm->n_slots, n_tied = rm->n_tied;
 	double busy = utilization * (double)clocks;
 
-	for (size_t k = 0; k < rm->n_slots; k++) {
-		uint64_t x = (uint64_t)(rate[k] * busy);
+	/* Every slot at its rate, then the tied ones capped by their
+	 * parents in computation order: a parent is final before its
+	 * children read it, as when each slot was done whole in turn, and
+	 * the first loop has no branch. */
+	for (size_t k = 0; k < n_slots; k++)
+		inc[k] = (uint64_t)(rate[k] * busy);
+	for (size_t j = 0; j < n_tied; j++) {
+		size_t k = rm->tied[j];
+		uint64_t x = inc[k];
+		size_t e = rm->tie_start[k], end = e + rm->n_ties[k];
 
-		for (unsigned t = 0; t < rm->n_ties[k]; t++) {
-			size_t e = rm->tie_start[k] + t;
+		for (; e < end; e++) {
 			uint64_t capped = (uint64_t)(ratio[e] * (double)inc[rm->tie_parent[e]]);
 
 			if (capped < x)

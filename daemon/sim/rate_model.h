@@ -52,6 +52,9 @@ struct gpd_rate_model {
 	uint16_t n_ties[GPM_ACC_SLOTS];
 	size_t n_tie_entries;
 	uint16_t tie_parent[GPD_RATE_MODEL_MAX_TIES];
+	/* The slots with parents, in computation order. */
+	size_t n_tied;
+	uint16_t tied[GPM_ACC_SLOTS];
 	unsigned n_contexts;
 	/* Per context: counts per GPU clock at utilization 1 per slot, and
 	 * per tie the ratio of the child's rate to the parent's (0 when the

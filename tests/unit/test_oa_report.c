@@ -71,6 +71,37 @@ START_TEST(test_round_trip_every_format)
 }
 END_TEST
 
+/* Writing without checks (a model's own reports): counters of any size
+ * are cut to their fields' widths, and the bytes are what encoding the
+ * cut values writes, over whatever the memory held. */
+START_TEST(test_write_cuts_counters_to_their_widths)
+{
+	struct gpm_oa_decoder dec = test_oa_format_decoder(_i);
+	const struct gpm_oa_format *fmt = dec.format;
+	unsigned char bytes[GPM_OA_MAX_REPORT_SIZE], encoded[GPM_OA_MAX_REPORT_SIZE];
+	struct gpm_oa_report r;
+	uint64_t wide[GPM_ACC_SLOTS];
+
+	for (int n = 0; n < 200; n++) {
+		random_report(&dec, &r);
+		for (size_t k = 0; k < GPM_ACC_SLOTS; k++)
+			wide[k] = rng();
+		for (unsigned g = 0; g < fmt->n_groups; g++)
+			for (unsigned i = 0; i < fmt->group[g].count; i++) {
+				unsigned s = fmt->group[g].slot + i;
+				r.value[s] = wide[s] & test_bits_max(fmt->group[g].width);
+			}
+		memset(bytes, 0xa5, sizeof(bytes));
+		gpm_oa_report_write(&dec, r.report_id, r.reason, r.ctx_id,
+				    r.ctx_valid, r.value[GPM_ACC_GPU_TIME], wide,
+				    bytes);
+		ck_assert_int_eq(gpm_oa_report_encode(&dec, &r, encoded,
+						      sizeof(encoded)), 0);
+		ck_assert_mem_eq(bytes, encoded, fmt->size);
+	}
+}
+END_TEST
+
 /* The header alone: the fields decode gives, and no counter slot touched. */
 START_TEST(test_header_only)
 {
@@ -481,6 +512,8 @@ static Suite *oa_report_suite(void)
 	TCase *tc = tcase_create("report");
 
 	tcase_add_loop_test(tc, test_round_trip_every_format, 0, GPM_OA_FORMAT_COUNT);
+	tcase_add_loop_test(tc, test_write_cuts_counters_to_their_widths, 0,
+			    GPM_OA_FORMAT_COUNT);
 	tcase_add_loop_test(tc, test_header_only, 0, GPM_OA_FORMAT_COUNT);
 	tcase_add_test(tc, test_bytes_round_trip);
 	tcase_add_test(tc, test_a32u40_offsets);
