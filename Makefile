@@ -332,6 +332,14 @@ $(BUILD)/tests/server-checks: tests/integration/server_checks.c $(WS_CLIENT) $(A
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(filter %.c,$(WS_CLIENT)) \
 		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
+# Sessions over a real socket, read by the WebSocket test client.
+$(BUILD)/tests/test_ws_session: tests/unit/test_ws_session.c $(WS_CLIENT) \
+		$(wildcard tests/unit/*.h) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< \
+		$(filter %.c,$(WS_CLIENT)) $(ALL_LIBS) $(LDFLAGS) $(LDLIBS) \
+		$(CHECK_LIBS)
+
 test: deps
 	$(MAKE) all unit-tests
 	GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) sh tests/run-tests.sh \

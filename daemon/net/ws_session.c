@@ -23,6 +23,9 @@ struct ws_pss {
 	bool rx_refused;                /* the rest of this message is ignored */
 	bool close_sent;
 	bool close_timed;               /* closing: bounded in time */
+	bool in_callback;               /* lws is calling us about this wsi */
+	bool writing;                   /* taking messages off the queue */
+	bool write_failed;              /* the socket refused a write */
 };
 
 /* A session the daemon closes keeps its subscriptions, snapshots and
@@ -40,6 +43,48 @@ static struct gpd_listener *listener_of(struct lws *wsi)
 	return lws_vhost_user(lws_get_vhost(wsi));
 }
 
+/* Writes the next queued message; false when none waits or the socket
+ * refused it (the connection is then ended from its next callback). */
+static bool write_next(struct ws_pss *pss)
+{
+	pss->writing = true;
+	struct gpd_message *m = gpd_session_pop(pss->session);
+	pss->writing = false;
+	if (!m)
+		return false;
+	int n = lws_write(pss->wsi, m->data, m->len, LWS_WRITE_BINARY);
+	free(m);
+	if (n < 0)
+		pss->write_failed = true;
+	return n >= 0;
+}
+
+/*
+ * Whether the frame just queued may be written at once rather than from
+ * the next writeable callback. Asking for that callback costs four
+ * epoll_ctl calls through lws and libuv 1.44 (each change of the events
+ * watched takes the socket out of epoll and puts it back), four times
+ * what the write itself costs: with hundreds of clients each taking a
+ * frame every window, that was most of the daemon's time. lws 4.1 takes
+ * writes from outside its callbacks on a connection of its own (not a
+ * stream of an h2 connection, which it mediates): what the socket does not
+ * take it keeps in order and sends as the socket drains, as from inside
+ * one. Only a frame that waits behind nothing: replies, events and
+ * recording bytes keep the loop's pace, so a burst of them still shows
+ * as unread in the queue, against the client's share. Not while lws is
+ * calling us about this connection (it may be writing itself), nor once
+ * the session is closing (the close frame goes out from the callback).
+ */
+static bool may_write_frame_now(const struct ws_pss *pss)
+{
+	const struct gpd_session *s = pss->session;
+	return s && !s->closing && s->queue.head && s->queue.head == s->queue.tail &&
+	       s->queue.head->class == GPD_MESSAGE_FRAME && !pss->in_callback &&
+	       !pss->writing && !pss->close_sent && !pss->write_failed &&
+	       lws_get_network_wsi(pss->wsi) == pss->wsi &&
+	       !lws_partial_buffered(pss->wsi);
+}
+
 static void wake(void *user)
 {
 	struct ws_pss *pss = user;
@@ -48,7 +93,13 @@ static void wake(void *user)
 		lws_set_timeout(pss->wsi, PENDING_TIMEOUT_CLOSE_SEND,
 				CLOSING_TIMEOUT_S);
 	}
-	lws_callback_on_writable(pss->wsi);
+	if (pss->writing)
+		return;         /* its caller asks for the callback after */
+	if (may_write_frame_now(pss))
+		write_next(pss);
+	if (pss->write_failed || !pss->session || pss->session->closing ||
+	    !gpd_send_queue_empty(&pss->session->queue))
+		lws_callback_on_writable(pss->wsi);
 }
 
 static void detach(void *user)
@@ -234,17 +285,14 @@ static int writeable(struct lws *wsi, struct ws_pss *pss)
 	struct gpd_session *s = pss->session;
 	if (!s)
 		return -1;
+	if (pss->write_failed)
+		return -1;
 	if (pss->close_sent)
 		return 0;
 	if (gpd_session_done(s))
 		return close_with(wsi, pss, s->close_code);
-	struct gpd_message *m = gpd_session_pop(s);
-	if (m) {
-		int n = lws_write(wsi, m->data, m->len, LWS_WRITE_BINARY);
-		free(m);
-		if (n < 0)
-			return -1;
-	}
+	if (!write_next(pss) && pss->write_failed)
+		return -1;
 	if (s->closing || !gpd_send_queue_empty(&s->queue))
 		lws_callback_on_writable(wsi);
 	return 0;
@@ -260,10 +308,9 @@ static void closed(struct ws_pss *pss)
 	pss->bearer = NULL;
 }
 
-int gpd_ws_callback(struct lws *wsi, enum lws_callback_reasons reason,
-		    void *user, void *in, size_t len)
+static int dispatch(struct lws *wsi, enum lws_callback_reasons reason,
+		    struct ws_pss *pss, void *in, size_t len)
 {
-	struct ws_pss *pss = user;
 	switch (reason) {
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 		return filter(wsi, pss);
@@ -297,4 +344,19 @@ int gpd_ws_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	default:
 		return 0;
 	}
+}
+
+int gpd_ws_callback(struct lws *wsi, enum lws_callback_reasons reason,
+		    void *user, void *in, size_t len)
+{
+	struct ws_pss *pss = user;
+	if (!pss)
+		return dispatch(wsi, reason, pss, in, len);
+	/* CLOSED is the last callback about pss: lws frees it after. */
+	bool was = pss->in_callback;
+	pss->in_callback = true;
+	int ret = dispatch(wsi, reason, pss, in, len);
+	if (reason != LWS_CALLBACK_CLOSED)
+		pss->in_callback = was;
+	return ret;
 }
