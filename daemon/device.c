@@ -57,6 +57,7 @@ static void reset_decoding(struct gpd_device *dev)
 	dev->running_ctx = GPM_OA_CTX_NONE;
 	dev->may_resubmit = false;
 	gpd_clock_map_reset(&dev->clock, dev->shape.timestamp_frequency);
+	dev->clock_pending = false;
 	/* What was read before is of the stream that ended. */
 	dev->read_has_sample = false;
 	dev->partial_len = 0;
@@ -225,8 +226,17 @@ static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 	struct gpm_oa_record rec;
 	uint64_t newest;
 
-	if (!dev->clock.anchored && newest_report(dev, data, len, &newest))
+	if (!dev->clock.anchored && newest_report(dev, data, len, &newest)) {
 		gpd_clock_map_observe(&dev->clock, newest, dev->read_ns);
+		/* An extended timestamp keeps the low bits of the report's,
+		 * and the clock read ts after the newest report. */
+		if (dev->clock_pending)
+			gpd_clock_map_observe(&dev->clock, newest +
+					      ((dev->clock_pending_ts - newest) &
+					       dev->ts.mask),
+					      dev->clock_pending_ns);
+		dev->clock_pending = false;
+	}
 	gpm_oa_record_reader_init(&rd, GPM_OA_FRAMING_I915,
 				  dev->decoder.format->size, data, len);
 	for (;;) {
@@ -318,6 +328,24 @@ static void on_records(void *user, const void *data, size_t len)
 	if (dev->open && dev->read_has_sample)
 		gpd_clock_map_observe(&dev->clock, dev->read_newest_ts, dev->read_ns);
 	gpd_device_dispatch_end(dev);
+}
+
+static void on_clock(void *user, uint64_t ts, uint64_t cpu_ns)
+{
+	struct gpd_device *dev = user;
+	if (!dev->open)
+		return;
+	/* Before the stream's first report there is no time line to place
+	 * ts on: the first read's newest report will give it. */
+	if (!dev->ts.started) {
+		dev->clock_pending = true;
+		dev->clock_pending_ts = ts;
+		dev->clock_pending_ns = cpu_ns;
+		return;
+	}
+	/* The unit's clock only moved on from the newest report read. */
+	uint64_t since_newest = (ts - dev->ts.last) & dev->ts.mask;
+	gpd_clock_map_observe(&dev->clock, dev->ts.extended + since_newest, cpu_ns);
 }
 
 static void flush_subscribers(struct gpd_device *dev)
@@ -488,6 +516,7 @@ int gpd_device_init(struct gpd_device *dev, uv_loop_t *loop,
 	uv_timer_init(loop, &dev->linger_timer);
 	dev->linger_timer.data = dev;
 	source->listener.records = on_records;
+	source->listener.clock = on_clock;
 	source->listener.event = on_source_event;
 	source->listener.user = dev;
 	reset_decoding(dev);

@@ -214,6 +214,10 @@ struct gpd_device {
 	uint64_t read_ns;               /* when the records at hand came */
 	bool read_has_sample;           /* ... and the newest report's */
 	uint64_t read_newest_ts;        /* extended timestamp among them */
+	/* When the source said its unit's clock read what, before the
+	 * stream's first report placed the time line (listener.clock). */
+	bool clock_pending;
+	uint64_t clock_pending_ts, clock_pending_ns;
 	unsigned char *partial;         /* a record split across deliveries */
 	size_t partial_len;
 

@@ -45,6 +45,12 @@ struct gpd_stream_config {
 struct gpd_source_listener {
 	/* Whole records, on the loop. */
 	void (*records)(void *user, const void *data, size_t len);
+	/* The unit's clock reads ts (as its reports stamp it) at CPU time
+	 * cpu_ns (CLOCK_MONOTONIC), before the records written up to then
+	 * are delivered: from a source that knows (the sim, which paces its
+	 * unit by that clock), so that reports are placed at their true
+	 * CPU time rather than by when they were read. */
+	void (*clock)(void *user, uint64_t ts, uint64_t cpu_ns);
 	/* The stream stopped or came back on its own (device lost, unit taken
 	 * by another process, recovered, a replay reached its end). */
 	void (*event)(void *user, enum gpd_event_kind kind,

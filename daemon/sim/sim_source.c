@@ -73,8 +73,9 @@ static void deliver(struct sim_source *sim)
 	}
 }
 
-/* Runs the model elapsed ns on and reads what it wrote. */
-static void advance(struct sim_source *sim, uint64_t elapsed)
+/* Runs the model elapsed ns on and reads what it wrote. now_ns: the
+ * CLOCK_MONOTONIC time it runs to, 0 when stepped (no clock to tell). */
+static void advance(struct sim_source *sim, uint64_t elapsed, uint64_t now_ns)
 {
 	elapsed += sim->ns_remainder;
 	if (elapsed > SIM_MAX_CATCH_UP_NS)
@@ -92,6 +93,12 @@ static void advance(struct sim_source *sim, uint64_t elapsed)
 		ticks = readable;
 	}
 	gpd_oa_model_advance(sim->model, ticks);
+	/* The model's clock reached its time when CLOCK_MONOTONIC reached
+	 * now_ns, less what was not yet worth a tick. */
+	if (now_ns && sim->base.listener.clock)
+		sim->base.listener.clock(sim->base.listener.user,
+					 gpd_oa_model_time(sim->model),
+					 now_ns - sim->ns_remainder);
 	deliver(sim);
 }
 
@@ -101,14 +108,14 @@ static void on_poll(uv_timer_t *timer)
 	uint64_t now = gpd_monotonic_ns();
 	uint64_t elapsed = now - sim->last_ns;
 	sim->last_ns = now;
-	advance(sim, elapsed);
+	advance(sim, elapsed, now);
 }
 
 void gpd_sim_source_advance(struct gpd_source *src, uint64_t ns)
 {
 	struct sim_source *sim = (struct sim_source *)src;
 	if (sim->model)
-		advance(sim, ns);
+		advance(sim, ns, 0);
 }
 
 static const struct gpd_rate_model *fitted(const struct sim_source *sim,
@@ -168,9 +175,7 @@ static int make_model(struct sim_source *sim, const struct gpd_stream_config *cf
 		.buffer_mem = sim->ring,
 		.set = cfg->set,
 		.rates = fitted(sim, cfg->set),
-		/* Hardware timestamps do not start at 0; starting mid-range
-		 * makes the 32-bit wrap come within minutes, not hours. */
-		.start_timestamp = 0x80000000u,
+		.start_timestamp = GPD_SIM_FIRST_TIMESTAMP,
 	};
 	/* The workload's defaults, at the load and timeslice asked. */
 	mc.workload.load = sim->load;

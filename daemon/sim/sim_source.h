@@ -12,6 +12,11 @@
 #include "daemon/source.h"
 #include "metrics/metrics_db.h"
 
+/* The simulated unit's first timestamp: hardware timestamps do not start
+ * at 0, and starting mid-range makes the 32-bit wrap come within minutes,
+ * not hours. It is read at the CPU time the stream opened. */
+#define GPD_SIM_FIRST_TIMESTAMP 0x80000000u
+
 struct gpd_sim_source_options {
 	/* NULL: the virtual GPU; "amd": the simulated AMD GPU, whose SPM
 	 * unit its own source runs (spm_source.h). */

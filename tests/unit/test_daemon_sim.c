@@ -21,9 +21,6 @@
 #include "metrics/recording.h"
 #include "tests/unit/test_util.h"
 
-/* The sim's OA unit starts its timestamps here (daemon/sim/sim_source.c). */
-#define SIM_FIRST_TIMESTAMP 0x80000000u
-
 struct collector {
 	struct gpd_daemon *daemon;
 	struct gpd_subscription *sub;
@@ -151,7 +148,7 @@ static void on_frame(void *user, const struct gpd_frame *f)
 		const struct gpd_device *dev = c->sub->device;
 		int64_t opened = (int64_t)f->cpu_end_ns -
 				 (int64_t)(f->gpu_end_ns -
-					   gpd_device_ticks_to_ns(dev, SIM_FIRST_TIMESTAMP));
+					   gpd_device_ticks_to_ns(dev, GPD_SIM_FIRST_TIMESTAMP));
 		if (!c->opened_min || opened < c->opened_min)
 			c->opened_min = opened;
 		if (opened > c->opened_max)
@@ -1265,6 +1262,39 @@ START_TEST(frame_cpu_times_follow_the_gpu_clock)
 }
 END_TEST
 
+/* The sim paces its unit by CLOCK_MONOTONIC and says when its clock read
+ * what: its frames carry the true CPU times of their reports, however late
+ * the loop read them. A period longer than the sim's 5 ms poll leaves the
+ * first reads' newest report milliseconds before they were read. */
+START_TEST(sim_frames_carry_their_reports_true_cpu_times)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 6000000,
+		.window_ns = 10000000,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	int64_t before = (int64_t)gpd_monotonic_ns();
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	int64_t after = (int64_t)gpd_monotonic_ns();
+	c.stop_after = 20;
+	fixture_run(&fx, 10000);
+	ck_assert_uint_ge(c.frames, 10);
+	/* Within rounding of the ticks to ns. */
+	ck_assert_msg(c.opened_min >= before - 10000 && c.opened_max <= after + 10000,
+		      "frames place the stream's opening %.3f to %.3f ms after "
+		      "the subscription began; it opened within %.3f ms of it",
+		      (double)(c.opened_min - before) / 1e6,
+		      (double)(c.opened_max - before) / 1e6,
+		      (double)(after - before) / 1e6);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
 /* A tighter bound moves the clock mapping earlier: by tens of ms when
  * the loop was late for the stream's first reads. Here the mapping is put
  * 50 ms late, and the next reads bring it back. Frames' CPU times still
@@ -2041,6 +2071,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, recordings_end_on_reconfiguration);
 	tcase_add_test(tc, recordings_end_for_a_slow_client);
 	tcase_add_test(tc, frame_cpu_times_follow_the_gpu_clock);
+	tcase_add_test(tc, sim_frames_carry_their_reports_true_cpu_times);
 	tcase_add_test(tc, leaving_from_a_callback_is_safe);
 	tcase_add_test(tc, the_fastest_period_streams_with_its_loss);
 	tcase_add_test(tc, viewers_do_not_configure_and_nobody_goes_below_the_floor);
