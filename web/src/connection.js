@@ -42,6 +42,7 @@ export class Connection {
 		this.tokenRefused = '';         // the server's words, when it did
 		this.helloTimer = 0;
 		this.handleTime = 0;
+		this.receivedAt = 0;    // when the message at hand arrived
 	}
 
 	static forPage(location, credentials) {
@@ -92,6 +93,7 @@ export class Connection {
 
 	received(data) {
 		const started = performance.now();
+		this.receivedAt = started;
 		const envelope = decodeEnvelope(new Uint8Array(data));
 		const kind = envelope.kind;
 		const requestId = Number(envelope.requestId);

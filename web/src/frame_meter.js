@@ -1,34 +1,13 @@
 // How long the page works per animation frame (decoding messages since the
 // previous frame plus drawing this one), shown in the footer so a slow
 // page is visible, and kept for the browser tests to read.
-const KEPT = 600;
+import { Samples } from './samples.js';
 
-export class FrameMeter {
+export class FrameMeter extends Samples {
 	constructor(element) {
+		super();
 		this.element = element;
-		this.samples = [];
 		this.shownAt = 0;
-	}
-
-	add(ms) {
-		this.samples.push(ms);
-		if (this.samples.length > KEPT)
-			this.samples.splice(0, this.samples.length - KEPT);
-	}
-
-	reset() {
-		this.samples = [];
-	}
-
-	percentile(p) {
-		if (!this.samples.length)
-			return 0;
-		const sorted = [...this.samples].sort((a, b) => a - b);
-		return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-	}
-
-	median() {
-		return this.percentile(0.5);
 	}
 
 	// Refreshes the footer at most twice a second.

@@ -9,6 +9,7 @@ import { CounterMax, deviceVariables } from './counter_max.js';
 import { Credentials } from './credentials.js';
 import { csvButton, saveCsv, visibleCsv } from './csv_export.js';
 import { DevicePanel } from './device_panel.js';
+import { DrawLatency } from './draw_latency.js';
 import { FrameMeter } from './frame_meter.js';
 import { HeaderBar } from './header_bar.js';
 import { MarkControl } from './mark_control.js';
@@ -53,6 +54,7 @@ const contexts = new ContextUsage(byId('plots-panel'), (ctxId) => stream.selectC
 const recording = new RecordingControl(connection, stream, notices);
 const snapshots = new SnapshotControl(connection, stream, notices);
 const meter = new FrameMeter(byId('frame-meter'));
+const drawLatency = new DrawLatency();
 const streamRate = byId('stream-rate');
 plots.toolbar.append(csvButton(exportCsv), recording.element, snapshots.element,
 	marks.element);
@@ -185,6 +187,7 @@ stream.on('configured', ({ byThisPage }) => {
 		`Another client reconfigured ${stream.device.name}: now ${describeConfig()}.`);
 });
 stream.on('frame', (frame) => {
+	drawLatency.arrived(connection.receivedAt);
 	store.push(frame);
 	counterMax.update(frame.values);
 });
@@ -202,6 +205,10 @@ function frameRate() {
 function animate(now) {
 	const started = performance.now();
 	let worked = plots.render();
+	if (worked)
+		drawLatency.drawn(performance.now());
+	else if (!view.live || !plots.selected.size)
+		drawLatency.forget();
 	worked = usage.render() || worked;
 	if (now - listShown >= LIST_REFRESH_MS) {
 		worked = true;
@@ -234,7 +241,7 @@ function animate(now) {
 }
 
 // For the browser tests and anyone poking at the page from the console.
-window.gpuperfUi = { connection, stream, store, view, plots, meter, marks, usage };
+window.gpuperfUi = { connection, stream, store, view, plots, meter, drawLatency, marks, usage };
 
 connection.open();
 requestAnimationFrame(animate);
