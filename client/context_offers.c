@@ -61,7 +61,7 @@ static void on_conn_readable(uv_poll_t *h, int status, int events)
 {
 	struct gpuperf_offer_conn *c = h->data;
 	struct gpuperf_offers *offers = c->offers;
-	struct gpuperf_offer o;
+	struct gpuperf_offer o = { 0 };
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
