@@ -2,15 +2,16 @@
  * An application that makes GPU contexts, for gpuperf run --own-contexts
  * and libgpuperf-preload.so (tests/integration/test-own-contexts.sh).
  *
- *   context-app NODE [--contexts N] [--xe-queues N] [--wait FILE]
+ *   context-app NODE [--contexts N] [--xe-queues N] [--wait FILE] [--fork 1]
  *
  * Opens NODE and creates N i915 GEM contexts (alternately with
  * GEM_CONTEXT_CREATE and _CREATE_EXT) and N xe exec queues, each with
  * errno set beforehand, and checks what an application relies on: each
  * create succeeds and leaves errno alone, and a create the kernel refuses
  * (_CREATE_EXT with an unknown flag) fails with EINVAL. Prints a line per
- * step; with --wait, waits until FILE exists before it exits. Exits 0
- * when every check held, 1 otherwise.
+ * step; with --wait, waits until FILE exists before it exits. With
+ * --fork 1 a child process does all of it ("forked PID"), and the app
+ * exits with its status. Exits 0 when every check held, 1 otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <i915_drm.h>
@@ -41,6 +43,7 @@ static void check(int ok, const char *what)
 int main(int argc, char **argv)
 {
 	unsigned contexts = 0, queues = 0;
+	int in_child = 0;
 	const char *wait_file = NULL;
 	if (argc < 2) {
 		fprintf(stderr, "usage: context-app NODE [--contexts N] "
@@ -54,6 +57,20 @@ int main(int argc, char **argv)
 			queues = (unsigned)atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--wait"))
 			wait_file = argv[i + 1];
+		else if (!strcmp(argv[i], "--fork"))
+			in_child = atoi(argv[i + 1]);
+	}
+	if (in_child) {
+		pid_t child = fork();
+		if (child < 0)
+			return 1;
+		if (child > 0) {
+			int status;
+			printf("forked %d\n", (int)child);
+			fflush(stdout);
+			return waitpid(child, &status, 0) == child &&
+			       WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+		}
 	}
 	int fd = open(argv[1], O_RDWR | O_CLOEXEC);
 	if (fd < 0) {

@@ -132,6 +132,21 @@ check "the other process's context $other is in the result" \
 	sh -c "! grep -qx '$other' '$tmp/run.contexts'"
 check "no totals row" [ "$(awk -F, -v m="$mark_col" '$m == 1' "$tmp/run.csv" | wc -l)" = 1 ]
 
+# A process the command forked makes the context: it is the one measured.
+"$gpuperf" $S run --own-contexts -m RenderBasic -c GpuTime -i 20ms \
+	--format csv -o "$tmp/fork.csv" -- sh -c "$(in_run)" sh "$asan_first" "$fake" \
+	"$app" /dev/dri/card0 --contexts 1 --fork 1 --wait "$tmp/fork-go" \
+	>"$tmp/fork.out" 2>"$tmp/fork.err" &
+fork_pid=$!
+pids="$pids $fork_pid"
+if wait_lines "$tmp/fork.csv" 3 60; then ok; else fail "no rows came of a forked process's context"; fi
+touch "$tmp/fork-go"
+wait "$fork_pid"
+check "gpuperf run of a forking command exited $?, not 0" [ $? = 0 ]
+forget "$fork_pid"
+forked=$(sed -n 's/^forked //p' "$tmp/fork.out")
+expect fork.err "measuring GEM context 1 of process $forked on card0"
+
 # --- The daemon refuses (someone streams the whole GPU, which a context
 # stream cannot share): the command runs as ever, the preload says so
 # once for its two contexts, and gpuperf run exits with the refusal.
