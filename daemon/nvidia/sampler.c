@@ -441,6 +441,8 @@ static void *run(void *arg)
 		share_decoding(s);
 		if (!reopen(s))
 			break;
+		/* Counted before the new session's samples can reach anyone. */
+		share_decoding(s);
 		next = monotonic_ns() + period_of(s);
 	}
 	close_session(s);

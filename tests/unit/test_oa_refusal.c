@@ -171,12 +171,12 @@ START_TEST(einval_says_which_parameter)
 		   "passed does not own (newer ones say ENOENT); pass the fd on "
 		   "which the application created it, with the handle create "
 		   "returned");
+	/* xe looks a queue up and answers ENOENT for another file's; its
+	 * EINVAL is for a queue on an engine the OA unit does not sample. */
 	fx.req.kind = GPD_SOURCE_XE;
 	check_open(&fx, -EINVAL, "card0 rejected the stream of exec queue 3 "
-		   "(EINVAL): older kernels answer so for a context the DRM file "
-		   "passed does not own (newer ones say ENOENT); pass the fd on "
-		   "which the application created it, with the handle create "
-		   "returned");
+		   "(EINVAL): its engine is not one the OA unit samples; pass a "
+		   "queue of the render or compute engine");
 	/* 2^32 ticks of 19.2 MHz: 223696213333.3 ns. */
 	fx.req.exponent = 32;
 	check_open(&fx, -EINVAL, "card0 rejected sampling exponent 32: the "
