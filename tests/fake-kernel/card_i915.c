@@ -282,8 +282,15 @@ static int perf_open(struct fk_card *card, struct fk_file *file,
 				  props.value[PROP_POLL_PERIOD] : FK_DEFAULT_POLL_PERIOD_NS,
 		.filter_context = ctx != NULL,
 		.context_index = ctx ? ctx->workload_index : -1,
+		/* Gen12's counters are saved and restored with the context:
+		 * the stream's context gets its OAR counters
+		 * (gen12_enable_metric_set()). */
+		.context_counters = ctx && version >= 1200 ? "OAR" : NULL,
 		.wait_num_reports = 1,
 	};
+	if (ctx)
+		snprintf(sp.counted_context, sizeof(sp.counted_context),
+			 "context %u", ctx->handle);
 	return fk_stream_open(card, &sp);
 }
 

@@ -358,20 +358,15 @@ static int stream_open(struct fk_card *card, struct fk_file *file, uint64_t chai
 		 * context's reports; the queue's own counters are its
 		 * context image's. */
 		.context_index = -1,
-		.exec_queue_id = q ? q->id : 0,
-		.exec_queue_class = q ? q->engine_class : 0,
+		.context_counters = q ? context_counters(q->engine_class) : NULL,
 		.no_sample = !sample,
 		.wait_num_reports = (unsigned)wait,
 		.buffer_size = buffer,
 	};
-	ret = fk_stream_open(card, &sp);
-	if (ret >= 0 && q && context_counters(q->engine_class))
-		fk_log("card%u exec queue %u: %s counters on in its context "
-		       "(OACTXCONTROL counter resume, %s_OACONTROL format and "
-		       "counter enable, CTX_CONTEXT_CONTROL OAC context enable)",
-		       card->index, q->id, context_counters(q->engine_class),
-		       context_counters(q->engine_class));
-	return ret;
+	if (q)
+		snprintf(sp.counted_context, sizeof(sp.counted_context),
+			 "exec queue %u", q->id);
+	return fk_stream_open(card, &sp);
 }
 
 static int add_config(struct fk_card *card, const struct drm_xe_oa_config *c,

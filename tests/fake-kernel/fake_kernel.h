@@ -242,10 +242,11 @@ struct fk_stream_params {
 	uint64_t poll_period_ns;
 	/* i915 CTX_HANDLE: the context's hardware ID, or none. */
 	bool filter_context;
-	/* xe EXEC_QUEUE_ID: the queue whose context image gets the OAR or
-	 * OAC programming (0: none), and the class of its engine. */
-	uint32_t exec_queue_id;
-	unsigned exec_queue_class;
+	/* The per-context counters the open turns on in the context image
+	 * of the stream's context or exec queue: "OAR", "OAC", or NULL for
+	 * none; and that context, in words ("context 1", "exec queue 1"). */
+	const char *context_counters;
+	char counted_context[32];
 	bool no_sample;                 /* xe: no SAMPLE_OA (a queue's OAR/OAC) */
 	int context_index;              /* workload index; -1: never runs */
 	unsigned wait_num_reports;      /* xe; i915: 1 */
@@ -267,10 +268,10 @@ struct fk_stream {
 	/* xe: the status __xe_oa_read() captured at the last read, what
 	 * DRM_XE_OBSERVATION_IOCTL_STATUS returns. */
 	uint64_t xe_status;
-	/* xe: the exec queue whose context counts through OAR or OAC (0:
-	 * none), and the class of its engine. */
-	uint32_t exec_queue_id;
-	unsigned exec_queue_class;
+	/* The per-context counters on in a context image while the stream
+	 * lives (NULL: none), and whose. */
+	const char *context_counters;
+	char counted_context[32];
 	bool no_sample;
 	/* i915 CONFIG: the set the kernel context will program once it runs
 	 * (0: none on its way). */

@@ -217,8 +217,8 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 	s->fd = fd;
 	s->model = model;
 	s->set_id = p->set_id;
-	s->exec_queue_id = p->exec_queue_id;
-	s->exec_queue_class = p->exec_queue_class;
+	s->context_counters = p->context_counters;
+	memcpy(s->counted_context, p->counted_context, sizeof(s->counted_context));
 	s->no_sample = p->no_sample;
 	s->poll_period_ns = p->poll_period_ns;
 	s->wait_num_reports = p->wait_num_reports ? p->wait_num_reports : 1;
@@ -238,6 +238,15 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 	fk_log("card%u stream config id=%llu in effect from OA tick %llu",
 	       card->index, (unsigned long long)p->set_id,
 	       (unsigned long long)(model ? gpd_oa_model_time(model) : 0));
+	/* gen12_configure_oar_context(), xe_oa_configure_oa_context(): the
+	 * open programs the context's own counters, which its batches read
+	 * with MI_REPORT_PERF_COUNT. */
+	if (p->context_counters)
+		fk_log("card%u %s: %s counters on in its context (OACTXCONTROL "
+		       "counter resume, %s_OACONTROL format and counter enable, "
+		       "CTX_CONTEXT_CONTROL per-context OA enable)", card->index,
+		       p->counted_context, p->context_counters,
+		       p->context_counters);
 	p->unit->stream = s;
 	fk.fds[fd] = (struct fk_fd){ .kind = FK_FD_STREAM, .card = card, .stream = s };
 	return fd;
@@ -245,12 +254,11 @@ int fk_stream_open(struct fk_card *card, const struct fk_stream_params *p)
 
 void fk_stream_close(struct fk_stream *s)
 {
-	/* xe_oa_disable_metric_set(): a queue's OAR/OAC counters go off. */
-	if (s->exec_queue_id && (s->exec_queue_class == FK_ENGINE_RENDER ||
-				 s->exec_queue_class == FK_ENGINE_COMPUTE))
-		fk_log("card%u exec queue %u: %s counters off in its context",
-		       s->card->index, s->exec_queue_id,
-		       s->exec_queue_class == FK_ENGINE_RENDER ? "OAR" : "OAC");
+	/* gen12_disable_metric_set(), xe_oa_disable_metric_set(): the
+	 * context's OAR/OAC counters go off with the stream. */
+	if (s->context_counters)
+		fk_log("card%u %s: %s counters off in its context", s->card->index,
+		       s->counted_context, s->context_counters);
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
 	pthread_cond_signal(&s->wake);

@@ -265,8 +265,41 @@ START_TEST(haswell_isolates_a_context_through_the_kernel_only)
 		      err.message);
 	fixture_run(&fx, 5000);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "CTX_HANDLE=1"), 1);
+	/* Before Gen12 the counters are not the context's to save. */
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "OAR counters"), 0);
 	ck_assert_uint_ge(s.frames_with_reports, 2);
 	gpd_unsubscribe(sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+/*
+ * Gen12: a single-context stream turns on the context's OAR counters in
+ * its context image, and off when it ends (gen12_configure_oar_context(),
+ * Linux 6.12); its OA buffer still gets every context's reports, which
+ * the read filters (gen8_append_oa_reports()), so the daemon's frames
+ * hold that context alone.
+ */
+START_TEST(gen12_context_stream_turns_on_its_oar_counters)
+{
+	struct fixture fx;
+	fixture_start(&fx, "i915", "RenderBasic");
+	int app = open_card(&fx.machine, 0);
+	uint32_t handle = create_context(app);
+	struct seen own = { 0 };
+	struct gpd_subscription *sub;
+	struct gpd_error err = { 0 };
+	ck_assert_msg(subscribe(&fx, &own, dup(app), handle, &sub, &err) == 0,
+		      "%s", err.message);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+			  "context 1: OAR counters on"), 1);
+	fixture_run(&fx, 5000);
+	gpd_unsubscribe(sub);
+	ck_assert_uint_eq(fake_machine_requests(&fx.machine,
+			  "context 1: OAR counters off"), 1);
+	ck_assert_uint_eq(own.n_contexts, 1);
+	close(app);
 	fixture_stop(&fx);
 	fake_machine_stop(&fx.machine);
 }
@@ -418,6 +451,7 @@ static Suite *context_stream_suite(void)
 	tcase_add_test(tc, a_file_of_no_drm_node_or_of_another_gpu_is_refused_first);
 	tcase_add_test(tc, system_wide_and_context_streams_refuse_each_other);
 	tcase_add_test(tc, haswell_isolates_a_context_through_the_kernel_only);
+	tcase_add_test(tc, gen12_context_stream_turns_on_its_oar_counters);
 	tcase_add_test(tc, a_passed_exec_queue_streams_through_its_file);
 	tcase_add_test(tc, xe_refusals_of_a_passed_exec_queue);
 	tcase_add_test(tc, xe_system_wide_and_exec_queue_streams_refuse_each_other);
