@@ -248,6 +248,10 @@ struct gpc_configuration {
 	uint32_t exponent;
 	uint64_t sampling_period_ns;
 	uint32_t subscribers;
+	/* The stream is of one application's context, which that
+	 * application passed: only its client sees it, and other
+	 * subscriptions are refused until it ends. */
+	bool single_context;
 };
 
 struct gpc_device {
@@ -270,6 +274,9 @@ struct gpc_device {
 	 * a software one by hardware context id (filter_context). */
 	bool kernel_context_filter;
 	bool software_context_filter;
+	/* The kernel's filter holds back other contexts' reports (i915);
+	 * false where a context's stream counts the whole unit (xe). */
+	bool kernel_filters_reports;
 	struct gpc_topology topology;
 	struct gpc_configuration configuration; /* when Hello was sent */
 	size_t n_sampling_periods;

@@ -24,6 +24,7 @@ void gpc__configuration_from_proto(struct gpc_configuration *out,
 	out->exponent = c->exponent;
 	out->sampling_period_ns = c->sampling_period_ns;
 	out->subscribers = c->subscribers;
+	out->single_context = c->single_context;
 }
 
 static void load_counter(struct gpc_counter *out, const Gpuperf__Counter *c)
@@ -122,6 +123,7 @@ static void load_device(struct gpc_device *out, const Gpuperf__Device *d,
 	out->flight_recorder_bytes = d->flight_recorder_bytes;
 	out->kernel_context_filter = d->kernel_context_filter;
 	out->software_context_filter = d->software_context_filter;
+	out->kernel_filters_reports = d->kernel_filters_reports;
 	load_topology(&out->topology, d->topology);
 	gpc__configuration_from_proto(&out->configuration, d->configuration);
 

@@ -260,6 +260,10 @@ static Gpuperf__Device *describe_device(struct gpd_hello *h,
 	m->usage = dev->usage != NULL;
 	m->flight_recorder_bytes = dev->ring ? dev->ring->capacity : 0;
 	m->kernel_context_filter = src->ops->check_drm_fd != NULL;
+	/* xe hands an exec queue's stream over unfiltered
+	 * (xe_oa_append_reports(), Linux 7.0). */
+	m->kernel_filters_reports = m->kernel_context_filter &&
+				    src->kind != GPD_SOURCE_XE;
 	m->software_context_filter = dev->decoder.has_context;
 	m->i915perf_refusal = str(gpd_device_i915perf_misfit(dev));
 	m->topology = describe_topology(h, info);
@@ -350,6 +354,7 @@ void gpd_hello_configuration(const struct gpd_device *dev,
 	if (!dev->open || !dev->set)
 		return;
 	c->streaming = true;
+	c->single_context = dev->ctx_filter;
 	c->metric_set = str(dev->set->symbol_name);
 	c->metric_set_guid = str(dev->set->hw_config_guid);
 	c->exponent = dev->exponent;

@@ -97,6 +97,8 @@ START_TEST(hello_tells_how_to_pass_a_file)
 	const struct gpc_device *d = gpc_find_device(c, "card0");
 	ck_assert(d->kernel_context_filter);
 	ck_assert(d->software_context_filter);
+	ck_assert(d->kernel_filters_reports);
+	ck_assert(!d->configuration.single_context);
 	gpc_close_sync(c);
 }
 END_TEST
@@ -117,6 +119,10 @@ START_TEST(a_passed_context_streams_alone)
 	char expect[32];
 	snprintf(expect, sizeof(expect), "CTX_HANDLE=%u", handle);
 	ck_assert_uint_ge(fake_machine_requests(&machine, expect), 1);
+	/* Another client is told the unit holds one application's context. */
+	struct gpc_client *other = connect_unix();
+	ck_assert(gpc_find_device(other, "card0")->configuration.single_context);
+	gpc_close_sync(other);
 	gpc_run(c, 10000);
 	ck_assert_uint_ge(seen.with_reports, 2);
 	ck_assert_uint_eq(seen.n_contexts, 1);
