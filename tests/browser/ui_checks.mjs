@@ -420,6 +420,10 @@ function storedContexts(page) {
 // A click on a context streams its reports alone; "Show all contexts"
 // streams every context's again.
 async function contextFilter(page) {
+	const policy = await page.textContent('#context-policy');
+	checks.check(policy.startsWith('Picking a context narrows this device\'s system-wide ' +
+		'stream in gpuperfd') && !policy.includes('Unix socket'),
+	'the context panel says a pick filters the sim device\'s system-wide stream', policy);
 	const row = await page.waitForSelector('#context-list li.context[role="button"]',
 		{ timeout: 5000 });
 	const ctx = Number(await row.getAttribute('data-ctx'));
@@ -623,6 +627,10 @@ async function deviceNotices(context) {
 	checks.check(await framesFlow(5) &&
 		await page.evaluate(() => window.gpuperfUi.stream.device?.name) === 'card0',
 	'the page streams card0 of the fake kernel');
+	const policy = await page.textContent('#context-policy');
+	checks.check(policy.includes('the kernel then streams that context alone') &&
+		!await page.isVisible('#single-context'),
+	'on i915 the context panel tells of the kernel\'s filter an application can ask for', policy);
 	// Every notice as it is added: a lost device may be back before a
 	// look at the list would find its notice.
 	await page.evaluate(() => {

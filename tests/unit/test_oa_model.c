@@ -827,6 +827,60 @@ START_TEST(test_context_filter)
 }
 END_TEST
 
+/* The counters of the pairs of reports that begin in context ctx, the
+ * daemon's rule for a context's share (a pair of reports belongs to the
+ * context the first names). */
+static void sum_context(const struct decoded *d, uint32_t ctx, uint64_t *sum)
+{
+	memset(sum, 0, GPM_ACC_SLOTS * sizeof(*sum));
+	for (size_t i = 1; i < d->n; i++) {
+		if (d->type[i - 1] != GPM_OA_RECORD_SAMPLE ||
+		    d->type[i] != GPM_OA_RECORD_SAMPLE || d->report[i - 1].ctx_id != ctx)
+			continue;
+		for (size_t s = 0; s < GPM_ACC_SLOTS; s++)
+			sum[s] += d->report[i].value[s] - d->report[i - 1].value[s];
+	}
+}
+
+/*
+ * Gen12 (the sim's IP 12.0): the unit counts every context, and a
+ * single-context stream's read forwards the context's reports, every
+ * switch and the report closing each of its runs
+ * (gen8_append_oa_reports(), Linux 6.12). So every pair of reports that
+ * begins in the context is in its stream whole, and the context's share
+ * is exactly what the whole unit's reports give it.
+ */
+START_TEST(test_context_filter_keeps_its_share_exact)
+{
+	struct gpd_oa_model_config cfg = sim_config(7, 17);
+	unsigned char *data = NULL;
+	size_t cap = 0;
+	struct decoded *all = new_decoded(), *own = new_decoded();
+	struct gpd_oa_model *m = create(&cfg);
+	uint32_t target = gpd_oa_model_context_id(m, 1);
+	decode_all(m, data, run(m, 2000000, 20000, &data, &cap), all);
+	gpd_oa_model_destroy(m);
+	cfg.filter_context = true;
+	cfg.filter_context_id = target;
+	m = create(&cfg);
+	decode_all(m, data, run(m, 2000000, 20000, &data, &cap), own);
+	gpd_oa_model_destroy(m);
+
+	ck_assert_uint_lt(own->n, all->n);
+	uint64_t from_all[GPM_ACC_SLOTS], from_own[GPM_ACC_SLOTS];
+	sum_context(all, target, from_all);
+	sum_context(own, target, from_own);
+	ck_assert_uint_gt(from_own[GPM_ACC_GPU_CLOCK], 0);
+	for (size_t s = 0; s < GPM_ACC_SLOTS; s++)
+		ck_assert_msg(from_all[s] == from_own[s], "slot %zu: %llu of the unit's, "
+			      "%llu of the context's stream", s,
+			      (unsigned long long)from_all[s], (unsigned long long)from_own[s]);
+	free(all);
+	free(own);
+	free(data);
+}
+END_TEST
+
 /* The key property: windows of the model's reports, decoded and
  * evaluated like the daemon does, give every counter a value in
  * [0, max]. */
@@ -1013,6 +1067,7 @@ static Suite *oa_model_suite(void)
 	tcase_add_test(tc, test_haswell_reports);
 	tcase_add_test(tc, test_dg2_reports);
 	tcase_add_test(tc, test_context_filter);
+	tcase_add_test(tc, test_context_filter_keeps_its_share_exact);
 	tcase_add_test(tc, test_sim_sets_within_bounds);
 	tcase_add_test(tc, test_tglgt2_sets_within_bounds);
 	suite_add_tcase(s, tc);

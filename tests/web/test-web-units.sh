@@ -1,6 +1,7 @@
 #!/bin/sh
 # The browser UI's pure modules (web/src: units, the series store, counter
-# bounds, CSV export) under node's own test runner, tests in web/test.
+# bounds, CSV export, the context filter's words) under node's own test
+# runner, tests in web/test.
 # Stryker mutates the same modules against these tests (make mutate-web).
 #
 # Environment: none. Prints "checks: N passed, F failed".

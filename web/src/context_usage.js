@@ -4,6 +4,7 @@
 // line says so and widens it again, and the list keeps every context as
 // it was when the stream was narrowed, the others greyed: the narrowed
 // stream holds one context's time only, which says nothing of theirs.
+import { contextFilterText, singleContextText } from './context_policy.js';
 import { h } from './dom.js';
 import { formatDuration } from './units.js';
 
@@ -31,8 +32,22 @@ export class ContextUsage {
 				onclick: () => this.onSelect(null) }, 'Show all contexts'));
 		this.list = h('ol', { class: 'context-list', id: 'context-list' });
 		this.more = h('li', { class: 'muted' });
+		// Which filter a pick gives on this device, and whether one
+		// application's context holds the unit now.
+		this.policy = h('p', { class: 'muted hint', id: 'context-policy' });
+		this.singleContext = h('p', { class: 'context-filter', id: 'single-context',
+			role: 'status', hidden: true });
 		panel.append(h('section', { class: 'context-usage' },
-			h('h3', {}, 'GPU time per context'), this.filterLine, this.summary, this.list));
+			h('h3', {}, 'GPU time per context'), this.singleContext, this.filterLine,
+			this.summary, this.list, this.policy));
+	}
+
+	// The device's context filters and configuration (Hello's Device).
+	showPolicy(device) {
+		this.policy.textContent = contextFilterText(device);
+		const running = singleContextText(device);
+		this.singleContext.textContent = running;
+		this.singleContext.hidden = !running;
 	}
 
 	// The context the stream is narrowed to, or null.

@@ -79,6 +79,7 @@ function showConfiguration() {
 	const locked = stream.isViewer || fixed;
 	devicePanel.show(stream.devices, device);
 	recording.showDevice(device);
+	contexts.showPolicy(device);
 	setPicker.show(device?.metricSets ?? [], stream.metricSet?.symbol ?? '', locked);
 	sampling.show(device, stream.metricSet, stream.periodNs, stream.windowNs, locked);
 	roleNote.hidden = !locked;
