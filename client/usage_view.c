@@ -319,8 +319,12 @@ static void process_table(struct gpuperf_text *t,
 				p->class_busy[k] : NAN);
 			gpuperf_text_printf(t, " %8s", cls);
 		}
-		gpuperf_text_printf(t, " %10s %10s  %s\n", mem, res,
+		gpuperf_text_printf(t, " %10s %10s  %s", mem, res,
 				    share_source(p));
+		if (p->records_lost)
+			gpuperf_text_printf(t, " (%llu records lost)",
+					    (unsigned long long)p->records_lost);
+		gpuperf_text_printf(t, "\n");
 	}
 	if (shown < n)
 		gpuperf_text_printf(t, " ... %zu more (a taller terminal shows "
@@ -520,8 +524,12 @@ void gpuperf_usage_csv(struct gpuperf_text *t, const struct gpc_usage_frame *f,
 			{ "gpu_time_total", p->gpu_time_total_ns, "ns" },
 			{ "memory", p->memory_bytes, "bytes" },
 			{ "resident", p->resident_bytes, "bytes" },
+			{ "records_lost", p->records_lost, "records" },
 		};
-		for (size_t m = 0; m < sizeof(more) / sizeof(more[0]); m++) {
+		/* records_lost belongs to a measure taken in the process. */
+		size_t n_more = sizeof(more) / sizeof(more[0]) -
+				(strcmp(share_source(p), "measured_in_process") != 0);
+		for (size_t m = 0; m < n_more; m++) {
 			csv_start(t, f, "process");
 			gpuperf_text_printf(t, "%s,,%u,", more[m].name, p->pid);
 			csv_field(t, p->command);
@@ -601,11 +609,13 @@ void gpuperf_usage_ndjson(struct gpuperf_text *t, const struct gpc_usage_frame *
 			gpuperf_text_printf(t, "},\"gpu_time_ns\":%llu,"
 					    "\"gpu_time_total_ns\":%llu,"
 					    "\"memory_bytes\":%llu,"
-					    "\"resident_bytes\":%llu,\"share_source\":",
+					    "\"resident_bytes\":%llu,\"records_lost\":%llu,"
+					    "\"share_source\":",
 					    (unsigned long long)p->gpu_time_ns,
 					    (unsigned long long)p->gpu_time_total_ns,
 					    (unsigned long long)p->memory_bytes,
-					    (unsigned long long)p->resident_bytes);
+					    (unsigned long long)p->resident_bytes,
+					    (unsigned long long)p->records_lost);
 			json_string(t, share_source(p));
 			gpuperf_text_printf(t, "}");
 		}

@@ -19,6 +19,7 @@ struct process {
 	unsigned connections;
 	size_t n_gpus;
 	struct gpu_sums gpus[GPD_PROCESS_ACTIVITY_MAX_GPUS];
+	uint64_t records_lost;
 };
 
 struct gpd_process_activity {
@@ -156,6 +157,23 @@ int gpd_process_activity_add(struct gpd_process_activity *a, int32_t pid,
 		s->span_ns += gpus[i].span_ns;
 	}
 	return 0;
+}
+
+void gpd_process_activity_add_lost(struct gpd_process_activity *a,
+				   int32_t pid, uint64_t records)
+{
+	struct process *p = find(a, pid);
+	if (!p)
+		return;
+	p->records_lost = records > UINT64_MAX - p->records_lost ?
+			  UINT64_MAX : p->records_lost + records;
+}
+
+uint64_t gpd_process_activity_records_lost(const struct gpd_process_activity *a,
+					   int32_t pid)
+{
+	const struct process *p = a ? find(a, pid) : NULL;
+	return p ? p->records_lost : 0;
 }
 
 bool gpd_process_activity_get(const struct gpd_process_activity *a,

@@ -60,6 +60,17 @@ int gpd_process_activity_add(struct gpd_process_activity *a, int32_t pid,
 			     const struct gpd_gpu_activity *gpus, size_t n,
 			     const char **why);
 
+/* Kernel records pid's own measure lost (CUPTI dropped them: its
+ * buffers were full), as its accepted reports said: added only for pid
+ * with an open connection, the sum saturating. */
+void gpd_process_activity_add_lost(struct gpd_process_activity *a,
+				   int32_t pid, uint64_t records);
+
+/* Records pid lost since its first connection: 0 when none, or when it
+ * has no open connection. */
+uint64_t gpd_process_activity_records_lost(const struct gpd_process_activity *a,
+					   int32_t pid);
+
 /* pid's sums on gpu since its first connection: false when it has
  * reported nothing there (or has no open connection). */
 bool gpd_process_activity_get(const struct gpd_process_activity *a,

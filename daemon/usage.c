@@ -354,6 +354,7 @@ static int fill_processes(const struct gpd_usage_layout *layout,
 		memcpy(row->command, p->command, sizeof(row->command));
 		row->pod = p->pod;
 		row->share_source = p->share_source;
+		row->records_lost = p->records_lost;
 	}
 	f->n_processes = cur->n_processes;
 	for (size_t i = 0; i < cur->n_clients; i++) {

@@ -136,6 +136,9 @@ struct gpd_usage_process {
 	char command[GPD_USAGE_COMMAND_MAX];
 	struct gpd_pod pod;                     /* "" outside Kubernetes */
 	enum gpd_usage_share_source share_source;
+	/* Kernel records the process's own measure lost, since its first
+	 * report (MEASURED_IN_PROCESS only). */
+	uint64_t records_lost;
 };
 
 struct gpd_usage_reading {
@@ -206,6 +209,7 @@ struct gpd_usage_process_row {
 	char command[GPD_USAGE_COMMAND_MAX];
 	struct gpd_pod pod;
 	enum gpd_usage_share_source share_source;
+	uint64_t records_lost;                  /* as in the reading */
 	unsigned n_client_ids;                  /* all of them */
 	uint64_t client_ids[GPD_USAGE_MAX_CLIENT_IDS];  /* the first ones */
 	double class_busy[GPD_USAGE_MAX_CLASSES];       /* share of the class */

@@ -655,6 +655,9 @@ struct gpc_process_usage {
 	 * "measured_in_process" (the process's own kernels, CUPTI),
 	 * "simulated", or "" from a daemon that does not say. */
 	const char *share_source;
+	/* "measured_in_process": kernel records its measure lost since the
+	 * daemon first heard from it (their time is missing). */
+	uint64_t records_lost;
 };
 
 struct gpc_usage_frame {

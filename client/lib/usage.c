@@ -226,6 +226,7 @@ static void load_engines(struct gpc_usage_subscription *u,
 			.memory_bytes = p->memory_bytes,
 			.resident_bytes = p->resident_bytes,
 			.share_source = share_source_name(p->share_source),
+			.records_lost = p->records_lost,
 		};
 	}
 }

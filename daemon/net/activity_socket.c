@@ -96,6 +96,9 @@ static int take_report(struct connection *c, const uint8_t *buf, size_t len,
 	if (!ret)
 		ret = gpd_process_activity_add(c->as->store, c->pid, gpus,
 					       m->n_gpus, why);
+	if (!ret)
+		gpd_process_activity_add_lost(c->as->store, c->pid,
+					      m->records_dropped);
 	if (ret == -ENOMEM)
 		*why = "out of memory";
 	gpuperf__process_activity__free_unpacked(m, NULL);

@@ -33,6 +33,7 @@ static void keep_rows(struct gpd_metrics_usage *mu, const struct gpd_usage_frame
 		mu->rows[i].pod = f->processes[i].pod;
 		mu->rows[i].memory_bytes = f->processes[i].memory_bytes;
 		mu->rows[i].share_source = f->processes[i].share_source;
+		mu->rows[i].records_lost = f->processes[i].records_lost;
 	}
 	mu->n_rows = f->n_processes;
 }
@@ -364,6 +365,81 @@ static bool is_exported(const struct gpd_metrics_usage_view *v, int32_t pid)
 	return false;
 }
 
+/* A family with a sample per exported process of the last interval. */
+struct row_family {
+	const char *name;
+	enum gpd_metrics_type type;
+	const char *unit, *help;
+	/* Whether the row has a sample; NULL: every row. */
+	bool (*has)(const struct gpd_metrics_usage_process *row);
+	double (*value)(const struct gpd_metrics_usage_process *row);
+	bool source_label;
+};
+
+static double memory_bytes(const struct gpd_metrics_usage_process *row)
+{
+	return (double)row->memory_bytes;
+}
+
+static double one(const struct gpd_metrics_usage_process *row)
+{
+	(void)row;
+	return 1;
+}
+
+static bool measured_in_process(const struct gpd_metrics_usage_process *row)
+{
+	return row->share_source == GPD_USAGE_SHARE_MEASURED_IN_PROCESS;
+}
+
+static double records_lost(const struct gpd_metrics_usage_process *row)
+{
+	return (double)row->records_lost;
+}
+
+static const struct row_family row_families[] = {
+	{ "gpuperf_process_memory_bytes", GPD_METRICS_GAUGE, "bytes",
+	  "GPU memory a process's DRM clients hold.", NULL, memory_bytes,
+	  false },
+	{ "gpuperf_process_share_source", GPD_METRICS_GAUGE, NULL,
+	  "1, labelled with where a process's engine shares of the last "
+	  "interval came from: kernel_counters (DRM fdinfo), driver_sampled "
+	  "(NVML's samples), measured_in_process (its own kernels, CUPTI), "
+	  "simulated.", NULL, one, true },
+	{ "gpuperf_process_records_lost", GPD_METRICS_COUNTER, NULL,
+	  "Kernel records a process's own measure lost (CUPTI dropped them, "
+	  "its buffers full) since it first reported: their kernels' time "
+	  "is missing from its measured_in_process share.",
+	  measured_in_process, records_lost, false },
+};
+
+static void render_row_family(struct gpd_metrics_text *t,
+			      const struct gpd_metrics_usage_view *views,
+			      size_t n, const struct row_family *f)
+{
+	bool first = true;
+	for (size_t d = 0; d < n; d++) {
+		const struct gpd_metrics_usage_view *v = &views[d];
+		if (!v->have_frame || !v->processes)
+			continue;
+		for (size_t p = 0; p < v->n_rows; p++) {
+			const struct gpd_metrics_usage_process *row = &v->rows[p];
+			if (!is_exported(v, row->pid) || (f->has && !f->has(row)))
+				continue;
+			if (first)
+				gpd_metrics_text_family(t, f->name, f->type,
+							f->unit, f->help);
+			first = false;
+			sample_start(t, f->name, f->type, v);
+			process_labels(t, row->pid, row->command, &row->pod);
+			if (f->source_label)
+				gpd_metrics_text_printf(t, ",source=\"%s\"",
+					gpd_usage_share_source_name(row->share_source));
+			gpd_metrics_text_end(t, f->value(row));
+		}
+	}
+}
+
 static void render_processes(struct gpd_metrics_text *t,
 			     struct gpd_metrics_usage_view *views, size_t n,
 			     bool details)
@@ -396,54 +472,9 @@ static void render_processes(struct gpd_metrics_text *t,
 			}
 		}
 	}
-	first = true;
-	for (size_t d = 0; details && d < n; d++) {
-		const struct gpd_metrics_usage_view *v = &views[d];
-		if (!v->have_frame || !v->processes)
-			continue;
-		for (size_t p = 0; p < v->n_rows; p++) {
-			const struct gpd_metrics_usage_process *row = &v->rows[p];
-			if (!is_exported(v, row->pid))
-				continue;
-			if (first)
-				gpd_metrics_text_family(t, "gpuperf_process_memory_bytes",
-							GPD_METRICS_GAUGE, "bytes",
-							"GPU memory a process's DRM "
-							"clients hold.");
-			first = false;
-			sample_start(t, "gpuperf_process_memory_bytes",
-				     GPD_METRICS_GAUGE, v);
-			process_labels(t, row->pid, row->command, &row->pod);
-			gpd_metrics_text_end(t, (double)row->memory_bytes);
-		}
-	}
-	first = true;
-	for (size_t d = 0; details && d < n; d++) {
-		const struct gpd_metrics_usage_view *v = &views[d];
-		if (!v->have_frame || !v->processes)
-			continue;
-		for (size_t p = 0; p < v->n_rows; p++) {
-			const struct gpd_metrics_usage_process *row = &v->rows[p];
-			if (!is_exported(v, row->pid))
-				continue;
-			if (first)
-				gpd_metrics_text_family(t, "gpuperf_process_share_source",
-							GPD_METRICS_GAUGE, NULL,
-							"1, labelled with where a process's "
-							"engine shares of the last interval "
-							"came from: kernel_counters (DRM "
-							"fdinfo), driver_sampled (NVML's "
-							"samples), measured_in_process (its "
-							"own kernels, CUPTI), simulated.");
-			first = false;
-			sample_start(t, "gpuperf_process_share_source",
-				     GPD_METRICS_GAUGE, v);
-			process_labels(t, row->pid, row->command, &row->pod);
-			gpd_metrics_text_printf(t, ",source=\"%s\"",
-						gpd_usage_share_source_name(row->share_source));
-			gpd_metrics_text_end(t, 1);
-		}
-	}
+	for (size_t f = 0; details && f < sizeof(row_families) /
+					      sizeof(row_families[0]); f++)
+		render_row_family(t, views, n, &row_families[f]);
 	first = true;
 	for (size_t d = 0; d < n; d++) {
 		const struct gpd_metrics_usage_view *v = &views[d];

@@ -20,6 +20,8 @@
  *   gpuperf_process_share_source{DEVICE,PROCESS,source}        gauge, 1
  *     (where its last interval's share came from: kernel_counters,
  *     driver_sampled, measured_in_process, simulated)
+ *   gpuperf_process_records_lost_total{DEVICE,PROCESS}         counter
+ *     (measured_in_process only: kernel records its measure lost)
  *   gpuperf_processes_omitted{DEVICE}                          gauge
  * where PROCESS is pid, command, and where the process runs in a
  * Kubernetes pod, pod_uid and container_id (daemon/host/cgroup_pod.h;
@@ -50,6 +52,7 @@ struct gpd_metrics_usage_process {
 	struct gpd_pod pod;
 	uint64_t memory_bytes;
 	enum gpd_usage_share_source share_source;
+	uint64_t records_lost;
 };
 
 /* The last interval's gauges. */

@@ -146,6 +146,7 @@ static void fill_process(struct process_parts *pp,
 	m->memory_bytes = row->memory_bytes;
 	m->resident_bytes = row->resident_bytes;
 	m->share_source = share_source(row->share_source);
+	m->records_lost = row->records_lost;
 	m->command = (char *)"";
 	if (!full)
 		return;

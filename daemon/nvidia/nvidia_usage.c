@@ -44,6 +44,7 @@ struct process_busy {
 	uint64_t measured_busy, measured_span;
 	double measured_share;
 	bool measured;
+	uint64_t records_lost;          /* the process's own, at the last reading */
 	double sm_ns;                   /* in the interval being read */
 	bool seen;                      /* in the newest reading */
 };
@@ -505,7 +506,7 @@ static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
 		take_sm_time(u, p, elapsed);
 	}
 	bool fitted = fit_measured_to_busy(u, r, elapsed);
-	size_t sampled = 0;
+	size_t sampled = 0, losing = 0;
 	for (size_t i = 0; i < r->n_clients; i++) {
 		struct gpd_usage_client *c = &r->clients[i];
 		struct process_busy *p = process_of(u, c->pid);
@@ -521,12 +522,27 @@ static int read_processes(struct nv_usage *u, struct gpd_usage_reading *r,
 		row->share_source = p->measured ? GPD_USAGE_SHARE_MEASURED_IN_PROCESS :
 				    GPD_USAGE_SHARE_DRIVER_SAMPLED;
 		sampled += !p->measured;
+		if (p->measured) {
+			uint64_t lost = gpd_process_activity_records_lost(
+				u->activity, c->pid);
+			row->records_lost = lost;
+			losing += lost > p->records_lost;
+			p->records_lost = lost;
+		}
 		/* NVML's pids are the host's: this machine's /proc names them. */
 		if (gpd_proc_read_stat(u->proc_root, c->pid, row->command,
 				       sizeof(row->command), &row->ppid))
 			row->ppid = 0;
 		gpd_cgroup_pod_read(u->proc_root, c->pid, &row->pod);
 	}
+	/* First: what a measure lost is the note a cut must keep. */
+	if (losing)
+		gpd_usage_note(r->processes_note, "%zu process%s own measure "
+			       "lost kernel records (CUPTI's buffers were full): "
+			       "%s their time (records_lost)",
+			       losing, losing == 1 ? "'s" : "es'",
+			       losing == 1 ? "its share misses" :
+			       "their shares miss");
 	/* What the driver's samples can say of processes sharing the GPU
 	 * (measured on an H200, README "NVIDIA per-process shares"). */
 	if (r->n_clients > 1 && sampled)

@@ -290,6 +290,73 @@ START_TEST(test_overlapping_measures_fit_the_busy_time)
 }
 END_TEST
 
+/* Kernel records a process's own measure lost: shown on its row (since
+ * its first report) and in the note of the interval they were lost in. */
+START_TEST(test_lost_records_are_shown)
+{
+	fake_reset();
+	fake.util_gpu = 50;
+	fake.n_processes = 2;
+	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 50, 0, false };
+	fake.processes[1] = (struct fake_process){ 4343, 1 << 20, 0, 0, false };
+	struct gpd_process_activity *store;
+	ck_assert_int_eq(gpd_process_activity_create(&store), 0);
+	ck_assert_int_eq(gpd_process_activity_connect(store, 4242), 0);
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
+						 "/nonexistent", store, &src), 0);
+	struct gpd_gpu_activity report = { .span_ns = 25000000,
+					   .busy_ns = 10000000 };
+	ck_assert_int_eq(gpd_pci_address_parse("0000:00:06.0", &report.gpu), 0);
+	const char *why;
+	struct gpd_usage_reading a, b;
+	struct gpd_error err;
+	gpd_usage_reading_init(&a);
+	gpd_usage_reading_init(&b);
+	ck_assert_int_eq(src->ops->read(src, &a, true, &err), 0);
+	ck_assert_int_eq(gpd_process_activity_add(store, 4242, &report, 1, &why), 0);
+	gpd_process_activity_add_lost(store, 4242, 30);
+	gpd_process_activity_add_lost(store, 4242, 7);
+	/* Not connected: nobody's. */
+	gpd_process_activity_add_lost(store, 4343, 5);
+	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
+	gpd_usage_reading_sort(&a);
+	gpd_usage_reading_sort(&b);
+	struct gpd_usage_frame f;
+	gpd_usage_frame_init(&f);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	const struct gpd_usage_process_row *x = gpd_usage_frame_process(&f, 4242);
+	const struct gpd_usage_process_row *y = gpd_usage_frame_process(&f, 4343);
+	ck_assert_int_eq(x->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
+	ck_assert_uint_eq(x->records_lost, 37);
+	ck_assert_uint_eq(y->records_lost, 0);
+	ck_assert_msg(strstr(f.processes_note, "1 process's own measure lost "
+			     "kernel records (CUPTI's buffers were full): its "
+			     "share misses their time (records_lost)"), "%s",
+		      f.processes_note);
+	gpd_usage_frame_fini(&f);
+
+	/* Nothing lost since: the total stays, the interval's note goes. */
+	gpd_usage_reading_fini(&a);
+	a = b;
+	gpd_usage_reading_init(&b);
+	ck_assert_int_eq(gpd_process_activity_add(store, 4242, &report, 1, &why), 0);
+	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
+	gpd_usage_reading_sort(&b);
+	gpd_usage_frame_init(&f);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	x = gpd_usage_frame_process(&f, 4242);
+	ck_assert_uint_eq(x->records_lost, 37);
+	ck_assert_msg(!strstr(f.processes_note, "lost kernel records"), "%s",
+		      f.processes_note);
+	gpd_usage_frame_fini(&f);
+	gpd_usage_reading_fini(&a);
+	gpd_usage_reading_fini(&b);
+	src->ops->destroy(src);
+	gpd_process_activity_destroy(store);
+}
+END_TEST
+
 START_TEST(test_without_usage_calls)
 {
 	fake_reset();
@@ -321,6 +388,7 @@ static Suite *nvidia_usage_suite(void)
 	tcase_add_test(tc, test_older_call_where_newer_unsupported);
 	tcase_add_test(tc, test_without_usage_calls);
 	tcase_add_test(tc, test_measured_share_replaces_driver_samples);
+	tcase_add_test(tc, test_lost_records_are_shown);
 	tcase_add_test(tc, test_overlapping_measures_fit_the_busy_time);
 	suite_add_tcase(s, tc);
 	return s;

@@ -127,6 +127,8 @@ static void send_report(int fd, uint64_t busy, uint64_t span)
 	Gpuperf__ProcessActivity m = GPUPERF__PROCESS_ACTIVITY__INIT;
 	m.n_gpus = 1;
 	m.gpus = gs;
+	/* Each report says CUPTI dropped one record since the last. */
+	m.records_dropped = 1;
 	uint8_t buf[256];
 	size_t len = gpuperf__process_activity__pack(&m, buf);
 	if (send(fd, buf, len, 0) != (ssize_t)len)
@@ -208,6 +210,30 @@ static void finish(int hold[2], pid_t pid)
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+START_TEST(test_lost_records_summed)
+{
+	struct gpd_process_activity *a;
+	ck_assert_int_eq(gpd_process_activity_create(&a), 0);
+	/* Only a process with an open connection has a count. */
+	gpd_process_activity_add_lost(a, 7, 3);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(a, 7), 0);
+	ck_assert_int_eq(gpd_process_activity_connect(a, 7), 0);
+	gpd_process_activity_add_lost(a, 7, 3);
+	gpd_process_activity_add_lost(a, 7, 4);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(a, 7), 7);
+	/* A hostile count saturates instead of wrapping to little. */
+	gpd_process_activity_add_lost(a, 7, UINT64_MAX - 1);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(a, 7), UINT64_MAX);
+	gpd_process_activity_add_lost(a, 7, 5);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(a, 7), UINT64_MAX);
+	/* Its last connection gone, the count goes with it. */
+	gpd_process_activity_disconnect(a, 7);
+	ck_assert_int_eq(gpd_process_activity_connect(a, 7), 0);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(a, 7), 0);
+	gpd_process_activity_destroy(a);
+}
+END_TEST
+
 START_TEST(test_reports_are_their_senders)
 {
 	uv_loop_t loop;
@@ -238,12 +264,16 @@ START_TEST(test_reports_are_their_senders)
 	ck_assert_uint_eq(span, 200);
 	ck_assert(gpd_process_activity_get(store, b, &g, &busy, &span));
 	ck_assert_uint_eq(busy, 5);
+	/* The records each accepted report said were lost; junk adds none. */
+	ck_assert_uint_eq(gpd_process_activity_records_lost(store, a), 2);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(store, b), 1);
 	/* Nobody reported for the test's own process. */
 	ck_assert(!gpd_process_activity_get(store, getpid(), &g, &busy, &span));
 	/* A process gone takes its sums with it. */
 	finish(hold_a, a);
 	w.pid = a;
 	run_until(&loop, &w, forgotten);
+	ck_assert_uint_eq(gpd_process_activity_records_lost(store, a), 0);
 	ck_assert(gpd_process_activity_get(store, b, &g, &busy, &span));
 	finish(hold_b, b);
 	w.pid = b;
@@ -297,6 +327,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_pci_addresses);
 	tcase_add_test(tc, test_reports_checked_whole);
+	tcase_add_test(tc, test_lost_records_summed);
 	tcase_add_test(tc, test_reports_are_their_senders);
 	tcase_add_test(tc, test_reports_rate_limited);
 	suite_add_tcase(s, tc);

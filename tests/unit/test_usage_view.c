@@ -74,7 +74,8 @@ START_TEST(processes_say_where_their_share_came_from)
 	static const double measured_busy[] = { 0.76 }, sampled_busy[] = { 0.0 };
 	const struct gpc_process_usage processes[] = {
 		{ .pid = 41, .command = "saturate", .n_class_busy = 1,
-		  .class_busy = measured_busy, .share_source = "measured_in_process" },
+		  .class_busy = measured_busy, .share_source = "measured_in_process",
+		  .records_lost = 37 },
 		{ .pid = 42, .command = "other", .n_class_busy = 1,
 		  .class_busy = sampled_busy, .share_source = "driver_sampled" },
 	};
@@ -92,11 +93,17 @@ START_TEST(processes_say_where_their_share_came_from)
 		      "%s", t.data);
 	ck_assert_msg(strstr(t.data, "1000,1000,card0,process,busy,compute,42,"
 			     "other,0,,,,ratio,driver_sampled\n"), "%s", t.data);
+	/* What the process's own measure lost, where it measured. */
+	ck_assert_msg(strstr(t.data, "1000,1000,card0,process,records_lost,,41,"
+			     "saturate,,,,37,records,measured_in_process\n"),
+		      "%s", t.data);
+	ck_assert_msg(!strstr(t.data, "records_lost,,42,"), "%s", t.data);
 	gpuperf_text_fini(&t);
 	t = (struct gpuperf_text){ 0 };
 	gpuperf_usage_ndjson(&t, &f);
-	ck_assert_msg(strstr(t.data, "\"resident_bytes\":0,\"share_source\":"
-			     "\"measured_in_process\"}"), "%s", t.data);
+	ck_assert_msg(strstr(t.data, "\"resident_bytes\":0,\"records_lost\":37,"
+			     "\"share_source\":\"measured_in_process\"}"), "%s",
+		      t.data);
 	ck_assert_msg(strstr(t.data, "\"share_source\":\"driver_sampled\"}"),
 		      "%s", t.data);
 	gpuperf_text_fini(&t);
@@ -107,6 +114,8 @@ START_TEST(processes_say_where_their_share_came_from)
 	const char *row = strstr(t.data, "saturate");
 	ck_assert_msg(row && strstr(row, "measured_in_process") &&
 		      strstr(row, "measured_in_process") < strchr(row, '\n'),
+		      "%s", t.data);
+	ck_assert_msg(strstr(row, "measured_in_process (37 records lost)\n"),
 		      "%s", t.data);
 	gpuperf_text_fini(&t);
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The browser UI's pure modules (web/src: units, the series store, counter
-# bounds, CSV export, the context filter's words) under node's own test
+# bounds, CSV export, the context filter's words, share sources) under node's own test
 # runner, tests in web/test.
 # Stryker mutates the same modules against these tests (make mutate-web).
 #

@@ -8,6 +8,7 @@ import { clear, h } from './dom.js';
 import { chartTheme } from './chart_theme.js';
 import { num } from './protocol.js';
 import { formatValue } from './units.js';
+import { SHARE_SOURCE_TITLES, shareSourceName, shareSourceText } from './share_source.js';
 
 const INTERVAL_NS = 1e9;
 const HISTORY = 180;                    // intervals the plot keeps
@@ -24,22 +25,6 @@ function bytes(n) {
 // A oneof of one field is absent where the device cannot measure it.
 function optional(frame, oneof, field) {
 	return frame[oneof] === field ? frame[field] : null;
-}
-
-// ProcessUsage.share_source, in the words of every other sink.
-const SHARE_SOURCES = ['', 'kernel_counters', 'driver_sampled',
-	'measured_in_process', 'simulated'];
-const SHARE_SOURCE_TITLES = {
-	kernel_counters: 'the kernel\'s per-client engine time (DRM fdinfo)',
-	driver_sampled: 'the driver\'s sampled attribution (NVML): processes sharing ' +
-		'the GPU can be given each other\'s time',
-	measured_in_process: 'the process\'s own kernel time, measured inside it ' +
-		'(gpuperf run --cuda-activity)',
-	simulated: 'the simulated device\'s model',
-};
-
-export function shareSourceName(p) {
-	return SHARE_SOURCES[p.shareSource] ?? '';
 }
 
 const SORTS = {
@@ -254,7 +239,7 @@ export class UsagePanel {
 			h('td', { class: 'num' }, bytes(p.memoryBytes)),
 			h('td', { class: 'num' }, bytes(p.residentBytes)),
 			h('td', { title: SHARE_SOURCE_TITLES[shareSourceName(p)] ?? '' },
-				shareSourceName(p)))));
+				shareSourceText(p)))));
 		const notes = [];
 		if (!f.processesIncluded)
 			notes.push('Process rows are not shown to anyone here (the daemon runs with ' +
@@ -263,8 +248,10 @@ export class UsagePanel {
 			notes.push('No process uses the GPU.');
 		if (f.processVisibility === 2)
 			notes.push('Process ids and commands are shown to controllers only.');
-		if (f.processesUnreadable || f.processesNote)
+		if (f.processesUnreadable)
 			notes.push(`Partial list: ${f.processesNote}`);
+		else if (f.processesNote)
+			notes.push(f.processesNote);
 		this.processNote.textContent = notes.join(' ');
 	}
 
