@@ -197,35 +197,23 @@ int gpd_activity_socket_open(uv_loop_t *loop, const char *path,
 			     struct gpd_activity_socket **out,
 			     struct gpd_error *err)
 {
-	struct sockaddr_un sa;
-	socklen_t len = gpd_socket_path_address(path, &sa);
-	if (!len)
-		return gpd_fail(err, -ENAMETOOLONG, "%s: the path is too long for "
-				"a Unix socket; choose a shorter --unix", path);
-	int ret = gpd_socket_path_clear(path, SOCK_SEQPACKET,
-					"--unix (its .activity socket)", err);
+	int fd;
+	int ret = gpd_socket_path_listen_seqpacket(path, 64,
+			"--unix (its .activity socket)",
+			"where processes report their kernel time", &fd, err);
 	if (ret)
 		return ret;
 	struct gpd_activity_socket *as = calloc(1, sizeof(*as));
-	if (!as)
+	if (!as) {
+		close(fd);
+		if (path[0] != '@')
+			unlink(path);
 		return gpd_fail(err, -ENOMEM, "out of memory");
+	}
 	as->loop = loop;
 	as->store = store;
+	as->fd = fd;
 	snprintf(as->path, sizeof(as->path), "%s", path);
-	as->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (as->fd < 0) {
-		int code = -errno;
-		free(as);
-		return gpd_fail(err, code, "socket: %s", strerror(-code));
-	}
-	if (bind(as->fd, (struct sockaddr *)&sa, len) || listen(as->fd, 64)) {
-		int code = -errno;
-		close(as->fd);
-		free(as);
-		return gpd_fail(err, code, "cannot listen on %s, where processes "
-				"report their kernel time: %s", path,
-				strerror(-code));
-	}
 	uv_poll_init(loop, &as->poll, as->fd);
 	as->poll.data = as;
 	uv_poll_start(&as->poll, UV_READABLE, on_connection);

@@ -243,35 +243,23 @@ static void on_connection(uv_poll_t *h, int status, int events)
 int gpd_fd_socket_open(struct gpd_server *server, const char *path,
 		       struct gpd_fd_socket **out, struct gpd_error *err)
 {
-	struct sockaddr_un sa;
-	socklen_t len = gpd_socket_path_address(path, &sa);
-	if (!len)
-		return gpd_fail(err, -ENAMETOOLONG, "%s: the path is too long for "
-				"a Unix socket; choose a shorter --unix", path);
-	int ret = gpd_socket_path_clear(path, SOCK_SEQPACKET,
-					"--unix (its .fds socket)", err);
+	int fd;
+	int ret = gpd_socket_path_listen_seqpacket(path, MAX_CONNECTIONS,
+			"--unix (its .fds socket)",
+			"where clients of the Unix socket pass DRM files", &fd,
+			err);
 	if (ret)
 		return ret;
 	struct gpd_fd_socket *fs = calloc(1, sizeof(*fs));
-	if (!fs)
+	if (!fs) {
+		close(fd);
+		if (path[0] != '@')
+			unlink(path);
 		return gpd_fail(err, -ENOMEM, "out of memory");
+	}
 	fs->server = server;
+	fs->fd = fd;
 	snprintf(fs->path, sizeof(fs->path), "%s", path);
-	fs->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fs->fd < 0) {
-		int code = -errno;
-		free(fs);
-		return gpd_fail(err, code, "socket: %s", strerror(-code));
-	}
-	if (bind(fs->fd, (struct sockaddr *)&sa, len) ||
-	    listen(fs->fd, MAX_CONNECTIONS)) {
-		int code = -errno;
-		close(fs->fd);
-		free(fs);
-		return gpd_fail(err, code, "cannot listen on %s, where clients of "
-				"the Unix socket pass DRM files: %s", path,
-				strerror(-code));
-	}
 	uv_poll_init(server->loop, &fs->poll, fs->fd);
 	fs->poll.data = fs;
 	uv_poll_start(&fs->poll, UV_READABLE, on_connection);

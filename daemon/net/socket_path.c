@@ -2,6 +2,7 @@
  * Room for a Unix socket's file (see socket_path.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -56,4 +57,31 @@ socklen_t gpd_socket_path_address(const char *path, struct sockaddr_un *sa)
 		sa->sun_path[0] = '\0';
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
 			   (path[0] == '@' ? 0 : 1));
+}
+
+int gpd_socket_path_listen_seqpacket(const char *path, int backlog,
+				     const char *option, const char *purpose,
+				     int *fd, struct gpd_error *err)
+{
+	struct sockaddr_un sa;
+	socklen_t len = gpd_socket_path_address(path, &sa);
+	if (!len)
+		return gpd_fail(err, -ENAMETOOLONG, "%s: the path is too long for "
+				"a Unix socket; choose a shorter --unix", path);
+	int ret = gpd_socket_path_clear(path, SOCK_SEQPACKET, option, err);
+	if (ret)
+		return ret;
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		int code = -errno;
+		return gpd_fail(err, code, "socket: %s", strerror(-code));
+	}
+	if (bind(s, (struct sockaddr *)&sa, len) || listen(s, backlog)) {
+		int code = -errno;
+		close(s);
+		return gpd_fail(err, code, "cannot listen on %s, %s: %s", path,
+				purpose, strerror(-code));
+	}
+	*fd = s;
+	return 0;
 }

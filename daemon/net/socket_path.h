@@ -1,7 +1,7 @@
 /*
  * The file a Unix socket listens at: what the daemon may remove there
- * before binding. Both of its sockets (--unix PATH and PATH.fds) are made
- * the same way, so a path that names something else is never removed on
+ * before binding. All of its sockets (--unix PATH, PATH.fds and
+ * PATH.activity) are made the same way, so a path that names something else is never removed on
  * the daemon's privileges.
  */
 #ifndef GPD_NET_SOCKET_PATH_H
@@ -23,5 +23,12 @@ int gpd_socket_path_clear(const char *path, int type, const char *option,
 /* path's address for bind() and connect(): an abstract name when path
  * starts with '@'. Its length, or 0 when path is too long for one. */
 socklen_t gpd_socket_path_address(const char *path, struct sockaddr_un *sa);
+
+/* A non-blocking SOCK_SEQPACKET socket listening at path (room made as
+ * gpd_socket_path_clear makes it), in *fd: 0, or -errno with words naming
+ * option and saying what the socket is for (purpose: "where ..."). */
+int gpd_socket_path_listen_seqpacket(const char *path, int backlog,
+				     const char *option, const char *purpose,
+				     int *fd, struct gpd_error *err);
 
 #endif
