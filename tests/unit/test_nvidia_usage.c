@@ -30,6 +30,36 @@ static void two_readings(struct gpd_usage_source *src, struct gpd_usage_frame *f
 	gpd_usage_reading_fini(&b);
 }
 
+/* A source on the fake's GPU 0000:00:06.0 with a store of processes'
+ * own measures, pids connected to it. */
+static struct gpd_usage_source *measuring_source(const int32_t *pids, size_t n,
+						 struct gpd_process_activity **store)
+{
+	ck_assert_int_eq(gpd_process_activity_create(store), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(gpd_process_activity_connect(*store, pids[i]), 0);
+	struct gpd_usage_source *src;
+	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
+						 "/nonexistent", *store, &src), 0);
+	return src;
+}
+
+/* A reading after *last (read before, sorted), their frame in f, and the
+ * new reading in *last. */
+static void next_frame(struct gpd_usage_source *src,
+		       struct gpd_usage_reading *last, struct gpd_usage_frame *f)
+{
+	struct gpd_usage_reading next;
+	struct gpd_error err;
+	gpd_usage_reading_init(&next);
+	ck_assert_int_eq(src->ops->read(src, &next, true, &err), 0);
+	gpd_usage_reading_sort(&next);
+	gpd_usage_frame_init(f);
+	ck_assert_int_eq(gpd_usage_diff(&src->layout, last, &next, f), 0);
+	gpd_usage_reading_fini(last);
+	*last = next;
+}
+
 START_TEST(test_device_and_processes)
 {
 	fake_reset();
@@ -249,18 +279,14 @@ START_TEST(test_overlapping_measures_fit_the_busy_time)
 	fake.n_processes = 2;
 	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 99, 0, false };
 	fake.processes[1] = (struct fake_process){ 4343, 1 << 20, 0, 0, false };
+	static const int32_t pids[] = { 4242, 4343 };
 	struct gpd_process_activity *store;
-	ck_assert_int_eq(gpd_process_activity_create(&store), 0);
-	ck_assert_int_eq(gpd_process_activity_connect(store, 4242), 0);
-	ck_assert_int_eq(gpd_process_activity_connect(store, 4343), 0);
-	struct gpd_usage_source *src;
-	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
-						 "/nonexistent", store, &src), 0);
-	struct gpd_usage_reading a, b;
+	struct gpd_usage_source *src = measuring_source(pids, 2, &store);
+	struct gpd_usage_reading last;
 	struct gpd_error err;
-	gpd_usage_reading_init(&a);
-	gpd_usage_reading_init(&b);
-	ck_assert_int_eq(src->ops->read(src, &a, true, &err), 0);
+	gpd_usage_reading_init(&last);
+	ck_assert_int_eq(src->ops->read(src, &last, true, &err), 0);
+	gpd_usage_reading_sort(&last);
 	struct gpd_gpu_activity report = { .span_ns = 100000000 };
 	ck_assert_int_eq(gpd_pci_address_parse("0000:00:06.0", &report.gpu), 0);
 	const char *why;
@@ -269,12 +295,8 @@ START_TEST(test_overlapping_measures_fit_the_busy_time)
 	report.busy_ns = 31000000;
 	ck_assert_int_eq(gpd_process_activity_add(store, 4343, &report, 1, &why), 0);
 	usleep(50000);
-	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
-	gpd_usage_reading_sort(&a);
-	gpd_usage_reading_sort(&b);
 	struct gpd_usage_frame f;
-	gpd_usage_frame_init(&f);
-	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	next_frame(src, &last, &f);
 	const struct gpd_usage_process_row *x = gpd_usage_frame_process(&f, 4242);
 	const struct gpd_usage_process_row *y = gpd_usage_frame_process(&f, 4343);
 	ck_assert_double_eq_tol(x->class_busy[0], 0.92 / 1.23, 1e-3);
@@ -283,8 +305,7 @@ START_TEST(test_overlapping_measures_fit_the_busy_time)
 	ck_assert_msg(strstr(f.processes_note, "scaled to sum"), "%s",
 		      f.processes_note);
 	gpd_usage_frame_fini(&f);
-	gpd_usage_reading_fini(&a);
-	gpd_usage_reading_fini(&b);
+	gpd_usage_reading_fini(&last);
 	src->ops->destroy(src);
 	gpd_process_activity_destroy(store);
 }
@@ -299,32 +320,25 @@ START_TEST(test_lost_records_are_shown)
 	fake.n_processes = 2;
 	fake.processes[0] = (struct fake_process){ 4242, 1 << 20, 50, 0, false };
 	fake.processes[1] = (struct fake_process){ 4343, 1 << 20, 0, 0, false };
+	static const int32_t pids[] = { 4242 };
 	struct gpd_process_activity *store;
-	ck_assert_int_eq(gpd_process_activity_create(&store), 0);
-	ck_assert_int_eq(gpd_process_activity_connect(store, 4242), 0);
-	struct gpd_usage_source *src;
-	ck_assert_int_eq(gpd_nvidia_usage_create(fake_libs(), "0000:00:06.0",
-						 "/nonexistent", store, &src), 0);
+	struct gpd_usage_source *src = measuring_source(pids, 1, &store);
 	struct gpd_gpu_activity report = { .span_ns = 25000000,
 					   .busy_ns = 10000000 };
 	ck_assert_int_eq(gpd_pci_address_parse("0000:00:06.0", &report.gpu), 0);
 	const char *why;
-	struct gpd_usage_reading a, b;
+	struct gpd_usage_reading last;
 	struct gpd_error err;
-	gpd_usage_reading_init(&a);
-	gpd_usage_reading_init(&b);
-	ck_assert_int_eq(src->ops->read(src, &a, true, &err), 0);
+	gpd_usage_reading_init(&last);
+	ck_assert_int_eq(src->ops->read(src, &last, true, &err), 0);
+	gpd_usage_reading_sort(&last);
 	ck_assert_int_eq(gpd_process_activity_add(store, 4242, &report, 1, &why), 0);
 	gpd_process_activity_add_lost(store, 4242, 30);
 	gpd_process_activity_add_lost(store, 4242, 7);
 	/* Not connected: nobody's. */
 	gpd_process_activity_add_lost(store, 4343, 5);
-	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
-	gpd_usage_reading_sort(&a);
-	gpd_usage_reading_sort(&b);
 	struct gpd_usage_frame f;
-	gpd_usage_frame_init(&f);
-	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	next_frame(src, &last, &f);
 	const struct gpd_usage_process_row *x = gpd_usage_frame_process(&f, 4242);
 	const struct gpd_usage_process_row *y = gpd_usage_frame_process(&f, 4343);
 	ck_assert_int_eq(x->share_source, GPD_USAGE_SHARE_MEASURED_IN_PROCESS);
@@ -337,21 +351,14 @@ START_TEST(test_lost_records_are_shown)
 	gpd_usage_frame_fini(&f);
 
 	/* Nothing lost since: the total stays, the interval's note goes. */
-	gpd_usage_reading_fini(&a);
-	a = b;
-	gpd_usage_reading_init(&b);
 	ck_assert_int_eq(gpd_process_activity_add(store, 4242, &report, 1, &why), 0);
-	ck_assert_int_eq(src->ops->read(src, &b, true, &err), 0);
-	gpd_usage_reading_sort(&b);
-	gpd_usage_frame_init(&f);
-	ck_assert_int_eq(gpd_usage_diff(&src->layout, &a, &b, &f), 0);
+	next_frame(src, &last, &f);
 	x = gpd_usage_frame_process(&f, 4242);
 	ck_assert_uint_eq(x->records_lost, 37);
 	ck_assert_msg(!strstr(f.processes_note, "lost kernel records"), "%s",
 		      f.processes_note);
 	gpd_usage_frame_fini(&f);
-	gpd_usage_reading_fini(&a);
-	gpd_usage_reading_fini(&b);
+	gpd_usage_reading_fini(&last);
 	src->ops->destroy(src);
 	gpd_process_activity_destroy(store);
 }
