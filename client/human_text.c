@@ -109,17 +109,20 @@ static bool scale_pow10(double m, int k, double *out)
 }
 
 /*
- * s rounded to a whole number as printf rounds the exact value it stands
- * for, when s is within 2^-53 * s of that value: below 1e9 the error
- * (under 1.2e-7) cannot move s across a half unless s lies within 1e-6 of
- * one, where the caller asks printf instead (false).
+ * s (>= 0) rounded to a whole number as printf rounds the exact value it
+ * stands for, when s is within 2^-53 * s of that value (one rounding):
+ * the two round alike unless s lies nearer a half than that, where the
+ * caller asks printf instead (false). The margin kept is 1e-6 below 1e9
+ * (the error is under 1.2e-7 there), then 2^-50 * s, eight times the
+ * error; from 2^49 on no s is that far from a half.
  */
 static bool round_whole(double s, uint64_t *whole)
 {
 	double below = floor(s);
 	double fraction = s - below;
+	double margin = s < 1e9 ? 1e-6 : s * 0x1p-50;
 
-	if (s >= 1e9 || fabs(fraction - 0.5) < 1e-6)
+	if (s >= 0x1p52 || fabs(fraction - 0.5) < margin)
 		return false;
 	*whole = (uint64_t)below + (fraction > 0.5);
 	return true;
@@ -206,100 +209,157 @@ static size_t three_digits(char *buf, size_t size, double v)
 	return strlen(buf);
 }
 
-/* v with one decimal, as "%.1f" writes it. */
-static void one_decimal(char *buf, size_t size, double v)
+size_t gpuperf_fixed_text(char *buf, size_t size, double v, int decimals)
 {
 	double s;
 	uint64_t whole;
 
-	if (size < 32 || !isfinite(v) || !scale_pow10(fabs(v), 1, &s) ||
-	    !round_whole(s, &whole)) {
-		snprintf(buf, size, "%.1f", v);
-		return;
+	if (size < 32 || !isfinite(v) || decimals < 0 || decimals > 9 ||
+	    !scale_pow10(fabs(v), decimals, &s) || !round_whole(s, &whole)) {
+		int len = snprintf(buf, size, "%.*f", decimals, v);
+		return len < 0 || !size ? 0 : (size_t)len < size ? (size_t)len :
+		       size - 1;
 	}
 	char digits[24];
 	size_t n = 0;
-	uint64_t units = whole / 10;
+	/* The decimals, then the units: at least one digit before the
+	 * point. */
 	do {
-		digits[n++] = (char)('0' + units % 10);
-		units /= 10;
-	} while (units);
+		digits[n++] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole || n <= (size_t)decimals);
 	char *out = buf;
 	if (signbit(v))
 		*out++ = '-';
+	while (n > (size_t)decimals)
+		*out++ = digits[--n];
+	if (decimals)
+		*out++ = '.';
 	while (n)
 		*out++ = digits[--n];
-	*out++ = '.';
-	*out++ = (char)('0' + whole % 10);
 	*out = '\0';
+	return (size_t)(out - buf);
 }
 
-/* The strings one after another in buf, as far as size allows; returns
- * the length. */
-static size_t join(char *buf, size_t size, const char *const *parts, size_t n)
-{
-	size_t len = 0;
+/* Where text goes: at most up to end, which is left for the NUL; wide
+ * counts the bytes of it that are not terminal cells of their own. */
+struct text_out {
+	char *at, *end;
+	size_t wide;
+	bool cut;
+};
 
-	for (size_t i = 0; i < n; i++) {
-		size_t part = strlen(parts[i]);
-		if (part > size - 1 - len)
-			part = size - 1 - len;
-		memcpy(buf + len, parts[i], part);
-		len += part;
+/* Appends len bytes of s, as far as there is room. */
+static void put(struct text_out *o, const char *s, size_t len)
+{
+	size_t room = (size_t)(o->end - o->at);
+
+	if (len > room) {
+		len = room;
+		o->cut = true;
 	}
-	buf[len] = '\0';
+	memcpy(o->at, s, len);
+	o->at += len;
+}
+
+/* Ends the text in buf; returns its length, and its terminal cells in
+ * *cells where asked. */
+static size_t finish(struct text_out *o, char *buf, int *cells)
+{
+	size_t len = (size_t)(o->at - buf);
+
+	*o->at = '\0';
+	if (cells)
+		*cells = o->cut ? gpuperf_text_width(buf) : (int)(len - o->wide);
 	return len;
 }
 
-size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit)
+void gpuperf_human_unit_init(struct gpuperf_human_unit *u, const char *unit)
+{
+	if (!unit)
+		unit = "";
+	u->text = unit;
+	u->len = strlen(unit);
+	u->wide = u->len - (size_t)gpuperf_text_width(unit);
+	u->percent = !strcmp(unit, "%");
+	u->symbol = is_symbol(unit);
+}
+
+/* The unit, after a space where it has one. */
+static void put_unit(struct text_out *o, const struct gpuperf_human_unit *u)
+{
+	if (u->len)
+		put(o, " ", 1);
+	put(o, u->text, u->len);
+	o->wide += u->wide;
+}
+
+size_t gpuperf_human_unit_value(char *buf, size_t size, double v,
+				const struct gpuperf_human_unit *u, int *cells)
 {
 	static const struct {
 		double factor;
 		const char *prefix;
+		size_t len;
 	} prefixes[] = {
-		{ 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
-		{ 1, "" }, { 1e-3, "m" }, { 1e-6, "µ" }, { 1e-9, "n" },
+		{ 1e12, "T", 1 }, { 1e9, "G", 1 }, { 1e6, "M", 1 },
+		{ 1e3, "k", 1 }, { 1, "", 0 }, { 1e-3, "m", 1 },
+		{ 1e-6, "µ", sizeof("µ") - 1 }, { 1e-9, "n", 1 },
 	};
 	const size_t n = sizeof(prefixes) / sizeof(prefixes[0]);
 	char digits[GPUPERF_HUMAN_TEXT_MAX];
 
-	if (!size)
+	if (!size) {
+		if (cells)
+			*cells = 0;
 		return 0;
-	if (!unit)
-		unit = "";
-	if (!isfinite(v))
-		return join(buf, size, (const char *const[]){ "-" }, 1);
-	if (!strcmp(unit, "%")) {
-		one_decimal(digits, sizeof(digits), v);
-		return join(buf, size, (const char *const[]){ digits, " %" }, 2);
+	}
+	struct text_out o = { buf, buf + size - 1, 0, false };
+	if (!isfinite(v)) {
+		put(&o, "-", 1);
+		return finish(&o, buf, cells);
+	}
+	if (u->percent) {
+		put(&o, digits, gpuperf_fixed_text(digits, sizeof(digits), v, 1));
+		put(&o, " %", 2);
+		return finish(&o, buf, cells);
 	}
 	double magnitude = fabs(v);
-	bool symbol = is_symbol(unit);
 	if (v == 0 || (magnitude >= 1 && magnitude < 999.5) ||
-	    (!symbol && magnitude < 1)) {
-		three_digits(digits, sizeof(digits), v);
-		return join(buf, size, (const char *const[]){ digits,
-			    unit[0] ? " " : "", unit }, 3);
+	    (!u->symbol && magnitude < 1)) {
+		put(&o, digits, three_digits(digits, sizeof(digits), v));
+		put_unit(&o, u);
+		return finish(&o, buf, cells);
 	}
 	size_t i = 0;
 	/* The prefix under which the rounded value is below 1000. */
 	while (i + 1 < n && magnitude < prefixes[i].factor * 0.9995)
 		i++;
-	if (!symbol && prefixes[i].factor < 1)
+	if (!u->symbol && prefixes[i].factor < 1)
 		i = 4;
-	three_digits(digits, sizeof(digits), v / prefixes[i].factor);
-	size_t len;
-	if (symbol)
-		len = join(buf, size, (const char *const[]){ digits, " ",
-			   prefixes[i].prefix, unit }, 4);
-	else
-		len = join(buf, size, (const char *const[]){ digits, " ",
-			   prefixes[i].prefix, prefixes[i].prefix[0] ? " " : "",
-			   unit }, 5);
+	put(&o, digits, three_digits(digits, sizeof(digits),
+				     v / prefixes[i].factor));
+	put(&o, " ", 1);
+	put(&o, prefixes[i].prefix, prefixes[i].len);
+	o.wide += prefixes[i].len > 1 ? prefixes[i].len - 1 : 0;
+	if (!u->symbol && prefixes[i].len)
+		put(&o, " ", 1);
+	put(&o, u->text, u->len);
+	o.wide += u->wide;
+	size_t len = (size_t)(o.at - buf);
 	/* A bare prefix ("1.2 k") ends without a space. */
 	while (len && buf[len - 1] == ' ')
-		buf[--len] = '\0';
-	return len;
+		len--;
+	o.at = buf + len;
+	return finish(&o, buf, cells);
+}
+
+size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit)
+{
+	struct gpuperf_human_unit u;
+
+	gpuperf_human_unit_init(&u, unit);
+	return gpuperf_human_unit_value(buf, size, v, &u, NULL);
 }
 
 size_t gpuperf_duration_text(char *buf, size_t size, double ns)

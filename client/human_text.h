@@ -49,6 +49,28 @@ double gpuperf_display_value(const struct gpuperf_display *d, double value,
  * "55.9 %", "-" when not finite; returns the length. */
 size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit);
 
+/* A unit made ready for many values (a table column's): what
+ * gpuperf_human_value() finds out about it, found once. */
+struct gpuperf_human_unit {
+	const char *text;               /* the unit, which must outlive this */
+	size_t len;
+	size_t wide;                    /* bytes of it that are not terminal
+					 * cells of their own (UTF-8) */
+	bool percent;                   /* "%": one decimal, no prefix */
+	bool symbol;                    /* takes its prefix directly ("MB/s") */
+};
+
+void gpuperf_human_unit_init(struct gpuperf_human_unit *u, const char *unit);
+
+/* gpuperf_human_value() in a unit made ready; *cells (where not NULL):
+ * the terminal cells of the text, as gpuperf_text_width() counts them. */
+size_t gpuperf_human_unit_value(char *buf, size_t size, double v,
+				const struct gpuperf_human_unit *u, int *cells);
+
+/* v with decimals (0 to 9) digits after the point, as printf's "%.*f"
+ * writes it; returns the length. */
+size_t gpuperf_fixed_text(char *buf, size_t size, double v, int decimals);
+
 /* ns as a short duration: "105 ns", "834 µs", "6.99 s"; returns the
  * length. */
 size_t gpuperf_duration_text(char *buf, size_t size, double ns);

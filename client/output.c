@@ -19,6 +19,8 @@
 /* A counter's three digits, sign, point, prefix and spaces, before its
  * unit. */
 #define COUNTER_DIGITS_WIDTH 9
+/* The table's padding goes in blocks of this many spaces. */
+#define TABLE_BLOCK 16
 
 int gpuperf_format_parse(const char *name, enum gpuperf_format *out)
 {
@@ -48,8 +50,11 @@ int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 	o->columns = columns;
 	o->n_columns = n_columns;
 	o->widths = calloc(n_columns ? n_columns : 1, sizeof(*o->widths));
-	if (!o->widths)
+	o->units = calloc(n_columns ? n_columns : 1, sizeof(*o->units));
+	if (!o->widths || !o->units) {
+		gpuperf_output_fini(o);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n_columns; i++) {
 		int w = (int)strlen(table_key(&columns[i]));
 		/* Room for "-123 M " and the unit: every row lines up. */
@@ -59,15 +64,23 @@ int gpuperf_output_init(struct gpuperf_output *o, FILE *out,
 		if (w < value)
 			w = value;
 		o->widths[i] = w > MIN_TABLE_WIDTH ? w : MIN_TABLE_WIDTH;
+		gpuperf_human_unit_init(&o->units[i], columns[i].display.unit);
+		/* Two spaces, the padding in whole blocks, the text's
+		 * buffer whole. */
+		o->table_row_room += 2 + (size_t)o->widths[i] + TABLE_BLOCK +
+				     GPUPERF_HUMAN_TEXT_MAX;
 	}
+	o->table_row_room += 2;
 	return 0;
 }
 
 void gpuperf_output_fini(struct gpuperf_output *o)
 {
 	free(o->widths);
+	free(o->units);
 	free(o->line);
 	o->widths = NULL;
+	o->units = NULL;
 	o->line = NULL;
 }
 
@@ -198,7 +211,7 @@ static void human_number(char *buf, size_t size,
 	double v = cell_double(c);
 	switch (column->kind) {
 	case GPUPERF_COLUMN_TIME:
-		snprintf(buf, size, "%.3f", v / 1e9);
+		gpuperf_fixed_text(buf, size, v / 1e9, 3);
 		return;
 	case GPUPERF_COLUMN_DURATION:
 		gpuperf_duration_text(buf, size, v);
@@ -400,14 +413,79 @@ static void build_csv_row(struct gpuperf_output *o,
 	o->line[o->line_len] = '\0';
 }
 
+/*
+ * Appends a cell of len bytes and cells terminal cells right-aligned in
+ * width, after the two spaces between columns unless first. The row has
+ * room for every cell at its widest (see build_table_row): the spaces and
+ * text go in as blocks of a fixed size, past the cell's end where they
+ * are shorter, which costs less than counting them out.
+ */
+static void put_table_cell(struct gpuperf_output *o, const char *text,
+			   size_t len, int cells, int width, bool first)
+{
+	static const char spaces[TABLE_BLOCK] = {
+		[0 ... TABLE_BLOCK - 1] = ' ',
+	};
+	char *at = o->line + o->line_len;
+	size_t gap = (first ? 0 : 2) + (size_t)(width > cells ? width - cells : 0);
+
+	for (size_t done = 0; done < gap; done += TABLE_BLOCK)
+		memcpy(at + done, spaces, TABLE_BLOCK);
+	memcpy(at + gap, text, GPUPERF_HUMAN_TEXT_MAX);
+	o->line_len += gap + len;
+}
+
+/* A table row. Counters' cells go through their units made ready:
+ * offline replay writes millions of them. */
+static void build_table_row(struct gpuperf_output *o,
+			    const struct gpuperf_cell *cells)
+{
+	char text[GPUPERF_HUMAN_TEXT_MAX];
+	double duration_ns = row_duration_ns(o, cells);
+	double seconds = duration_ns / 1e9;
+	bool first = true;
+
+	if (!reserve(o, o->table_row_room))
+		return;
+	for (size_t i = 0; i < o->n_columns; i++) {
+		const struct gpuperf_cell *c = &cells[i];
+		const struct gpuperf_column *column = &o->columns[i];
+		size_t len;
+		int width;
+
+		if (column->machine_only)
+			continue;
+		if (column->kind == GPUPERF_COLUMN_COUNTER &&
+		    (c->type == GPUPERF_CELL_U64 ||
+		     c->type == GPUPERF_CELL_DOUBLE)) {
+			len = gpuperf_human_unit_value(
+				text, sizeof(text),
+				gpuperf_display_value(&column->display,
+						      cell_double(c), seconds),
+				&o->units[i], &width);
+		} else {
+			human_number(text, sizeof(text), column, c, duration_ns);
+			len = strlen(text);
+			width = gpuperf_text_width(text);
+		}
+		put_table_cell(o, text, len, width, o->widths[i], first);
+		first = false;
+	}
+	o->line[o->line_len++] = '\n';
+	o->line[o->line_len] = '\0';
+}
+
 static void build_row(struct gpuperf_output *o,
 		      const struct gpuperf_cell *cells)
 {
 	char num[GPUPERF_HUMAN_TEXT_MAX];
-	double duration_ns = row_duration_ns(o, cells);
 	bool first = true, quoted;
 	size_t len = 0;
 
+	if (o->format == GPUPERF_FORMAT_TABLE) {
+		build_table_row(o, cells);
+		return;
+	}
 	if (o->format == GPUPERF_FORMAT_NDJSON)
 		append_bytes(o, "{", 1);
 	for (size_t i = 0; i < o->n_columns; i++) {
@@ -416,10 +494,6 @@ static void build_row(struct gpuperf_output *o,
 		if (!written(o, i))
 			continue;
 		switch (o->format) {
-		case GPUPERF_FORMAT_TABLE:
-			human_number(num, sizeof(num), column, c, duration_ns);
-			append_padded(o, num, o->widths[i], first);
-			break;
 		case GPUPERF_FORMAT_CSV:
 			build_csv_row(o, cells);
 			return;
@@ -438,8 +512,9 @@ static void build_row(struct gpuperf_output *o,
 			else
 				append_bytes(o, num, len);
 			break;
-		case GPUPERF_FORMAT_PERFETTO:
-			break;          /* refused by gpuperf_output_init */
+		case GPUPERF_FORMAT_TABLE:      /* build_table_row */
+		case GPUPERF_FORMAT_PERFETTO:   /* refused by _init */
+			break;
 		}
 		first = false;
 	}

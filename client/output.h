@@ -86,6 +86,9 @@ struct gpuperf_output {
 	size_t n_columns;
 	const struct gpuperf_column *columns;
 	int *widths;                    /* table column widths */
+	struct gpuperf_human_unit *units;       /* table: each counter
+						 * column's, made ready */
+	size_t table_row_room;          /* bytes a table row may take */
 	char *line;                     /* rows not yet written, then the
 					 * one being built */
 	size_t line_len, line_cap;
