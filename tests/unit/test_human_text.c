@@ -169,6 +169,102 @@ START_TEST(test_prefixes)
 }
 END_TEST
 
+/* v with decimals digits as printf's "%.*f" writes it, checked. */
+static void check_fixed(struct tally *t, double v, int decimals)
+{
+	char want[512], got[512];
+
+	snprintf(want, sizeof(want), "%.*f", decimals, v);
+	size_t len = gpuperf_fixed_text(got, sizeof(got), v, decimals);
+	t->checked++;
+	if ((strcmp(got, want) || len != strlen(want)) && !t->wrong++)
+		snprintf(t->first_wrong, sizeof(t->first_wrong),
+			 "%a (%.17g, %d decimals): got '%.80s' (%zu), want '%.80s'",
+			 v, v, decimals, got, len, want);
+}
+
+/*
+ * Fixed decimals: the table's seconds ("%.3f", CLOCK_MONOTONIC times of
+ * machines up for years among them) and percentages ("%.1f"), at every
+ * magnitude, at the decimal halves of the last digit and the doubles
+ * next to them, where the exact binary value decides.
+ */
+START_TEST(test_fixed_decimals)
+{
+	struct tally t = { 0 };
+
+	for (int i = 0; i < 100000; i++) {
+		int decimals = (int)(rng() % 10);
+		double v = ldexp((double)(rng() >> 11) / 9007199254740992.0 + 0.5,
+				 (int)(rng() % 70) - 20);
+		check_fixed(&t, i % 2 ? v : -v, decimals);
+		check_fixed(&t, v, 3);
+		check_fixed(&t, v, 1);
+	}
+	for (int i = 0; i < 30000; i++) {
+		int decimals = i % 2 ? 3 : (int)(rng() % 10);
+		/* n + 1/2 at the last digit, n up to 10^15 */
+		double n = (double)(rng() % 1000000000000000ull >>
+				    (rng() % 50));
+		double v = (n + 0.5) / pow(10, decimals);
+
+		for (int j = 0; j < 3; j++) {
+			check_fixed(&t, v, decimals);
+			check_fixed(&t, -v, decimals);
+			v = nextafter(v, j ? 0 : INFINITY);
+		}
+	}
+	static const double special[] = { 0.0, -0.0, 0.5, 1.5, 2.5, 0.0005,
+					  1e22, 1e300, -1e-300, INFINITY,
+					  -INFINITY, NAN };
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		for (int decimals = 0; decimals <= 9; decimals++)
+			check_fixed(&t, special[i], decimals);
+	assert_all_right(&t, 400000);
+}
+END_TEST
+
+/*
+ * A unit made ready gives gpuperf_human_value()'s text, and the terminal
+ * cells it takes (the table right-aligns by them): with the two-byte µ
+ * of the prefixes, units of more than one byte a cell, and texts cut
+ * short by a small buffer.
+ */
+START_TEST(test_unit_made_ready)
+{
+	static const char *const units[] = { "", "s", "B/s", "%", "Hz",
+					      "cycles/s", "°C", "µm/s" };
+	char want[GPUPERF_HUMAN_TEXT_MAX], got[GPUPERF_HUMAN_TEXT_MAX];
+	unsigned long checked = 0;
+
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		struct gpuperf_human_unit ready;
+
+		gpuperf_human_unit_init(&ready, units[u]);
+		for (int i = 0; i < 4000; i++) {
+			double v = ldexp((double)(rng() >> 11) /
+					 9007199254740992.0 + 0.5,
+					 (int)(rng() % 90) - 45);
+			size_t size = i % 4 ? sizeof(got) : 1 + rng() % 12;
+			int cells = -1;
+
+			if (i % 3 == 0)
+				v = -v;
+			gpuperf_human_value(want, size, v, units[u]);
+			size_t len = gpuperf_human_unit_value(got, size, v,
+							      &ready, &cells);
+			ck_assert_str_eq(got, want);
+			ck_assert_uint_eq(len, strlen(want));
+			ck_assert_msg(cells == gpuperf_text_width(want),
+				      "'%s': %d cells, not %d", want, cells,
+				      gpuperf_text_width(want));
+			checked++;
+		}
+	}
+	ck_assert_uint_ge(checked, 32000);
+}
+END_TEST
+
 static Suite *human_text_suite(void)
 {
 	Suite *s = suite_create("human_text");
@@ -179,6 +275,8 @@ static Suite *human_text_suite(void)
 	tcase_add_test(tc, test_halfway);
 	tcase_add_test(tc, test_whole_numbers);
 	tcase_add_test(tc, test_prefixes);
+	tcase_add_test(tc, test_fixed_decimals);
+	tcase_add_test(tc, test_unit_made_ready);
 	suite_add_tcase(s, tc);
 	return s;
 }
