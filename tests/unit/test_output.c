@@ -169,6 +169,75 @@ START_TEST(test_table)
 }
 END_TEST
 
+/*
+ * Table columns line up by terminal cells: a µ prefix or a unit of
+ * two-byte characters takes one cell a character, in rows of many
+ * columns (longer than any buffer's first size); a cell wider than its
+ * column pushes the rest right rather than losing characters, and a
+ * text cell is cut at GPUPERF_HUMAN_TEXT_MAX - 1 bytes.
+ */
+START_TEST(test_table_lines_up_by_cells)
+{
+	enum { N = 40 };
+	static const char long_text[] =
+		"a context name far longer than any column of the table";
+	struct gpuperf_column cols[N + 1];
+	struct gpuperf_cell rows[3][N + 1];
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	struct gpuperf_output o;
+
+	memset(cols, 0, sizeof(cols));
+	cols[0] = (struct gpuperf_column){ .key = "duration_ns",
+					   .kind = GPUPERF_COLUMN_DURATION };
+	for (int i = 1; i <= N; i++) {
+		cols[i].key = i % 2 ? "T" : "Temperature";
+		cols[i].kind = GPUPERF_COLUMN_COUNTER;
+		gpuperf_display_for(&cols[i].display, i % 2 ? "s" : "°C",
+				    GPC_COUNTER_RAW, "duration");
+	}
+	for (int r = 0; r < 3; r++) {
+		rows[r][0] = (struct gpuperf_cell){ .type = GPUPERF_CELL_U64,
+						    .u = 1000 };
+		for (int i = 1; i <= N; i++)
+			rows[r][i] = (struct gpuperf_cell){
+				.type = GPUPERF_CELL_DOUBLE,
+				.d = i % 2 ? (r + 1) * 1.25e-6 * i :
+					 (r + 1) * -1.5 * i };
+	}
+	/* far wider than their columns */
+	rows[2][6] = (struct gpuperf_cell){ .type = GPUPERF_CELL_TEXT,
+					    .text = long_text };
+	rows[2][7] = (struct gpuperf_cell){ .type = GPUPERF_CELL_DOUBLE,
+					    .d = 1e300 };
+	ck_assert_int_eq(gpuperf_output_init(&o, f, GPUPERF_FORMAT_TABLE, cols,
+					     N + 1), 0);
+	for (int r = 0; r < 3; r++)
+		ck_assert_int_eq(gpuperf_output_row(&o, rows[r]), 0);
+	gpuperf_output_fini(&o);
+	fclose(f);
+
+	char *header = strtok(text, "\n");
+	char *first = strtok(NULL, "\n");
+	char *second = strtok(NULL, "\n");
+	char *third = strtok(NULL, "\n");
+	ck_assert_ptr_nonnull(third);
+	ck_assert_ptr_null(strtok(NULL, "\n"));
+	ck_assert_int_eq(gpuperf_text_width(first), gpuperf_text_width(header));
+	ck_assert_int_eq(gpuperf_text_width(second), gpuperf_text_width(header));
+	ck_assert_str_eq(strstr(header, "           T  Temperature  "), header + 11);
+	ck_assert(!strncmp(first, "       1 µs     1.25 µs        -3 °C     "
+			   "3.75 µs        -6 °C     6.25 µs", 66));
+	ck_assert_ptr_nonnull(strstr(third, "     18.8 µs  a context name far "
+				     "longer than any column of th  "
+				     "10000000000000000076304735395750356605147783355"
+				     "       -36 °C     33.8 µs"));
+	ck_assert_int_gt(gpuperf_text_width(third), gpuperf_text_width(header));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_format_names)
 {
 	enum gpuperf_format f;
@@ -264,6 +333,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_csv_line_breaks_quoted);
 	tcase_add_test(tc, test_ndjson);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_table_lines_up_by_cells);
 	tcase_add_test(tc, test_format_names);
 	tcase_add_test(tc, test_rows_reach_the_fd_whole);
 	tcase_add_test(tc, test_batched_rows_reach_the_fd_whole);
