@@ -206,12 +206,13 @@ static int run_process(char *const argv[], struct process_run *run)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* Both tools' best run (by wall time), the median of the rounds' ratios
- * and the largest peak RSS of each. */
+/* Both tools' best run (by wall time), their least CPU time, the median
+ * of the rounds' ratios and the largest peak RSS of each. */
 struct equal_work {
 	const char *what, *ours_line, *igt_line;
 	struct process_run ours, igt;
-	double median_ratio;
+	double ours_cpu_s, igt_cpu_s;
+	double median_ratio, median_cpu_ratio;
 	bool have_igt;
 };
 
@@ -232,13 +233,20 @@ static void keep_best(struct process_run *best, const struct process_run *run)
 	best->peak_rss_kb = rss;
 }
 
+static double median(double *values, size_t n)
+{
+	qsort(values, n, sizeof(values[0]), cmp_double);
+	return n ? values[n / 2] : 0;
+}
+
 /* Rounds alternate between the tools, so both see the same neighbours. */
 static int race(struct equal_work *e, char *const ours[], char *const igt[])
 {
-	double ratios[EQUAL_WORK_ROUNDS];
+	double ratios[EQUAL_WORK_ROUNDS], cpu_ratios[EQUAL_WORK_ROUNDS];
 	size_t n_ratios = 0;
 
 	e->ours.wall_s = e->igt.wall_s = 1e9;
+	e->ours_cpu_s = e->igt_cpu_s = 1e9;
 	e->have_igt = access(IGT_READER, X_OK) == 0;
 	for (int round = 0; round < EQUAL_WORK_ROUNDS; round++) {
 		struct process_run a, b;
@@ -248,13 +256,18 @@ static int race(struct equal_work *e, char *const ours[], char *const igt[])
 			return -1;
 		}
 		keep_best(&e->ours, &a);
+		if (a.cpu_s < e->ours_cpu_s)
+			e->ours_cpu_s = a.cpu_s;
 		if (!e->have_igt || run_process(igt, &b) < 0)
 			continue;
 		keep_best(&e->igt, &b);
+		if (b.cpu_s < e->igt_cpu_s)
+			e->igt_cpu_s = b.cpu_s;
+		cpu_ratios[n_ratios] = b.cpu_s / a.cpu_s;
 		ratios[n_ratios++] = b.wall_s / a.wall_s;
 	}
-	qsort(ratios, n_ratios, sizeof(ratios[0]), cmp_double);
-	e->median_ratio = n_ratios ? ratios[n_ratios / 2] : 0;
+	e->median_ratio = median(ratios, n_ratios);
+	e->median_cpu_ratio = median(cpu_ratios, n_ratios);
 	e->have_igt = n_ratios > 0;
 	return 0;
 }
@@ -275,9 +288,14 @@ static void print_equal_work(const struct equal_work *e)
 		return;
 	}
 	print_run(e->igt_line, &e->igt);
-	printf("    ratio (i915-perf-reader / gpuperf): %.2fx best of %d, %.2fx "
-	       "median (target >= 3x)\n", e->igt.wall_s / e->ours.wall_s,
-	       EQUAL_WORK_ROUNDS, e->median_ratio);
+	printf("    ratio (i915-perf-reader / gpuperf), target >= 3x:\n"
+	       "      CPU time %.2fx best of %d (%.3f s against %.3f s), "
+	       "%.2fx median\n"
+	       "      wall     %.2fx best of %d, %.2fx median\n",
+	       e->igt_cpu_s / e->ours_cpu_s, EQUAL_WORK_ROUNDS, e->ours_cpu_s,
+	       e->igt_cpu_s, e->median_cpu_ratio,
+	       e->igt.wall_s / e->ours.wall_s, EQUAL_WORK_ROUNDS,
+	       e->median_ratio);
 }
 
 /* How fast one core reads the file's bytes out of memory: the most any
@@ -354,9 +372,12 @@ static int equal_work(const char *dir, const char *keep)
 	}
 	double limit = read_limit(path);
 
+	double load[3] = { 0 };
+	getloadavg(load, 3);
 	printf("replay, equal work: %d tglgt2 RenderBasic reports, one every "
-	       "%u ticks (107 us), both tools as processes:\n", N_REPORTS,
-	       2u << EQUAL_WORK_EXPONENT);
+	       "%u ticks (107 us), both tools as processes (load average "
+	       "%.1f; on a busy machine CPU time is the steadier figure):\n",
+	       N_REPORTS, 2u << EQUAL_WORK_EXPONENT, load[0]);
 	print_equal_work(&pairs);
 	print_equal_work(&totals);
 	if (limit > 0)
