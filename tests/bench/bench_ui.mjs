@@ -1,14 +1,18 @@
 // The browser UI at 100 frames/s, in Debian's chromium against gpuperfd
 // --device sim: with 1 plotted counter as the reference, then with 20, in
-// the same page and run. Prints the page's work per animation frame
-// (decoding the messages since the last frame and drawing; median and
-// p95) and how long each frame waited from its arrival (the WebSocket
+// the same page and run, the plots drawn as frames arrive and then only on
+// animation frames. Prints, from chromium's own accounting, the renderer's
+// main thread CPU per drawing of the plots (the figure a loaded machine
+// changes least: it counts only the time the thread ran) and the
+// renderer's share of a core; the page's own work per drawing (decoding
+// the messages since the last one and drawing; median and p95, wall
+// time); and how long each frame waited from its arrival (the WebSocket
 // message) to the plots that show it drawn (median and p99; the canvas
-// commands issued, which the browser paints with that animation frame).
-// The goals, with 20 plots: a median under 16 ms of work a frame, and
-// every frame drawn within 16 ms of its arrival at p99. Figures, never a
-// pass or fail: a loaded machine only makes them larger, so the load
-// average is printed beside them.
+// commands issued, which the browser paints at its next refresh).
+// The goals, with 20 plots: under 16 ms of work a drawing, and every frame
+// drawn within 16 ms of its arrival at p99. Figures, never a pass or fail:
+// a loaded machine only makes them larger, so the load average is printed
+// beside them.
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { CHROMIUM, launchBrowser, outputDir, startDaemon } from '../browser/harness.mjs';
@@ -21,8 +25,9 @@ if (!existsSync(CHROMIUM) || !existsSync(`${WEB_ROOT}app.js`)) {
 	process.exit(0);
 }
 
-// Plots the first `count` counters of RenderBasic and measures.
-async function measure(page, count) {
+// Plots the first `count` counters of RenderBasic, drawn on arrival or
+// only on animation frames, and measures.
+async function measure(page, cdp, count, onArrival) {
 	// The button is off while nothing is plotted.
 	if (await page.isEnabled('#clear-plots'))
 		await page.click('#clear-plots');
@@ -31,31 +36,43 @@ async function measure(page, count) {
 	for (const symbol of symbols)
 		await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
 	await page.waitForFunction((n) => window.gpuperfUi.plots.selected.size === n, symbols.length);
-	await page.evaluate(() => {
+	await page.evaluate((on) => {
+		window.gpuperfUi.drawing.onArrival = on;
 		window.gpuperfUi.meter.reset();
 		window.gpuperfUi.drawLatency.reset();
-	});
+	}, onArrival);
+	const metrics = async () => Object.fromEntries(
+		(await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+	const was = await metrics();
 	const before = await page.evaluate(() => window.gpuperfUi.store.length);
 	await page.waitForTimeout(MEASURED_MS);
-	return page.evaluate((from) => {
+	const now = await metrics();
+	const m = await page.evaluate((from) => {
 		const ui = window.gpuperfUi;
 		return {
 			median: ui.meter.median(),
 			p95: ui.meter.percentile(0.95),
-			drawn: ui.meter.samples.length,
 			frames: ui.store.length - from,
+			drawings: ui.drawLatency.drawings,
 			waitMedian: ui.drawLatency.median(),
 			waitP99: ui.drawLatency.percentile(0.99),
 			waited: ui.drawLatency.samples.length,
 		};
 	}, before);
+	const seconds = now.Timestamp - was.Timestamp;
+	m.threadMs = (now.ThreadTime - was.ThreadTime) * 1000 / Math.max(m.drawings, 1);
+	m.threadCore = (now.ThreadTime - was.ThreadTime) / seconds;
+	m.processCore = (now.ProcessTime - was.ProcessTime) / seconds;
+	m.perSecond = m.frames * 1000 / MEASURED_MS;
+	return m;
 }
 
 function line(what, m) {
-	return `${what}: work median ${m.median.toFixed(2)} ms, p95 ${m.p95.toFixed(2)} ms per animation ` +
-		`frame (${m.drawn} drawn); arrival to drawn median ${m.waitMedian.toFixed(2)} ms, ` +
-		`p99 ${m.waitP99.toFixed(2)} ms (${m.waited} frames); ` +
-		`${Math.round(m.frames * 1000 / MEASURED_MS)} frames/s received`;
+	return `${what}: ${m.threadMs.toFixed(2)} ms of main-thread CPU a drawing (${m.drawings} ` +
+		`drawings; the thread ${(100 * m.threadCore).toFixed(0)}% of a core, the renderer ` +
+		`${(100 * m.processCore).toFixed(0)}%); page work median ${m.median.toFixed(2)} ms, p95 ` +
+		`${m.p95.toFixed(2)} ms a drawing; arrival to drawn median ${m.waitMedian.toFixed(2)} ms, ` +
+		`p99 ${m.waitP99.toFixed(2)} ms (${m.waited} frames); ${Math.round(m.perSecond)} frames/s received`;
 }
 
 const daemon = await startDaemon('bench-ui', ['--device', 'sim', '--linger', '0',
@@ -69,16 +86,21 @@ try {
 	await page.waitForFunction(() => window.gpuperfUi.stream.windowNs === 10e6 &&
 		window.gpuperfUi.store.length > 20);
 	await page.selectOption('#group-picker', 'counter');
-	const one = await measure(page, 1);
-	const twenty = await measure(page, 20);
+	const cdp = await page.context().newCDPSession(page);
+	await cdp.send('Performance.enable');
+	const one = await measure(page, cdp, 1, true);
+	const twenty = await measure(page, cdp, 20, true);
+	const paced = await measure(page, cdp, 20, false);
 	const load = loadavg()[0].toFixed(1);
-	console.log(`bench_ui: ${line('1 plot', one)}`);
-	console.log(`bench_ui: ${line('20 plots', twenty)}`);
+	console.log(`bench_ui: ${line('1 plot, drawn on arrival', one)}`);
+	console.log(`bench_ui: ${line('20 plots, drawn on arrival', twenty)}`);
+	console.log(`bench_ui: ${line('20 plots, drawn on animation frames only', paced)}`);
 	const verdict = (met) => (met ? 'met' : 'NOT MET');
-	console.log(`bench_ui: 20 plots take ${(twenty.median / Math.max(one.median, 0.01)).toFixed(1)}x ` +
-		`the work of 1 per frame (goal: median under 16 ms: ${verdict(twenty.median < 16)}); ` +
+	console.log(`bench_ui: 20 plots take ${(twenty.threadMs / Math.max(one.threadMs, 0.01)).toFixed(1)}x ` +
+		`the CPU of 1 a drawing (goal: under 16 ms: ${verdict(twenty.threadMs < 16)}); ` +
 		`arrival to drawn p99 ${twenty.waitP99.toFixed(2)} ms with 20 plots (goal under 16 ms: ` +
-		`${verdict(twenty.waited > 0 && twenty.waitP99 < 16)}); load average ${load}`);
+		`${verdict(twenty.waited > 0 && twenty.waitP99 < 16)}; ${paced.waitP99.toFixed(2)} ms ` +
+		`waiting for animation frames); load average ${load}`);
 } finally {
 	await browser.close();
 	await daemon.stop();

@@ -9,6 +9,7 @@ export class DrawLatency extends Samples {
 	constructor() {
 		super();
 		this.waiting = [];
+		this.drawings = 0;      // drawings that showed new frames
 	}
 
 	// A frame arrived at time t (performance.now()).
@@ -18,6 +19,8 @@ export class DrawLatency extends Samples {
 
 	// The plots were drawn at time t with every frame that arrived so far.
 	drawn(t) {
+		if (this.waiting.length)
+			this.drawings++;
 		for (const arrival of this.waiting)
 			this.add(t - arrival);
 		this.waiting = [];
@@ -30,5 +33,6 @@ export class DrawLatency extends Samples {
 	reset() {
 		super.reset();
 		this.forget();
+		this.drawings = 0;
 	}
 }

@@ -11,6 +11,7 @@ test('each frame counts from its own arrival to the drawing that showed it', () 
 	d.arrived(112);
 	d.drawn(126);
 	assert.deepEqual(d.samples, [10, 6, 14]);
+	assert.equal(d.drawings, 2);
 	assert.equal(d.median(), 10);
 	assert.equal(d.percentile(0.99), 14);
 });
@@ -21,6 +22,7 @@ test('a drawing with nothing new adds nothing', () => {
 	d.drawn(7);
 	d.drawn(20);
 	assert.deepEqual(d.samples, [2]);
+	assert.equal(d.drawings, 1, 'only drawings that showed new frames count');
 });
 
 test('frames nobody draws are forgotten, not counted when drawing resumes', () => {
@@ -34,4 +36,5 @@ test('frames nobody draws are forgotten, not counted when drawing resumes', () =
 	d.reset();
 	d.drawn(2000);
 	assert.deepEqual(d.samples, []);
+	assert.equal(d.drawings, 0);
 });
