@@ -7,6 +7,7 @@ import uPlot from 'uplot';
 import { clear, h } from './dom.js';
 import { DASHES, chartTheme } from './chart_theme.js';
 import { ClockText } from './clock_text.js';
+import { LinePath } from './line_path.js';
 import { formatDuration, formatValue, isSymbolUnit } from './units.js';
 import { MAX_SPAN_S } from './series_store.js';
 
@@ -194,7 +195,8 @@ export class PlotPanel {
 		return [...groups.values()];
 	}
 
-	commonOptions(theme, height) {
+	// lines: the LinePath of each series index whose line is kept.
+	commonOptions(theme, height, lines) {
 		const axis = {
 			stroke: theme.text,
 			grid: { stroke: theme.grid, width: 1 },
@@ -211,6 +213,7 @@ export class PlotPanel {
 			},
 			hooks: {
 				setSelect: [(u) => this.onDragSelect(u)],
+				drawSeries: [(u, seriesIdx) => lines[seriesIdx]?.draw(u, seriesIdx)],
 				draw: [changeMarks(this.store, theme)],
 			},
 		};
@@ -258,12 +261,13 @@ export class PlotPanel {
 		const store = this.store;
 
 		const timelineData = [store.x, store.reports, store.lost];
+		const reportsLine = new LinePath(uPlot.paths.linear());
 		const timeline = new uPlot({
-			...this.commonOptions(theme, TIMELINE_HEIGHT),
+			...this.commonOptions(theme, TIMELINE_HEIGHT, [null, reportsLine]),
 			title: 'Reports per window · lost data',
 			scales: { x: { time: true }, y: { range: yRange(false) }, loss: { range: (u, min, max) => [0, Math.max(1, max) * 1.2] } },
 			series: [this.timeSeries(), {
-				label: 'reports', stroke: theme.reports, width: LINE_WIDTH,
+				label: 'reports', stroke: theme.reports, width: LINE_WIDTH, paths: reportsLine.build,
 				value: (u, v) => (v == null ? '–' : String(v)),
 			}, {
 				label: 'lost', scale: 'loss', stroke: theme.loss, fill: theme.loss,
@@ -284,7 +288,8 @@ export class PlotPanel {
 				counters: indexes.map((i) => this.counters[i].symbol).join(' ') } });
 			this.chartBox.append(element);
 			const data = [store.x, ...indexes.map((i) => store.columns[i])];
-			const base = this.commonOptions(theme, CHART_HEIGHT);
+			const lines = [null, ...indexes.map(() => new LinePath(uPlot.paths.linear()))];
+			const base = this.commonOptions(theme, CHART_HEIGHT, lines);
 			const u = new uPlot({
 				...base,
 				title,
@@ -294,6 +299,7 @@ export class PlotPanel {
 					stroke: this.selected.get(this.counters[i].symbol),
 					dash: DASHES[k % DASHES.length],
 					width: LINE_WIDTH,
+					paths: lines[k + 1].build,
 					value: (self, v) => formatValue(v, unit),
 				}))],
 				axes: [base.axes[0], {

@@ -1,0 +1,167 @@
+// line_path.js: a chart's line kept between drawings while it follows
+// live data, drawn where uPlot would draw it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LinePath } from '../src/line_path.js';
+
+// The canvas's Path2D, recording what is drawn.
+class FakePath {
+	constructor() {
+		this.ops = [];
+	}
+
+	moveTo(x, y) {
+		this.ops.push(['M', x, y]);
+	}
+
+	lineTo(x, y) {
+		this.ops.push(['L', x, y]);
+	}
+}
+globalThis.Path2D = FakePath;
+
+// A context recording the stroke's state and where the path lands.
+function fakeContext() {
+	const state = { shift: [0, 0] };
+	return {
+		strokes: [],
+		save() {},
+		restore() {},
+		beginPath() {},
+		rect() {},
+		clip() {},
+		setLineDash(dash) {
+			state.dash = dash;
+		},
+		translate(x, y) {
+			state.shift = [state.shift[0] + x, state.shift[1] + y];
+		},
+		stroke(path) {
+			this.strokes.push({ ...state, lineWidth: this.lineWidth, strokeStyle: this.strokeStyle,
+				points: path.ops.map(([op, x, y]) => [op, x + state.shift[0], y + state.shift[1]]) });
+			state.shift = [0, 0];
+		},
+	};
+}
+
+// A chart 1000 px wide from x 50, 100 px high from y 10, its x scale
+// [min, max] and values 0..10.
+function chart(xs, ys, min, max) {
+	return {
+		data: [xs, ys],
+		scales: { x: { min, max }, y: { min: 0, max: 10 } },
+		series: [{}, { scale: 'y', width: 1, _stroke: '#0072b2', dash: [8, 4] }],
+		bbox: { left: 50, top: 10, width: 1000, height: 100 },
+		ctx: fakeContext(),
+	};
+}
+
+// Where uPlot puts row i (before its half-pixel alignment).
+function pixel(u, i) {
+	const { min, max } = u.scales.x;
+	return [50 + (u.data[0][i] - min) / (max - min) * 1000, 110 - u.data[1][i] * 10];
+}
+
+function drawn(line, u) {
+	const returned = line.build(u, 1, 0, u.data[0].length - 1);
+	line.draw(u, 1);
+	return { returned, stroke: u.ctx.strokes.at(-1) };
+}
+
+function near(a, b) {
+	return a.every((v, i) => Math.abs(v - b[i]) < 1e-6);
+}
+
+test('a live line lands on the rows\' pixels, with the series\' colour, width and dash', () => {
+	const xs = [100, 101, 102, 103], ys = [1, 2, null, 4];
+	const u = chart(xs, ys, 95, 105);
+	let other = 0;
+	const line = new LinePath(() => ++other);
+	const { returned, stroke } = drawn(line, u);
+	assert.equal(other, 0);
+	assert.equal(returned.stroke, null, 'uPlot strokes nothing itself');
+	assert.equal(stroke.strokeStyle, '#0072b2');
+	assert.equal(stroke.lineWidth, 1);
+	assert.deepEqual(stroke.dash, [8, 4]);
+	assert.deepEqual(stroke.points.map(([op]) => op), ['M', 'L', 'M'], 'a null breaks the line');
+	for (const [k, i] of [0, 1, 3].entries())
+		assert.ok(near(stroke.points[k].slice(1), pixel(u, i).map((v) => v + 0.5)),
+			`row ${i}: ${stroke.points[k]} against ${pixel(u, i)}`);
+});
+
+test('new rows are added to the kept path, and the view moving shifts it', () => {
+	const xs = [100, 101, 102], ys = [1, 2, 3];
+	const u = chart(xs, ys, 95, 105);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	const kept = line.path;
+	xs.push(103, 104);
+	ys.push(5, 6);
+	u.scales.x = { min: 97, max: 107 };
+	const { stroke } = drawn(line, u);
+	assert.equal(line.path, kept, 'the same path, grown');
+	assert.equal(kept.ops.length, 5, 'each row added once');
+	for (let i = 0; i < 5; i++)
+		assert.ok(near(stroke.points[i].slice(1), pixel(u, i).map((v) => v + 0.5)),
+			`row ${i}: ${stroke.points[i]} against ${pixel(u, i)}`);
+});
+
+test('the old rows leaving the store keep the path', () => {
+	const xs = [100, 101, 102, 103], ys = [1, 2, 3, 4];
+	const u = chart(xs, ys, 99, 109);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	xs.splice(0, 2);
+	ys.splice(0, 2);
+	xs.push(104);
+	ys.push(5);
+	const { stroke } = drawn(line, u);
+	assert.equal(line.path.ops.length, 5, 'only row 104 added');
+	assert.ok(near(stroke.points.at(-1).slice(1), pixel(u, 2).map((v) => v + 0.5)));
+});
+
+test('another value range or span starts the path afresh at the new scale', () => {
+	const xs = [100, 101, 102], ys = [1, 2, 3];
+	const u = chart(xs, ys, 95, 105);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	const first = line.path;
+	u.scales.y = { min: 0, max: 20 };
+	let { stroke } = drawn(line, u);
+	assert.notEqual(line.path, first);
+	assert.ok(near(stroke.points[2].slice(1), [50 + 7 / 10 * 1000 + 0.5, 110 - 3 * 5 + 0.5]));
+	const second = line.path;
+	u.scales.x = { min: 90, max: 110 };
+	({ stroke } = drawn(line, u));
+	assert.notEqual(line.path, second);
+	assert.ok(near(stroke.points[2].slice(1), [50 + 12 / 20 * 1000 + 0.5, 110 - 3 * 5 + 0.5]));
+});
+
+test('a view held before the newest row, or denser than 4 rows a pixel, is uPlot\'s', () => {
+	const xs = Array.from({ length: 10 }, (_, i) => 100 + i), ys = xs.map(() => 1);
+	const u = chart(xs, ys, 95, 105);
+	const built = [];
+	const line = new LinePath((...args) => (built.push(args.slice(1)), { stroke: 'uplot' }));
+	assert.deepEqual(line.build(u, 1, 0, 5), { stroke: 'uplot' });
+	line.draw(u, 1);
+	assert.equal(u.ctx.strokes.length, 0, 'drawn by uPlot, not again');
+	u.bbox.width = 2;
+	assert.deepEqual(line.build(u, 1, 0, 9), { stroke: 'uplot' });
+	u.bbox.width = 3;
+	assert.equal(line.build(u, 1, 0, 9).stroke, null, '9 rows over 3 px are kept');
+	assert.deepEqual(built, [[1, 0, 5], [1, 0, 9]]);
+});
+
+test('a path holding more rows before the view than in it starts afresh', () => {
+	const xs = Array.from({ length: 600 }, (_, i) => i), ys = xs.map(() => 1);
+	const u = chart(xs, ys, 0, 600);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	line.build(u, 1, 0, 599);
+	const first = line.path;
+	u.scales.x = { min: 300, max: 900 };
+	line.build(u, 1, 299, 599);
+	assert.equal(line.path, first, '299 rows before, 301 in view');
+	line.build(u, 1, 302, 599);
+	assert.notEqual(line.path, first, '302 before, 298 in view');
+	assert.equal(line.path.ops.length, 298);
+});
