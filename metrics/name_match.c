@@ -48,14 +48,27 @@ size_t gpm_name_distance(const char *a, const char *b)
 	return d[n][m];
 }
 
+static size_t compared_length(const char *s)
+{
+	size_t n = strlen(s);
+	return n < MAX_NAME ? n : MAX_NAME;
+}
+
 void gpm_name_consider(const char *typed, const char *candidate,
 		       const char **best, size_t *best_distance)
 {
 	size_t allowed = strlen(typed) / 3;
-	size_t distance = gpm_name_distance(typed, candidate);
+	size_t n = compared_length(typed), m = compared_length(candidate);
 
 	if (allowed < 1)
 		allowed = 1;
+	/* Each edit changes the length by one at most: a candidate whose
+	 * length is too far off is out without the whole table (a refused
+	 * name is compared with every counter of its set). */
+	size_t at_least = n > m ? n - m : m - n;
+	if (at_least > allowed || at_least >= *best_distance)
+		return;
+	size_t distance = gpm_name_distance(typed, candidate);
 	if (distance <= allowed && distance < *best_distance) {
 		*best = candidate;
 		*best_distance = distance;
