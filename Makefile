@@ -119,6 +119,10 @@ BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
+# make test replays each fuzz target's seeds and the inputs that once
+# crashed it (tests/fuzz/regressions/NAME) with the ordinary compiler.
+FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/seeds/%,$(BUILD)/tests/replay_%,\
+	$(wildcard tests/fuzz/seeds/fuzz_*))
 
 .PHONY: all run test unit-tests bench fuzz mutate mutate-web coverage install clean deps
 .DEFAULT_GOAL := all
@@ -275,7 +279,7 @@ $(BUILD)/tests/libfake-kernel.so: $(FAKE_KERNEL_SRCS) $(wildcard tests/fake-kern
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $(FAKE_KERNEL_SRCS) \
 		$(LIBDAEMON) $(LIBGPM) $(LDFLAGS) -Wl,--exclude-libs,ALL $(LDLIBS) -ldl
 
-unit-tests: $(UNIT_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
+unit-tests: $(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(FAKE_KERNEL) $(BUILD)/tests/server-checks \
 	$(BUILD)/tests/trace-check $(BUILD)/tests/gpu-metrics-table \
 	$(BUILD)/tests/daemon-proxy $(BUILD)/tests/episodes-recording \
 	$(BUILD)/tests/libhold-open.so $(BUILD)/tests/rgp-capture \
@@ -332,6 +336,14 @@ $(BUILD)/tests/server-checks: tests/integration/server_checks.c $(WS_CLIENT) $(A
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(filter %.c,$(WS_CLIENT)) \
 		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
+# A fuzz target with its inputs' replay driver (tests/fuzz/replay.c).
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c \
+		$(wildcard tests/fuzz/*.h) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_TARGET='"$*"' -o $@ \
+		$(filter %.c,$^) $(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
+$(BUILD)/tests/replay_fuzz_session: tests/fuzz/wire_check.c
+
 # Sessions over a real socket, read by the WebSocket test client.
 $(BUILD)/tests/test_ws_session: tests/unit/test_ws_session.c $(WS_CLIENT) \
 		$(wildcard tests/unit/*.h) $(ALL_LIBS)
@@ -343,7 +355,7 @@ $(BUILD)/tests/test_ws_session: tests/unit/test_ws_session.c $(WS_CLIENT) \
 test: deps
 	$(MAKE) all unit-tests
 	GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) sh tests/run-tests.sh \
-		$(UNIT_BINS) $(SCRIPT_TESTS)
+		$(UNIT_BINS) $(FUZZ_REPLAY_BINS) $(SCRIPT_TESTS)
 
 # As root, the daemon serves as the service's user (nobody before `make
 # install` made it), keeping CAP_PERFMON alone: never as root.
@@ -377,7 +389,8 @@ coverage: deps
 	find build/coverage -name '*.gcda' -delete 2>/dev/null || true
 	$(MAKE) COV=1 all unit-tests
 	-GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=build/coverage nice -n 19 sh tests/run-tests.sh \
-		$(UNIT_SRCS:tests/unit/%.c=build/coverage/tests/%) $(SCRIPT_TESTS)
+		$(UNIT_SRCS:tests/unit/%.c=build/coverage/tests/%) \
+		$(FUZZ_REPLAY_BINS:$(BUILD)/%=build/coverage/%) $(SCRIPT_TESTS)
 	sh tests/coverage/summary.sh build/coverage
 
 # The mutations run under nice in a copy of the tree (build/mutate), never

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metrics/equation.h"
+#include "tests/fuzz/fuzz_target.h"
 
 static int resolve(void *ctx, const char *name, size_t len, unsigned *index,
 		   enum gpm_value_type *type)
@@ -25,8 +26,6 @@ static int resolve(void *ctx, const char *name, size_t len, unsigned *index,
 	}
 	return -ENOENT;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

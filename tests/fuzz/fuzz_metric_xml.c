@@ -11,8 +11,8 @@
 #include "metrics/metric_binding.h"
 #include "metrics/metric_xml.h"
 #include "metrics/platform.h"
+#include "tests/fuzz/fuzz_target.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void evaluate_sets(const struct gpm_metrics_file *file,
 			  const uint8_t *data, size_t size)

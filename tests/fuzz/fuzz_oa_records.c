@@ -24,6 +24,7 @@
 #include "metrics/oa_record.h"
 #include "metrics/oa_report.h"
 #include "metrics/oa_window.h"
+#include "tests/fuzz/fuzz_target.h"
 
 #define MARK_BEGIN_RECORD 4
 #define MARK_END_RECORD 5
@@ -148,8 +149,6 @@ static void loss(unsigned losses, int *have_prev)
 	}
 	gpm_oa_windower_loss(&windower, losses);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

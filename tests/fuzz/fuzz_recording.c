@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "metrics/recording.h"
+#include "tests/fuzz/fuzz_target.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(int ok)
 {

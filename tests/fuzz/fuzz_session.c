@@ -46,6 +46,7 @@
 #include "daemon/net/session_internal.h"
 #include "daemon/sim/sim_source.h"
 #include "daemon/subscription_internal.h"
+#include "tests/fuzz/fuzz_target.h"
 #include "tests/fuzz/wire_check.h"
 
 #define K(x) GPUPERF__ENVELOPE__KIND_##x

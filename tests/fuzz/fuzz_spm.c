@@ -15,14 +15,13 @@
 
 #include "metrics/rgp_spm.h"
 #include "metrics/spm_ring.h"
+#include "tests/fuzz/fuzz_target.h"
 
 static uint32_t load32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -23,6 +23,7 @@
 #include "daemon/log.h"
 #include "daemon/net/server.h"
 #include "daemon/net/session.h"
+#include "tests/fuzz/fuzz_target.h"
 
 #define VIEWER_TOKEN "fuzztoken-0123456789abcdefgh"
 #define CONTROLLER_TOKEN "ctl-0123456789abcdefghijklmn"
