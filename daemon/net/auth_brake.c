@@ -6,12 +6,13 @@
 
 #include "daemon/net/auth_brake.h"
 
+/* Entries are taken from the table's start and never freed: the first
+ * free one ends the search (every Auth and bearer header looks here). */
 static struct gpd_auth_brake_peer *find(struct gpd_auth_brake *b,
 					const char *address)
 {
-	for (size_t i = 0; i < GPD_AUTH_BRAKE_PEERS; i++)
-		if (b->peers[i].address[0] &&
-		    !strcmp(b->peers[i].address, address))
+	for (size_t i = 0; i < GPD_AUTH_BRAKE_PEERS && b->peers[i].address[0]; i++)
+		if (!strcmp(b->peers[i].address, address))
 			return &b->peers[i];
 	return NULL;
 }
