@@ -303,9 +303,29 @@ static size_t past_request_id(const struct gpd_message *m)
 	return i < m->len && i <= 10 ? i + 1 : 0;
 }
 
+/* Whether m's field past its request id is the Envelope's hello: every
+ * message is asked, frames most, and the Hellos kept are looked at for
+ * Hellos alone. */
+static bool is_hello_field(const struct gpd_message *m, size_t skip)
+{
+	static uint8_t key[2];
+	if (!key[0]) {
+		uint32_t id = protobuf_c_message_descriptor_get_field_by_name(
+			&gpuperf__envelope__descriptor, "hello")->id;
+		uint32_t wire = id << 3 | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+		if (wire < 1 << 7 || wire >= 1 << 14)
+			abort();        /* a key of two bytes, as field 30's */
+		key[0] = (uint8_t)(wire | 0x80);
+		key[1] = (uint8_t)(wire >> 7);
+	}
+	return m->len - skip >= sizeof(key) && !memcmp(m->data + skip, key, sizeof(key));
+}
+
 static bool is_checked_hello(const struct gpd_message *m)
 {
 	size_t skip = past_request_id(m);
+	if (!is_hello_field(m, skip))
+		return false;
 	for (unsigned i = 0; i < n_hellos_checked; i++)
 		if (m->len - skip == hellos_checked[i].len &&
 		    !memcmp(m->data + skip, hellos_checked[i].data,
@@ -568,8 +588,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!daemon_ctx.loop)
 		setup();
-	/* Each input starts with no wrong tokens held against its peers. */
-	memset(&server.auth_brake, 0, sizeof(server.auth_brake));
+	/* Each input starts with no wrong tokens held against its peers:
+	 * the entries taken, from the table's start (auth_brake.c). */
+	struct gpd_auth_brake *brake = &server.auth_brake;
+	for (size_t i = 0; i < GPD_AUTH_BRAKE_PEERS && brake->peers[i].address[0]; i++)
+		memset(&brake->peers[i], 0, sizeof(brake->peers[i]));
+	brake->failed = brake->braked = 0;
 	sim_time_spent_ns = 0;
 	struct cursor c = { .data = data, .size = size };
 	while (c.size) {
