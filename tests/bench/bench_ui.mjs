@@ -39,11 +39,17 @@ async function measure(page, cdp, count, onArrival) {
 	for (const symbol of symbols)
 		await page.click(`#counter-list .counter[data-symbol="${symbol}"]`);
 	await page.waitForFunction((n) => window.gpuperfUi.plots.selected.size === n, symbols.length);
-	await page.evaluate((on) => {
+	const reset = () => page.evaluate((on) => {
 		window.gpuperfUi.drawing.onArrival = on;
 		window.gpuperfUi.meter.reset();
 		window.gpuperfUi.drawLatency.reset();
 	}, onArrival);
+	// The charts were made anew with each click: measured once they have
+	// drawn a few times since the last (a loaded page catches up first).
+	await reset();
+	await page.waitForFunction(() => window.gpuperfUi.drawLatency.drawings >= 10, null,
+		{ timeout: 60000 });
+	await reset();
 	const metrics = async () => Object.fromEntries(
 		(await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
 	const was = await metrics();
