@@ -137,7 +137,8 @@ static void log_decoding(const struct nvidia_source *ns,
 		 "overflows of the GPU's buffer, %llu other session failures, "
 		 "%llu gaps in the samples missing %.1f ms, %llu batches "
 		 "dropped behind the loop), %llu samples out of order dropped; "
-		 "%llu decodes of %.2f ms on average, %.1f ms at most; "
+		 "%llu decodes of %.2f ms on average (%.2f ms of CPU), %.1f ms "
+		 "at most; emptying images copied %.1f MB; "
 		 "evaluating an image took %.1f ms at most, and a full image "
 		 "waited for it %llu times; at most %.1f ms from one "
 		 "decode to the next, and %llu samples in one", ns->base.name,
@@ -151,7 +152,9 @@ static void log_decoding(const struct nvidia_source *ns,
 		 (unsigned long long)r->out_of_order,
 		 (unsigned long long)pm->decodes,
 		 (double)pm->decode_ns / (double)pm->decodes / 1e6,
+		 (double)pm->decode_cpu_ns / (double)pm->decodes / 1e6,
 		 (double)pm->decode_ns_max / 1e6,
+		 (double)pm->reset_bytes / 1e6,
 		 (double)pm->evaluate_ns_max / 1e6,
 		 (unsigned long long)st->evaluation_waits,
 		 (double)pm->apart_ns_max / 1e6,

@@ -2,7 +2,7 @@
  * A CUPTI PM sampling session (see pm_session.h).
  *
  * The decode schedule is what worked on an H200 (docs/nvidia-pm-sampling.md
- * and runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
+ * and runs of tests/device/nvidia_probe.c): a decode every 500 samples, at
  * most every 5 ms and at least every 100 ms, into an image of two and a
  * half decodes' worth or 200 ms, whichever is more (within 32 MiB); the
  * sampler hands an image that holds samples to its evaluating thread and
@@ -18,6 +18,14 @@
  * and delivery collapsed to 45% at 16 kHz. A sample still half decoded at
  * a reset is not lost: the next decode brings it whole.
  *
+ * A DecodeData call costs its samples' time and 1-2.6 ms of CPU beside
+ * (`nvidia_probe sweep`, README's NVIDIA section): per sample 25-30 us
+ * idle and 46-73 us DRAM-bound with five counters, 41-80 us idle and
+ * 380-570 us DRAM-bound with fifteen, whatever the batch, from 15 to 5000
+ * samples. So decoding less often saves only the fixed part: 500 samples
+ * a decode (50 ms at 100 us) instead of 250 save about 4% of a core there,
+ * and the 100 ms bound keeps what a client sees at most a decode late.
+ *
  * The hardware buffer must outlast the longest DecodeData call, and with
  * KEEP_OLDEST a full one ends the session: what it held and the next
  * session's setup are lost, 0.4 s and more. The calls are long: at 10 kHz
@@ -31,7 +39,10 @@
  * there), it never did, and the calls took about as long as from the
  * small ones (11.4 ms on average, against 10.1): their cost does not grow
  * with the buffer, whose size only lengthens SetConfig (a third of a
- * second at 256 MiB).
+ * second at 256 MiB). DRAM-bound, that second is shorter: the 195 MiB
+ * (100 us, five counters) and 73 MiB (800 us, fifteen) buffers overflowed
+ * when decodes came 0.4-0.6 s apart, some 6 KiB a counter and sample;
+ * still several times the longest decode period.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,7 +53,7 @@
 
 #include "daemon/nvidia/pm_session.h"
 
-#define SAMPLES_PER_DECODE 250
+#define SAMPLES_PER_DECODE 500
 #define MIN_DECODE_PERIOD_NS 5000000ull
 #define MAX_DECODE_PERIOD_NS 100000000ull
 #define IMAGE_HALF_PERIODS 5
@@ -190,6 +201,33 @@ static int make_config(struct gpd_nv_pm_session *s, const char *chip,
 	return 0;
 }
 
+/* The header and slot sizes of the images, from their size for the
+ * schedule's samples and for half as many (ds holds the first); none
+ * when the sizes do not grow by a whole slot a sample. */
+static void learn_layout(struct gpd_nv_pm_session *s,
+			 struct gpd_cupti_pm_data_size_params *ds)
+{
+	uint32_t n = ds->max_samples, half = n / 2;
+	size_t full_size = ds->data_size;
+	s->header_bytes = s->slot_bytes = 0;
+	if (n < 2)
+		return;
+	ds->max_samples = half;
+	gpd_cupti_result r = s->libs->cupti.pm_get_counter_data_size(ds);
+	size_t half_size = ds->data_size;
+	/* Asked again, it must say the same. */
+	ds->max_samples = n;
+	if (r || s->libs->cupti.pm_get_counter_data_size(ds) ||
+	    ds->data_size != full_size || half_size >= full_size ||
+	    (full_size - half_size) % (n - half))
+		return;
+	size_t slot = (full_size - half_size) / (n - half);
+	if (slot * n > full_size)
+		return;
+	s->slot_bytes = slot;
+	s->header_bytes = full_size - slot * n;
+}
+
 static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 		     const struct gpd_nv_pm_config *cfg, char *why, size_t size)
 {
@@ -244,6 +282,7 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 				    "cuptiPmSamplingGetCounterDataSize", r);
 	}
 	s->data_size = ds.data_size;
+	learn_layout(s, &ds);
 	s->values = calloc(s->n_metrics, sizeof(*s->values));
 	s->pristine = calloc(1, ds.data_size ? ds.data_size : 1);
 	if (!s->values || !s->pristine)
@@ -262,7 +301,7 @@ static int configure(struct gpd_nv_pm_session *s, size_t config_size,
 		img->data = malloc(ds.data_size ? ds.data_size : 1);
 		if (!img->data)
 			return -ENOMEM;
-		gpd_nv_pm_image_reset(s, img);
+		memcpy(img->data, s->pristine, s->data_size);
 	}
 	return 0;
 }
@@ -321,11 +360,22 @@ err:
 	return ret;
 }
 
-void gpd_nv_pm_image_reset(const struct gpd_nv_pm_session *s,
-			   struct gpd_nv_pm_image *img)
+size_t gpd_nv_pm_image_reset(struct gpd_nv_pm_session *s,
+			     struct gpd_nv_pm_image *img)
 {
-	memcpy(img->data, s->pristine, s->data_size);
+	size_t n = s->data_size;
+	if (s->slot_bytes && img->populated < (n - s->header_bytes) / s->slot_bytes)
+		n = s->header_bytes + img->populated * s->slot_bytes;
+	if (n < s->data_size && !s->layout_checked) {
+		s->layout_checked = true;
+		if (memcmp(img->data + n, s->pristine + n, s->data_size - n)) {
+			s->slot_bytes = 0;
+			n = s->data_size;
+		}
+	}
+	memcpy(img->data, s->pristine, n);
 	img->completed = img->populated = 0;
+	return n;
 }
 
 int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
@@ -370,6 +420,13 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void keep_max(uint64_t *max, uint64_t v)
 {
 	if (v > *max)
@@ -399,7 +456,7 @@ int gpd_nv_pm_session_decode_into(struct gpd_nv_pm_session *s,
 				  struct gpd_nv_pm_image *img, bool *full,
 				  char *why, size_t why_size)
 {
-	uint64_t began = monotonic_ns();
+	uint64_t began = monotonic_ns(), cpu = thread_cpu_ns();
 	size_t before = img->completed;
 
 	if (s->last_decode_at)
@@ -411,6 +468,7 @@ int gpd_nv_pm_session_decode_into(struct gpd_nv_pm_session *s,
 	dp.data_size = s->data_size;
 	gpd_cupti_result r = s->libs->cupti.pm_decode_data(&dp);
 	uint64_t took = monotonic_ns() - began;
+	s->stats->decode_cpu_ns += thread_cpu_ns() - cpu;
 	s->stats->decodes++;
 	s->stats->decode_ns += took;
 	keep_max(&s->stats->decode_ns_max, took);
@@ -471,7 +529,7 @@ int gpd_nv_pm_session_decode(struct gpd_nv_pm_session *s,
 		if (full || img->completed >= at) {
 			s->stats->resets++;
 			s->stats->cut_samples += img->populated - img->completed;
-			gpd_nv_pm_image_reset(s, img);
+			s->stats->reset_bytes += gpd_nv_pm_image_reset(s, img);
 			s->evaluated = 0;
 		}
 		if (!full)

@@ -14,6 +14,13 @@
  * DecodeData into another image was seen on an H200 (driver 580, CUPTI
  * 13.0: four 32 s streams at 10 kHz, every sample in order and right; the
  * README's NVIDIA performance section), not promised.
+ *
+ * An image is a header and a slot per sample, the slots filled in order
+ * (on an H200, CUPTI 13.0, idle and DRAM-bound: GetCounterDataSize is
+ * header + samples x slot, and a decode changed no byte past the slots of
+ * the samples it populated). Emptying it copies back only those bytes;
+ * the first time in a session, the rest is checked to be as initialized,
+ * and if it is not, images are emptied whole from then on.
  */
 #ifndef GPD_NVIDIA_PM_SESSION_H
 #define GPD_NVIDIA_PM_SESSION_H
@@ -40,6 +47,8 @@ struct gpd_nv_pm_stats {
 	uint64_t resets;                /* counter data image resets */
 	uint64_t cut_samples;           /* half-decoded samples at a reset */
 	uint64_t decode_ns, decode_ns_max;      /* in DecodeData */
+	uint64_t decode_cpu_ns;         /* of the decoding thread, in it */
+	uint64_t reset_bytes;           /* copied emptying images */
 	uint64_t evaluate_ns_max;       /* an image's samples, evaluated */
 	uint64_t apart_ns_max;          /* from one decode to the next */
 	uint64_t samples_max;           /* samples a decode brought */
@@ -90,6 +99,11 @@ struct gpd_nv_pm_session {
 	struct gpd_nv_pm_image images[GPD_NV_PM_IMAGES];
 	uint8_t *pristine;              /* an image as initialized */
 	size_t data_size;               /* of each image */
+	/* The images' layout: a header, then a slot per sample; slot_bytes
+	 * 0: unknown, images are emptied whole. Whoever empties images
+	 * reads and may clear it, checking the layout once. */
+	size_t header_bytes, slot_bytes;
+	bool layout_checked;
 	struct gpd_nv_pm_schedule schedule;
 	size_t evaluated;               /* of images[0], by ..._decode */
 	uint64_t last_decode_at;        /* CLOCK_MONOTONIC ns; 0: none yet */
@@ -148,10 +162,11 @@ int gpd_nv_pm_image_evaluate(struct gpd_nv_pm_session *s,
 			     char *why, size_t why_size);
 
 /* Empties img for the next decode, by copying an initialized image over
- * it; a sample half decoded into it comes whole with the next decode,
- * into whichever image. Where gpd_nv_pm_image_evaluate may run. */
-void gpd_nv_pm_image_reset(const struct gpd_nv_pm_session *s,
-			   struct gpd_nv_pm_image *img);
+ * the header and the slots of its populated samples; a sample half
+ * decoded into it comes whole with the next decode, into whichever image.
+ * Returns the bytes copied. Where gpd_nv_pm_image_evaluate may run. */
+size_t gpd_nv_pm_image_reset(struct gpd_nv_pm_session *s,
+			     struct gpd_nv_pm_image *img);
 
 /* Stops and frees everything; safe on a session that failed to open. */
 void gpd_nv_pm_session_close(struct gpd_nv_pm_session *s);

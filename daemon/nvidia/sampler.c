@@ -148,6 +148,7 @@ static void publish(struct gpd_nv_sampler *s)
 	s->stats.reports = s->builder.stats;
 	s->stats.dropped_batches = s->dropped_batches;
 	s->stats.pm.evaluate_ns_max = s->evaluate_ns_max;
+	s->stats.pm.reset_bytes = s->reset_bytes;
 	pthread_mutex_unlock(&s->lock);
 	s->batch_len = 0;
 	uv_async_send(s->wake);
@@ -162,9 +163,10 @@ static void share_decoding(struct gpd_nv_sampler *s)
 	s->stats.overflows = s->mine.overflows;
 	s->stats.failures = s->mine.failures;
 	s->stats.evaluation_waits = s->mine.evaluation_waits;
-	uint64_t evaluate_ns_max = s->stats.pm.evaluate_ns_max;
+	struct gpd_nv_pm_stats turns = s->stats.pm;
 	s->stats.pm = s->mine.pm;
-	s->stats.pm.evaluate_ns_max = evaluate_ns_max;
+	s->stats.pm.evaluate_ns_max = turns.evaluate_ns_max;
+	s->stats.pm.reset_bytes = turns.reset_bytes;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -197,7 +199,7 @@ static void *evaluate(void *arg)
 		uint64_t began = monotonic_ns();
 		int ret = gpd_nv_pm_image_evaluate(&s->pm, img, 0, on_sample, s,
 						   why, sizeof(why));
-		gpd_nv_pm_image_reset(&s->pm, img);
+		s->reset_bytes += gpd_nv_pm_image_reset(&s->pm, img);
 		uint64_t took = monotonic_ns() - began;
 		if (took > s->evaluate_ns_max)
 			s->evaluate_ns_max = took;
@@ -451,6 +453,7 @@ static void *run(void *arg)
 	pthread_mutex_lock(&s->lock);
 	s->stats.reports = s->builder.stats;
 	s->stats.dropped_batches = s->dropped_batches;
+	s->stats.pm.reset_bytes = s->reset_bytes;
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }

@@ -126,6 +126,7 @@ struct gpd_nv_sampler {
 	size_t batch_len, batch_cap;
 	uint64_t dropped_batches;
 	uint64_t evaluate_ns_max;
+	uint64_t reset_bytes;
 };
 
 /*

@@ -17,7 +17,8 @@
  * in order, once, whichever image they go to. The fake also counts what
  * CUPTI does not promise to survive: a call that changes the PM sampling
  * object off the thread that enabled it, and an image read or reset
- * while DecodeData writes it (races).
+ * while DecodeData writes it (races), and an image decoded into with bytes
+ * past its samples' slots left as a decode wrote them (stale).
  *
  * CUPTI's calls take no user pointer, so the state is one static struct;
  * the sampler thread calls in while the test reads, hence the lock.
@@ -83,6 +84,9 @@ struct fake_nv {
 	unsigned evaluate_delay_us;     /* each HostEvaluate takes this long */
 	unsigned evaluate_fail_at;      /* evaluation number that fails */
 	size_t sample_bytes;            /* of an image per sample (0: 24) */
+	/* Decode number that also writes the image's last byte, as a CUPTI
+	 * laying images out otherwise than header and slots might. */
+	unsigned stray_write_at;
 	double power_w;
 	/* The usage calls: percentages, and processes as NVML lists them. */
 	unsigned util_gpu, util_memory, util_encoder, util_decoder;
@@ -109,6 +113,9 @@ struct fake_nv {
 	unsigned images_used;           /* decoded into, in this session */
 	unsigned appends;               /* decodes into an image with samples */
 	unsigned full_images;           /* decodes that filled theirs */
+	/* Decodes into an image holding bytes that emptying it should have
+	 * put back as initialized (past its populated slots). */
+	unsigned stale_images;
 	unsigned races;                 /* an image read while decoded into */
 	unsigned pm_calls_elsewhere;    /* off the thread that enabled */
 	unsigned evaluations_on_decoding_thread;
@@ -468,6 +475,17 @@ static gpd_cupti_result fake_decode(struct gpd_cupti_pm_decode_params *p)
 		img->decoded = true;
 		fake.images_used++;
 	}
+	size_t per = fake.sample_bytes ? fake.sample_bytes
+				       : sizeof(struct fake_sample);
+	for (size_t i = FAKE_IMAGE_HEADER + img->c->n * per; i < p->data_size;
+	     i++) {
+		if (p->data[i]) {
+			fake.stale_images++;
+			break;
+		}
+	}
+	if (fake.stray_write_at && fake.decodes == fake.stray_write_at)
+		p->data[p->data_size - 1] = 1;
 	if (img->c->completed)
 		fake.appends++;
 	if (fake.setup_pending) {

@@ -549,6 +549,84 @@ START_TEST(image_bytes_bounded)
 }
 END_TEST
 
+/* The bytes of an image at 4 KiB a sample, as fake_data_size makes
+ * them. */
+static uint64_t fake_image_bytes(void)
+{
+	pthread_mutex_lock(&fake.lock);
+	uint64_t bytes = FAKE_IMAGE_HEADER + (uint64_t)fake.max_samples * 4096;
+	pthread_mutex_unlock(&fake.lock);
+	return bytes;
+}
+
+/* Emptying an image puts back only the header and the slots its samples
+ * took (a decode of 100 samples into an image of 266), and that is
+ * enough: no decode finds bytes of an earlier one. */
+START_TEST(images_emptied_where_written)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	FAKE_LOCKED(fake.sample_bytes = 4096);
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_nv_sampler_stats st = run_basic(&r, 40);
+	check_calls_apart();
+	ck_assert_uint_ge(st.pm.resets, 4);
+	ck_assert_uint_gt(st.pm.reset_bytes, 0);
+	ck_assert_uint_le(st.pm.reset_bytes, st.pm.resets * fake_image_bytes() / 2);
+	pthread_mutex_lock(&fake.lock);
+	ck_assert_uint_eq(fake.stale_images, 0);
+	pthread_mutex_unlock(&fake.lock);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	ck_assert_uint_eq(st.reports.gaps, 0);
+	ck_assert_uint_eq(st.reports.out_of_order, 0);
+	check_basic_means(&r);
+}
+END_TEST
+
+/* A decode that writes past its samples' slots (a CUPTI laying images
+ * out otherwise) is caught at the session's first emptying: images are
+ * emptied whole from then on, and no decode finds stale bytes. */
+START_TEST(unexpected_layout_emptied_whole)
+{
+	struct run r;
+	fake_reset();
+	basic_rates();
+	FAKE_LOCKED(fake.sample_bytes = 4096; fake.stray_write_at = 1);
+	start(&r, "nvidia:0", fake_libs());
+	struct gpd_nv_sampler_stats st = run_basic(&r, 40);
+	ck_assert_uint_ge(st.pm.resets, 4);
+	ck_assert_uint_ge(st.pm.reset_bytes,
+			  (st.pm.resets - 1) * fake_image_bytes());
+	pthread_mutex_lock(&fake.lock);
+	ck_assert_uint_eq(fake.stale_images, 0);
+	pthread_mutex_unlock(&fake.lock);
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	check_basic_means(&r);
+}
+END_TEST
+
+/* Each DecodeData call costs 1-2.6 ms of CPU beside its samples' (an
+ * H200, the README's NVIDIA section): at 100 us a decode brings 500
+ * samples, not 250. */
+START_TEST(decodes_bring_500_samples)
+{
+	struct run r;
+	struct gpd_error err;
+	fake_reset();
+	basic_rates();
+	start(&r, "nvidia:0", fake_libs());
+	ck_assert_int_eq(subscribe(&r, "Basic", 100000, 20000000, &err), 0);
+	run_loop(&r, 30, 10000);
+	ck_assert(!r.timed_out);
+	ck_assert_uint_ge(r.stats.pm.decodes, 3);
+	ck_assert_uint_ge(r.stats.pm.samples_max, 500);
+	ck_assert_uint_ge(r.reports, 450 * (r.stats.pm.decodes - 2));
+	ck_assert_uint_eq(r.buffer_lost, 0);
+	check_basic_means(&r);
+}
+END_TEST
+
 START_TEST(repeated_sample_dropped)
 {
 	struct run r;
@@ -848,6 +926,9 @@ static Suite *nvidia_source_suite(void)
 	tcase_add_test(tc, evaluation_failure_counted_as_loss);
 	tcase_add_test(tc, long_decode_fits_the_image);
 	tcase_add_test(tc, image_bytes_bounded);
+	tcase_add_test(tc, images_emptied_where_written);
+	tcase_add_test(tc, unexpected_layout_emptied_whole);
+	tcase_add_test(tc, decodes_bring_500_samples);
 	tcase_add_test(tc, hardware_busy_refused_as_busy_elsewhere);
 	tcase_add_test(tc, busy_later_then_recovered);
 	tcase_add_test(tc, telemetry_from_nvml);
