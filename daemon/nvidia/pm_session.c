@@ -2,7 +2,7 @@
  * A CUPTI PM sampling session (see pm_session.h).
  *
  * The decode schedule is what worked on an H200 (docs/nvidia-pm-sampling.md
- * and runs of tests/device/nvidia_probe.c): a decode every 500 samples, at
+ * and runs of tests/device/nvidia_probe.c): a decode every 250 samples, at
  * most every 5 ms and at least every 100 ms, into an image of two and a
  * half decodes' worth or 200 ms, whichever is more (within 32 MiB); the
  * sampler hands an image that holds samples to its evaluating thread and
@@ -22,9 +22,10 @@
  * (`nvidia_probe sweep`, README's NVIDIA section): per sample 25-30 us
  * idle and 46-73 us DRAM-bound with five counters, 41-80 us idle and
  * 380-570 us DRAM-bound with fifteen, whatever the batch, from 15 to 5000
- * samples. So decoding less often saves only the fixed part: 500 samples
- * a decode (50 ms at 100 us) instead of 250 save about 4% of a core there,
- * and the 100 ms bound keeps what a client sees at most a decode late.
+ * samples. In the daemon over the phased workload at 100 us, decodes of
+ * 500 samples cost what decodes of 250 did, 47-48 us a sample: decoding
+ * less often saves nothing measurable, and would make every sample reach
+ * its clients later and the images larger.
  *
  * The hardware buffer must outlast the longest DecodeData call, and with
  * KEEP_OLDEST a full one ends the session: what it held and the next
@@ -53,7 +54,7 @@
 
 #include "daemon/nvidia/pm_session.h"
 
-#define SAMPLES_PER_DECODE 500
+#define SAMPLES_PER_DECODE 250
 #define MIN_DECODE_PERIOD_NS 5000000ull
 #define MAX_DECODE_PERIOD_NS 100000000ull
 #define IMAGE_HALF_PERIODS 5

@@ -193,13 +193,13 @@ START_TEST(decode_schedule)
 {
 	struct gpd_nv_pm_schedule s;
 
-	/* 100 us, 5 counters: 500 samples a decode, into images of 200 ms
+	/* 100 us, 5 counters: 250 samples a decode, into images of 200 ms
 	 * (at least two and a half decodes), and a hardware buffer for a
 	 * second of them at 4 KiB per counter. */
 	gpd_nv_pm_schedule_for(100000, 5, &s);
-	ck_assert_uint_eq(s.decode_period_ns, 50 * MS);
+	ck_assert_uint_eq(s.decode_period_ns, 25 * MS);
 	ck_assert_uint_eq(s.max_samples, 2000 + 16);
-	ck_assert_uint_eq(s.min_samples, 500 * 5 / 2 + 16);
+	ck_assert_uint_eq(s.min_samples, 250 * 5 / 2 + 16);
 	ck_assert_uint_eq(s.reset_at, 1);
 	ck_assert_uint_eq(s.hardware_buffer_size, 10000 * 5 * 4096);
 	/* 800 us, 15 counters: every 100 ms at most. */

@@ -606,27 +606,6 @@ START_TEST(unexpected_layout_emptied_whole)
 }
 END_TEST
 
-/* Each DecodeData call costs 1-2.6 ms of CPU beside its samples' (an
- * H200, the README's NVIDIA section): at 100 us a decode brings 500
- * samples, not 250. */
-START_TEST(decodes_bring_500_samples)
-{
-	struct run r;
-	struct gpd_error err;
-	fake_reset();
-	basic_rates();
-	start(&r, "nvidia:0", fake_libs());
-	ck_assert_int_eq(subscribe(&r, "Basic", 100000, 20000000, &err), 0);
-	run_loop(&r, 30, 10000);
-	ck_assert(!r.timed_out);
-	ck_assert_uint_ge(r.stats.pm.decodes, 3);
-	ck_assert_uint_ge(r.stats.pm.samples_max, 500);
-	ck_assert_uint_ge(r.reports, 450 * (r.stats.pm.decodes - 2));
-	ck_assert_uint_eq(r.buffer_lost, 0);
-	check_basic_means(&r);
-}
-END_TEST
-
 START_TEST(repeated_sample_dropped)
 {
 	struct run r;
@@ -928,7 +907,6 @@ static Suite *nvidia_source_suite(void)
 	tcase_add_test(tc, image_bytes_bounded);
 	tcase_add_test(tc, images_emptied_where_written);
 	tcase_add_test(tc, unexpected_layout_emptied_whole);
-	tcase_add_test(tc, decodes_bring_500_samples);
 	tcase_add_test(tc, hardware_busy_refused_as_busy_elsewhere);
 	tcase_add_test(tc, busy_later_then_recovered);
 	tcase_add_test(tc, telemetry_from_nvml);
