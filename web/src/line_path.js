@@ -61,7 +61,15 @@ export class LinePath {
 			!(xs[from] >= this.firstX);
 		if (!fresh)
 			fresh = from - indexAt(xs, this.firstX) > Math.max(xs.length - from, MIN_SLACK_ROWS);
-		let next;
+		let next = xs.length;
+		if (!fresh) {
+			// Rows only arrive at the end (old ones leave at the start):
+			// the new ones follow the last one kept, or the rows are not
+			// those the path holds.
+			while (next > 0 && xs[next - 1] > this.lastX)
+				next--;
+			fresh = !(next > 0 && xs[next - 1] === this.lastX);
+		}
 		if (fresh) {
 			this.geometry = geometry;
 			this.path = new Path2D();
@@ -69,11 +77,6 @@ export class LinePath {
 			this.firstX = xs[from];
 			this.penDown = false;
 			next = from;
-		} else {
-			// Rows only arrive at the end (old ones leave at the start).
-			next = xs.length;
-			while (next > 0 && xs[next - 1] > this.lastX)
-				next--;
 		}
 		const { kx, ky, yMin, top, height } = this.geometry;
 		const bottom = top + height;

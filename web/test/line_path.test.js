@@ -165,3 +165,15 @@ test('a path holding more rows before the view than in it starts afresh', () => 
 	assert.notEqual(line.path, first, '302 before, 298 in view');
 	assert.equal(line.path.ops.length, 298);
 });
+
+test('rows that do not follow the last one kept (time went back) start the path afresh', () => {
+	const xs = [100, 101, 102], ys = [1, 2, 3];
+	const u = chart(xs, ys, 95, 105);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	xs.push(101.5);
+	ys.push(9);
+	const { stroke } = drawn(line, u);
+	assert.equal(line.path.ops.length, 4, 'every row drawn');
+	assert.ok(near(stroke.points[3].slice(1), pixel(u, 3).map((v) => v + 0.5)));
+});
