@@ -15,7 +15,9 @@
 #   memory-bound ones included;
 # - the daemon's closing account of each stream counting the BUFFER_LOST
 #   its frames carried (and figures.json: the daemon's CPU over each
-#   stream, its event loop's and its busiest thread's);
+#   stream, its event loop's and its busiest thread's, and from the
+#   account its DecodeData calls' time and CPU and the bytes it copied
+#   emptying images);
 # - at least 99% of the samples the period asks for delivered: the frames'
 #   reports against the time the frames span over the period the daemon
 #   says it samples at, with the 15-counter Overview set asked for 1 ms
@@ -320,6 +322,15 @@ for name, line in zip(runs, figures["daemon_accounts"]):
     run = figures["runs"].get(name)
     if run is None:
         continue
+    # What the decodes cost: CUPTI's DecodeData calls, their CPU time,
+    # and the bytes copied back emptying images.
+    cost = re.search(r"([0-9]+) decodes of ([0-9.]+) ms on average "
+                     r"\(([0-9.]+) ms of CPU\).*copied ([0-9.]+) MB", line)
+    if cost:
+        run["decoding"] = dict(decodes=int(cost.group(1)),
+                               decode_ms=float(cost.group(2)),
+                               decode_cpu_ms=float(cost.group(3)),
+                               emptying_copied_mb=float(cost.group(4)))
     check(said is not None and int(said.group(1)) == run["buffers_lost"],
           "%s: the daemon's account, %s BUFFER_LOST, is what the frames carried: %d"
           % (name, said.group(1) if said else "no", run["buffers_lost"]))
