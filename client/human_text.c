@@ -3,6 +3,7 @@
  * UI's units.js; README's "Units, times and contexts" states them.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,14 +77,6 @@ void gpuperf_display_of(struct gpuperf_display *d,
 	}
 	gpuperf_display_for(d, counter->units, counter->type,
 			    counter->semantic_type);
-}
-
-double gpuperf_display_value(const struct gpuperf_display *d, double value,
-			     double seconds)
-{
-	if (d->per_second)
-		value = seconds > 0 ? value / seconds : NAN;
-	return value * d->scale;
 }
 
 /* 10^0 to 10^22: every power of ten a double holds exactly. */
@@ -171,6 +164,14 @@ static size_t three_digits(char *buf, size_t size, double v)
 	int x;
 	char *out = buf;
 
+	if (v == 0 && size >= 32) {
+		/* "%.3g" keeps the sign of -0 */
+		if (signbit(v))
+			*out++ = '-';
+		*out++ = '0';
+		*out = '\0';
+		return (size_t)(out - buf);
+	}
 	if (v != 0 && isfinite(v) && size >= 32 &&
 	    three_significant(fabs(v), &d, &x) && x >= -4 && x < 20) {
 		char ddd[3] = { (char)('0' + d / 100), (char)('0' + d / 10 % 10),
@@ -241,117 +242,114 @@ size_t gpuperf_fixed_text(char *buf, size_t size, double v, int decimals)
 	return (size_t)(out - buf);
 }
 
-/* Where text goes: at most up to end, which is left for the NUL; wide
- * counts the bytes of it that are not terminal cells of their own. */
-struct text_out {
-	char *at, *end;
-	size_t wide;
-	bool cut;
+/* The SI prefixes; below: the least value that rounds to 1 under it. */
+#define PREFIX(factor, text) { factor, factor * 0.9995, text }
+static const struct {
+	double factor, below;
+	const char *text;
+} prefixes[GPUPERF_HUMAN_PREFIXES] = {
+	PREFIX(1e12, "T"), PREFIX(1e9, "G"), PREFIX(1e6, "M"), PREFIX(1e3, "k"),
+	PREFIX(1, ""), PREFIX(1e-3, "m"), PREFIX(1e-6, "µ"), PREFIX(1e-9, "n"),
 };
+#undef PREFIX
+/* The one without a prefix. */
+#define UNPREFIXED 4
 
-/* Appends len bytes of s, as far as there is room. */
-static void put(struct text_out *o, const char *s, size_t len)
+/* A suffix of the strings, without trailing spaces where trim says. */
+static void make_suffix(struct gpuperf_human_suffix *suffix,
+			const char *const *parts, size_t n, bool trim)
 {
-	size_t room = (size_t)(o->end - o->at);
+	size_t len = 0;
 
-	if (len > room) {
-		len = room;
-		o->cut = true;
+	memset(suffix->text, 0, sizeof(suffix->text));
+	for (size_t i = 0; i < n; i++) {
+		size_t part = strlen(parts[i]);
+		memcpy(suffix->text + len, parts[i], part);
+		len += part;
 	}
-	memcpy(o->at, s, len);
-	o->at += len;
-}
-
-/* Ends the text in buf; returns its length, and its terminal cells in
- * *cells where asked. */
-static size_t finish(struct text_out *o, char *buf, int *cells)
-{
-	size_t len = (size_t)(o->at - buf);
-
-	*o->at = '\0';
-	if (cells)
-		*cells = o->cut ? gpuperf_text_width(buf) : (int)(len - o->wide);
-	return len;
+	while (trim && len && suffix->text[len - 1] == ' ')
+		suffix->text[--len] = '\0';
+	suffix->len = (unsigned char)len;
+	suffix->wide = (unsigned char)(len - (size_t)gpuperf_text_width(suffix->text));
 }
 
 void gpuperf_human_unit_init(struct gpuperf_human_unit *u, const char *unit)
 {
-	if (!unit)
-		unit = "";
-	u->text = unit;
-	u->len = strlen(unit);
-	u->wide = u->len - (size_t)gpuperf_text_width(unit);
-	u->percent = !strcmp(unit, "%");
-	u->symbol = is_symbol(unit);
-}
+	char text[GPUPERF_HUMAN_UNIT_MAX + 1];
 
-/* The unit, after a space where it has one. */
-static void put_unit(struct text_out *o, const struct gpuperf_human_unit *u)
-{
-	if (u->len)
-		put(o, " ", 1);
-	put(o, u->text, u->len);
-	o->wide += u->wide;
+	snprintf(text, sizeof(text), "%s", unit ? unit : "");
+	u->percent = !strcmp(text, "%");
+	u->symbol = is_symbol(text);
+	make_suffix(&u->plain, (const char *const[]){ text[0] ? " " : "", text },
+		    2, false);
+	for (size_t i = 0; i < GPUPERF_HUMAN_PREFIXES; i++) {
+		const char *prefix = prefixes[i].text;
+		make_suffix(&u->prefixed[i], (const char *const[]){
+				    " ", prefix,
+				    !u->symbol && prefix[0] ? " " : "", text },
+			    4, true);
+	}
 }
 
 size_t gpuperf_human_unit_value(char *buf, size_t size, double v,
 				const struct gpuperf_human_unit *u, int *cells)
 {
-	static const struct {
-		double factor;
-		const char *prefix;
-		size_t len;
-	} prefixes[] = {
-		{ 1e12, "T", 1 }, { 1e9, "G", 1 }, { 1e6, "M", 1 },
-		{ 1e3, "k", 1 }, { 1, "", 0 }, { 1e-3, "m", 1 },
-		{ 1e-6, "µ", sizeof("µ") - 1 }, { 1e-9, "n", 1 },
-	};
-	const size_t n = sizeof(prefixes) / sizeof(prefixes[0]);
-	char digits[GPUPERF_HUMAN_TEXT_MAX];
+	/* The digits, cut to GPUPERF_HUMAN_TEXT_MAX - 1 bytes as they
+	 * always were, then the suffix whole. */
+	char text[GPUPERF_HUMAN_ROOM];
+	char *out = size >= sizeof(text) ? buf : text;
+	const struct gpuperf_human_suffix *suffix = &u->plain;
+	size_t len;
 
-	if (!size) {
-		if (cells)
-			*cells = 0;
-		return 0;
-	}
-	struct text_out o = { buf, buf + size - 1, 0, false };
 	if (!isfinite(v)) {
-		put(&o, "-", 1);
-		return finish(&o, buf, cells);
+		out[0] = '-';
+		len = 1;
+		suffix = NULL;
+	} else if (u->percent) {
+		len = gpuperf_fixed_text(out, GPUPERF_HUMAN_TEXT_MAX, v, 1);
+	} else if (v == 0 || (fabs(v) >= 1 && fabs(v) < 999.5) ||
+		   (!u->symbol && fabs(v) < 1)) {
+		len = three_digits(out, GPUPERF_HUMAN_TEXT_MAX, v);
+	} else {
+		size_t i = 0;
+		/* The prefix under which the rounded value is below 1000. */
+		while (i + 1 < GPUPERF_HUMAN_PREFIXES &&
+		       fabs(v) < prefixes[i].below)
+			i++;
+		if (!u->symbol && prefixes[i].factor < 1)
+			i = UNPREFIXED;
+		len = three_digits(out, GPUPERF_HUMAN_TEXT_MAX,
+				   v / prefixes[i].factor);
+		suffix = &u->prefixed[i];
 	}
-	if (u->percent) {
-		put(&o, digits, gpuperf_fixed_text(digits, sizeof(digits), v, 1));
-		put(&o, " %", 2);
-		return finish(&o, buf, cells);
+	size_t wide = 0;
+	if (suffix) {
+		memcpy(out + len, suffix->text, sizeof(suffix->text));
+		len += suffix->len;
+		wide = suffix->wide;
 	}
-	double magnitude = fabs(v);
-	if (v == 0 || (magnitude >= 1 && magnitude < 999.5) ||
-	    (!u->symbol && magnitude < 1)) {
-		put(&o, digits, three_digits(digits, sizeof(digits), v));
-		put_unit(&o, u);
-		return finish(&o, buf, cells);
+	out[len] = '\0';
+	bool cut = false;
+	if (out != buf) {
+		if (!size) {
+			len = 0;
+		} else if (len > size - 1) {
+			len = size - 1;
+			cut = true;
+			/* A bare prefix ("1.2 k") ends without a space. */
+			while (suffix && suffix != &u->plain && len &&
+			       text[len - 1] == ' ')
+				len--;
+			memcpy(buf, text, len);
+			buf[len] = '\0';
+		} else {
+			memcpy(buf, text, len + 1);
+		}
 	}
-	size_t i = 0;
-	/* The prefix under which the rounded value is below 1000. */
-	while (i + 1 < n && magnitude < prefixes[i].factor * 0.9995)
-		i++;
-	if (!u->symbol && prefixes[i].factor < 1)
-		i = 4;
-	put(&o, digits, three_digits(digits, sizeof(digits),
-				     v / prefixes[i].factor));
-	put(&o, " ", 1);
-	put(&o, prefixes[i].prefix, prefixes[i].len);
-	o.wide += prefixes[i].len > 1 ? prefixes[i].len - 1 : 0;
-	if (!u->symbol && prefixes[i].len)
-		put(&o, " ", 1);
-	put(&o, u->text, u->len);
-	o.wide += u->wide;
-	size_t len = (size_t)(o.at - buf);
-	/* A bare prefix ("1.2 k") ends without a space. */
-	while (len && buf[len - 1] == ' ')
-		len--;
-	o.at = buf + len;
-	return finish(&o, buf, cells);
+	if (cells)
+		*cells = !size ? 0 : cut ? gpuperf_text_width(buf) :
+			 (int)(len - wide);
+	return len;
 }
 
 size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit)
@@ -362,13 +360,23 @@ size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit)
 	return gpuperf_human_unit_value(buf, size, v, &u, NULL);
 }
 
+static struct gpuperf_human_unit seconds;
+static pthread_once_t seconds_once = PTHREAD_ONCE_INIT;
+
+static void init_seconds(void)
+{
+	gpuperf_human_unit_init(&seconds, "s");
+}
+
 size_t gpuperf_duration_text(char *buf, size_t size, double ns)
 {
 	if (isfinite(ns) && fabs(ns) >= 999.5e9) {
 		int n = snprintf(buf, size, "%.0f s", ns / 1e9);
 		return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 	}
-	return gpuperf_human_value(buf, size, ns * 1e-9, "s");
+	/* Tables write one a row. */
+	pthread_once(&seconds_once, init_seconds);
+	return gpuperf_human_unit_value(buf, size, ns * 1e-9, &seconds, NULL);
 }
 
 int gpuperf_text_width(const char *s)

@@ -17,6 +17,7 @@
 #ifndef GPUPERF_HUMAN_TEXT_H
 #define GPUPERF_HUMAN_TEXT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -41,21 +42,45 @@ void gpuperf_display_for(struct gpuperf_display *d, const char *units,
 void gpuperf_display_of(struct gpuperf_display *d,
 			const struct gpc_counter *counter);
 
-/* A window's value as the display shows it, for a window of seconds. */
-double gpuperf_display_value(const struct gpuperf_display *d, double value,
-			     double seconds);
+/* A window's value as the display shows it, for a window of seconds
+ * (inline: tables call it for every cell). */
+static inline double gpuperf_display_value(const struct gpuperf_display *d,
+					   double value, double seconds)
+{
+	if (d->per_second)
+		value = seconds > 0 ? value / seconds : NAN;
+	return value * d->scale;
+}
 
 /* v, already in unit, with an SI prefix: "43.6 GB/s", "1.21 G cycles/s",
  * "55.9 %", "-" when not finite; returns the length. */
 size_t gpuperf_human_value(char *buf, size_t size, double v, const char *unit);
 
+/* A unit is shown to this many bytes. */
+#define GPUPERF_HUMAN_UNIT_MAX 31
+/* T, G, M, k, none, m, µ, n */
+#define GPUPERF_HUMAN_PREFIXES 8
+
+/* What follows a number's digits: " %", " B/s", " kB/s", " k cycles/s". */
+struct gpuperf_human_suffix {
+	char text[40];                  /* NUL-padded */
+	unsigned char len;
+	unsigned char wide;             /* bytes that are not terminal cells
+					 * of their own (UTF-8) */
+};
+
+/* Room in which gpuperf_human_unit_value() writes in place rather than
+ * through a buffer of its own: GPUPERF_HUMAN_TEXT_MAX - 1 bytes of
+ * digits, then a suffix whole. */
+#define GPUPERF_HUMAN_ROOM \
+	(GPUPERF_HUMAN_TEXT_MAX - 1 + sizeof(((struct gpuperf_human_suffix *)0)->text))
+
 /* A unit made ready for many values (a table column's): what
- * gpuperf_human_value() finds out about it, found once. */
+ * gpuperf_human_value() finds out about it and writes after the digits,
+ * found and written once. */
 struct gpuperf_human_unit {
-	const char *text;               /* the unit, which must outlive this */
-	size_t len;
-	size_t wide;                    /* bytes of it that are not terminal
-					 * cells of their own (UTF-8) */
+	struct gpuperf_human_suffix plain;      /* without a prefix */
+	struct gpuperf_human_suffix prefixed[GPUPERF_HUMAN_PREFIXES];
 	bool percent;                   /* "%": one decimal, no prefix */
 	bool symbol;                    /* takes its prefix directly ("MB/s") */
 };
@@ -63,7 +88,8 @@ struct gpuperf_human_unit {
 void gpuperf_human_unit_init(struct gpuperf_human_unit *u, const char *unit);
 
 /* gpuperf_human_value() in a unit made ready; *cells (where not NULL):
- * the terminal cells of the text, as gpuperf_text_width() counts them. */
+ * the terminal cells of the text, as gpuperf_text_width() counts them.
+ * Units are shown to GPUPERF_HUMAN_UNIT_MAX bytes. */
 size_t gpuperf_human_unit_value(char *buf, size_t size, double v,
 				const struct gpuperf_human_unit *u, int *cells);
 

@@ -440,7 +440,7 @@ static void put_table_cell(struct gpuperf_output *o, const char *text,
 static void build_table_row(struct gpuperf_output *o,
 			    const struct gpuperf_cell *cells)
 {
-	char text[GPUPERF_HUMAN_TEXT_MAX];
+	char text[GPUPERF_HUMAN_ROOM];
 	double duration_ns = row_duration_ns(o, cells);
 	double seconds = duration_ns / 1e9;
 	bool first = true;
@@ -458,13 +458,19 @@ static void build_table_row(struct gpuperf_output *o,
 		if (column->kind == GPUPERF_COLUMN_COUNTER &&
 		    (c->type == GPUPERF_CELL_U64 ||
 		     c->type == GPUPERF_CELL_DOUBLE)) {
-			len = gpuperf_human_unit_value(
-				text, sizeof(text),
-				gpuperf_display_value(&column->display,
-						      cell_double(c), seconds),
-				&o->units[i], &width);
+			double v = gpuperf_display_value(&column->display,
+							 cell_double(c),
+							 seconds);
+			len = gpuperf_human_unit_value(text, sizeof(text), v,
+						       &o->units[i], &width);
+			/* Cut where every cell is cut (human_number). */
+			if (len >= GPUPERF_HUMAN_TEXT_MAX)
+				len = gpuperf_human_unit_value(
+					text, GPUPERF_HUMAN_TEXT_MAX, v,
+					&o->units[i], &width);
 		} else {
-			human_number(text, sizeof(text), column, c, duration_ns);
+			human_number(text, GPUPERF_HUMAN_TEXT_MAX, column, c,
+				     duration_ns);
 			len = strlen(text);
 			width = gpuperf_text_width(text);
 		}
