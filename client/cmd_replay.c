@@ -855,21 +855,33 @@ static void replay_fini(struct replay *r)
 	free(r->opt.dirs);
 }
 
-/* Whether the process may run on more than one CPU: on one, a helper
- * thread would only take turns with the reader. */
-static bool several_cpus(void)
+/*
+ * Whether the read-ahead helper would find a CPU to itself: the process
+ * may run on more than one, and the last minute's load average leaves
+ * one idle beside the reader. The helper only runs on an idle CPU; on a
+ * busy machine the reader waits for it in vain now and then and reads
+ * the stretch itself after all (measured on the bench recording at load
+ * 8 on two cores: a fifth more CPU time with the helper, no wall time
+ * saved).
+ */
+static bool idle_cpu_likely(void)
 {
 	cpu_set_t cpus;
+	double load;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return sched_getaffinity(0, sizeof(cpus), &cpus) < 0 ||
-	       CPU_COUNT(&cpus) > 1;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 &&
+	    CPU_COUNT(&cpus) < 2)
+		return false;
+	return getloadavg(&load, 1) != 1 || online < 0 ||
+	       load < (double)online - 1;
 }
 
 /*
  * Reads a regular file on a helper thread ahead of the reader, so that
  * copying it out of the page cache and decoding it take a core each.
- * Anything else, one CPU, or any failure to start the helper is left to
- * the reader's own reads, which also word the errors. The file is opened
+ * Anything else, no idle CPU, or any failure to start the helper is left
+ * to the reader's own reads, which also word the errors. The file is opened
  * once only: a FIFO's bytes go to one opening.
  */
 static int open_recording(struct replay *r, struct gpm_recording_error *err)
@@ -877,7 +889,7 @@ static int open_recording(struct replay *r, struct gpm_recording_error *err)
 	r->fd = open(r->file, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0)
 		return gpm_recording_reader_open(r->reader, r->file, err);
-	r->readahead = several_cpus() ? malloc(sizeof(*r->readahead)) : NULL;
+	r->readahead = idle_cpu_likely() ? malloc(sizeof(*r->readahead)) : NULL;
 	if (r->readahead && gpuperf_readahead_start(r->readahead, r->fd) == 0)
 		return gpm_recording_reader_open_source(
 			r->reader, &r->readahead->source, err);
