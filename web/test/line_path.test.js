@@ -58,8 +58,10 @@ function chart(xs, ys, min, max) {
 
 // Where uPlot puts row i (before its half-pixel alignment).
 function pixel(u, i) {
-	const { min, max } = u.scales.x;
-	return [50 + (u.data[0][i] - min) / (max - min) * 1000, 110 - u.data[1][i] * 10];
+	const { min, max } = u.scales.x, y = u.scales.y;
+	const { left, top, width, height } = u.bbox;
+	return [left + (u.data[0][i] - min) / (max - min) * width,
+		top + height - (u.data[1][i] - y.min) / (y.max - y.min) * height];
 }
 
 function drawn(line, u) {
@@ -176,4 +178,111 @@ test('rows that do not follow the last one kept (time went back) start the path 
 	const { stroke } = drawn(line, u);
 	assert.equal(line.path.ops.length, 4, 'every row drawn');
 	assert.ok(near(stroke.points[3].slice(1), pixel(u, 3).map((v) => v + 0.5)));
+});
+
+test('rows arriving later continue the line; a value range not from zero lands right', () => {
+	const xs = [100, 101], ys = [6, 7];
+	const u = chart(xs, ys, 95, 105);
+	u.scales.y = { min: 5, max: 10 };
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	xs.push(102);
+	ys.push(8);
+	drawn(line, u);
+	xs.push(103);
+	ys.push(9);
+	const { stroke } = drawn(line, u);
+	assert.deepEqual(stroke.points.map(([op]) => op), ['M', 'L', 'L', 'L']);
+	for (let i = 0; i < 4; i++)
+		assert.ok(near(stroke.points[i].slice(1), [50 + (xs[i] - 95) * 100 + 0.5,
+			110 - (ys[i] - 5) * 20 + 0.5]), `row ${i}: ${stroke.points[i]}`);
+});
+
+test('any change of what the pixels mean starts the path afresh; none keeps it', () => {
+	const changes = {
+		'the same': () => {},
+		'other rows': (u) => { u.data[0] = [...u.data[0]]; },
+		'other values': (u) => { u.data[1] = [...u.data[1]]; },
+		'the plot moved down': (u) => { u.bbox = { ...u.bbox, top: 20 }; },
+		'the plot is taller': (u) => { u.bbox = { ...u.bbox, height: 120 }; },
+		'the plot is wider': (u) => { u.bbox = { ...u.bbox, width: 1200 }; },
+		'values from 1': (u) => { u.scales.y = { min: 1, max: 11 }; },
+		'values up to 20': (u) => { u.scales.y = { min: 0, max: 20 }; },
+		'a longer span': (u) => { u.scales.x = { min: 95, max: 105.01 }; },
+		'a span a part in ten million longer': (u) => { u.scales.x = { min: 95, max: 105.000001 }; },
+	};
+	for (const [what, change] of Object.entries(changes)) {
+		const u = chart([100, 101, 102], [1, 2, 3], 95, 105);
+		const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+		drawn(line, u);
+		const first = line.path;
+		change(u);
+		const { stroke } = drawn(line, u);
+		const kept = what === 'the same' || what.startsWith('a span a part');
+		assert.equal(line.path === first, kept, what);
+		assert.ok(near(stroke.points[2].slice(1), pixel(u, 2).map((v) => v + 0.5)) ||
+			what.startsWith('a span a part'), `${what}: ${stroke.points[2]}`);
+	}
+});
+
+test('scales with no size, or none, are uPlot\'s', () => {
+	for (const [x, y] of [[[100, 100], [0, 10]], [[100, 101], [5, 5]], [[101, 100], [0, 10]],
+		[[100, 101], [10, 0]], [[100, Infinity], [0, 10]], [[100, 101], [0, NaN]]]) {
+		const u = chart([100, 101], [1, 2], ...x);
+		u.scales.y = { min: y[0], max: y[1] };
+		const line = new LinePath(() => 'uplot');
+		assert.equal(line.build(u, 1, 0, 1), 'uplot', `x ${x}, y ${y}`);
+	}
+});
+
+test('up to 4 rows a pixel are kept, wherever the view starts', () => {
+	const xs = Array.from({ length: 30 }, (_, i) => 100 + i), ys = xs.map(() => 1);
+	const u = chart(xs, ys, 100, 130);
+	u.bbox.width = 4;
+	const line = new LinePath(() => 'uplot');
+	assert.equal(line.build(u, 1, 13, 29).stroke, null, '16 rows over 4 px');
+	assert.equal(line.build(u, 1, 12, 29), 'uplot', '17 rows over 4 px');
+});
+
+test('a view starting before the path, or far after its start, starts it there', () => {
+	const xs = Array.from({ length: 700 }, (_, i) => i), ys = xs.map(() => 1);
+	const u = chart(xs, ys, 0, 700);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	line.build(u, 1, 100, 699);
+	const first = line.path;
+	line.build(u, 1, 50, 699);
+	assert.notEqual(line.path, first, 'the view starts before the path');
+	assert.equal(line.path.ops.length, 650);
+	const second = line.path;
+	line.build(u, 1, 50 + 300, 699);
+	assert.equal(line.path, second, '300 rows before the view, 350 in it');
+	line.build(u, 1, 50 + 326, 699);
+	assert.notEqual(line.path, second, '326 rows before the view, 324 in it');
+	const third = line.path;
+	line.build(u, 1, 376 + 256, 699);
+	assert.equal(line.path, third, '256 rows before the view: kept');
+	line.build(u, 1, 376 + 257, 699);
+	assert.notEqual(line.path, third, '257 rows before the view');
+});
+
+test('the stroke is clipped to the plot and drawn as uPlot draws, at any pixel ratio', () => {
+	for (const [ratio, align] of [[1, 0.5], [2, 0]]) {
+		globalThis.devicePixelRatio = ratio;
+		const u = chart([100, 101], [1, 2], 95, 105);
+		const rects = [];
+		u.ctx.rect = (...r) => rects.push(r);
+		u.series[1].dash = undefined;
+		const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+		const { stroke } = drawn(line, u);
+		assert.deepEqual(rects, [[50 - ratio / 2, 10 - ratio / 2, 1000 + ratio, 100 + ratio]]);
+		assert.equal(stroke.lineWidth, ratio);
+		assert.deepEqual(stroke.dash, []);
+		assert.equal(u.ctx.lineJoin, 'round');
+		assert.equal(u.ctx.lineCap, 'butt');
+		assert.ok(near(stroke.points[0].slice(1), pixel(u, 0).map((v) => v + align)));
+		u.series[1].cap = 'square';
+		drawn(line, u);
+		assert.equal(u.ctx.lineCap, 'square');
+	}
+	delete globalThis.devicePixelRatio;
 });
