@@ -419,13 +419,8 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 			    "at least %u", (unsigned long long)req->max_bytes,
 			    GPD_RECORDING_MIN_BYTES);
 	struct gpd_recorder *r = calloc(1, sizeof(*r));
-	if (r)
-		r->writer = malloc(sizeof(*r->writer));
-	if (!r || !r->writer) {
-		if (r)
-			free(r);
+	if (!r)
 		return gpd_fail(err, -ENOMEM, "out of memory");
-	}
 	/* Refused before subscribing, which may configure the device. A
 	 * Perfetto trace is made from the device's decoded reports, so any
 	 * device's; an i915perf file only from reports of an i915 format,
@@ -434,7 +429,6 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	const char *misfit = dev && req->format == GPD_RECORDING_I915_PERF ?
 			     gpd_device_i915perf_misfit(dev) : NULL;
 	if (misfit) {
-		free(r->writer);
 		free(r);
 		return gpd_fail(err, -EOPNOTSUPP, "device %s %s; record it with "
 			    "--format perfetto", dev->source->name, misfit);
@@ -446,7 +440,6 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	struct gpd_stream_shape shape;
 	if (named && !gpd_device_set_shape(dev, named, &shape, err) &&
 	    shape.format != dev->source->format) {
-		free(r->writer);
 		free(r);
 		return gpd_fail(err, -EOPNOTSUPP,
 			    "%s counts on a media OA unit; gpuperfd records "
@@ -459,7 +452,6 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	int ret = trace && !req->no_usage ?
 		  gpd_usage_check_interval(req->usage_interval_ns, err) : 0;
 	if (ret) {
-		free(r->writer);
 		free(r);
 		return ret;
 	}
@@ -477,15 +469,17 @@ int gpd_recorder_start(const struct gpd_device_registry *devices,
 	};
 	ret = gpd_subscribe(devices, &sreq, &recorder_sub_ops, r, &r->sub, err);
 	if (ret) {
-		free(r->writer);
 		free(r);
 		return ret;
 	}
 	r->dev = dev;
 	r->set = r->dev->set;
 	r->period_ns = gpd_device_period_ns(r->dev, r->dev->exponent);
+	/* The writer holds a 64 KiB buffer: allocated once the request is
+	 * granted, a refused one costs none of it. */
+	r->writer = malloc(sizeof(*r->writer));
 	cookie_io_functions_t io = { .write = sink_write };
-	r->out = fopencookie(r, "w", io);
+	r->out = r->writer ? fopencookie(r, "w", io) : NULL;
 	if (!r->out) {
 		gpd_unsubscribe(r->sub);
 		free(r->writer);
