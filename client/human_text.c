@@ -111,11 +111,14 @@ static bool scale_pow10(double m, int k, double *out)
  */
 static bool round_whole(double s, uint64_t *whole)
 {
-	double below = floor(s);
-	double fraction = s - below;
+	if (!(s < 0x1p52))
+		return false;
+	/* Truncation is floor for s >= 0, and cheaper. */
+	int64_t below = (int64_t)s;
+	double fraction = s - (double)below;
 	double margin = s < 1e9 ? 1e-6 : s * 0x1p-50;
 
-	if (s >= 0x1p52 || fabs(fraction - 0.5) < margin)
+	if (fabs(fraction - 0.5) < margin)
 		return false;
 	*whole = (uint64_t)below + (fraction > 0.5);
 	return true;
