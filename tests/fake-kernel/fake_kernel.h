@@ -333,7 +333,7 @@ struct fake_kernel {
 	struct gpm_metrics_db db;
 	uint64_t seed;
 	int perf_revision;
-	FILE *log;
+	char log_path[PATH_MAX];        /* "" for no request log */
 	char control_path[PATH_MAX];
 	struct fk_control control;
 	struct fk_fd fds[FK_MAX_FDS];

@@ -61,7 +61,7 @@ struct fk_file *fk_file_open(struct fk_card *card, int fd)
 	struct fk_file *f = NULL;
 	if (flags >= 0 && !ftruncate(tmp, sizeof(struct fk_file_state)))
 		f = map_file(tmp, card);
-	if (f && dup3(tmp, fd, flags & FD_CLOEXEC ? O_CLOEXEC : 0) < 0) {
+	if (f && syscall(SYS_dup3, tmp, fd, flags & FD_CLOEXEC ? O_CLOEXEC : 0) < 0) {
 		fk_file_close(f);
 		f = NULL;
 	}

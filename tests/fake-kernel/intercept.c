@@ -251,6 +251,28 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return ret;
 }
 
+/* dup2() and dup3() put another file at newfd and close the one there
+ * (do_dup2(), fs/file.c, Linux 6.12): what the fake knew of newfd is gone.
+ * The file now there, a DRM file or not, is found on its first use
+ * (adopted()). */
+int dup2(int oldfd, int newfd)
+{
+	NEXT(dup2);
+	int ret = next_dup2(oldfd, newfd);
+	if (ret >= 0 && oldfd != newfd)
+		forget(newfd);
+	return ret;
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	NEXT(dup3);
+	int ret = next_dup3(oldfd, newfd, flags);
+	if (ret >= 0)
+		forget(newfd);
+	return ret;
+}
+
 int stat(const char *path, struct stat *st)
 {
 	NEXT(stat);

@@ -262,9 +262,7 @@ static void reset(void)
 			munmap(fk.cards[i].shared, sizeof(*fk.cards[i].shared));
 	fk.n_cards = 0;
 	gpm_metrics_db_fini(&fk.db);
-	if (fk.log)
-		fclose(fk.log);
-	fk.log = NULL;
+	fk.log_path[0] = '\0';
 	fk.root[0] = '\0';
 }
 
@@ -281,11 +279,14 @@ static void build(const char *root)
 	const char *rev = getenv("GPD_FAKE_KERNEL_PERF_REVISION");
 	fk.perf_revision = rev ? atoi(rev) : 7;
 	const char *log = getenv("GPD_FAKE_KERNEL_LOG");
-	if (log && *log) {
-		fk.log = fopen(log, "ae");
-		if (fk.log)
-			setvbuf(fk.log, NULL, _IOLBF, 0);
-	}
+	char cwd[PATH_MAX];
+	/* Named from the root, so that a later chdir() keeps it. */
+	if (log && *log == '/')
+		snprintf(fk.log_path, sizeof(fk.log_path), "%s", log);
+	else if (log && *log && getcwd(cwd, sizeof(cwd)) &&
+		 snprintf(fk.log_path, sizeof(fk.log_path), "%s/%s", cwd,
+			  log) >= (int)sizeof(fk.log_path))
+		fk.log_path[0] = '\0';
 	const char *control = getenv("GPD_FAKE_KERNEL_CONTROL");
 	snprintf(fk.control_path, sizeof(fk.control_path), "%s",
 		 control ? control : "");

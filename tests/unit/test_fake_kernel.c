@@ -741,7 +741,9 @@ START_TEST(context_handles_belong_to_their_file)
 }
 END_TEST
 
-static void send_fd(int sock, int fd)
+/* 0, or -1 when the message did not go (no assertion: a helper process
+ * outside any test calls it too). */
+static int send_fd(int sock, int fd)
 {
 	char byte = 0;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
@@ -758,7 +760,7 @@ static void send_fd(int sock, int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	ck_assert_int_eq(sendmsg(sock, &msg, 0), 1);
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
 }
 
 static int receive_fd(int sock)
@@ -802,7 +804,8 @@ static int app_start(const struct card *c, struct app *a)
 		if (app < 0 || ioctl(app, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create) ||
 		    create.ctx_id != 1)
 			_exit(1);
-		send_fd(a->sv[1], app);
+		if (send_fd(a->sv[1], app))
+			_exit(3);
 		char done;
 		_exit(read(a->sv[1], &done, 1) == 1 ? 0 : 2);
 	}
@@ -851,6 +854,80 @@ START_TEST(a_passed_file_keeps_its_contexts)
 }
 END_TEST
 
+
+/* The program a shell execs in a_file_kept_across_exec_keeps_its_contexts:
+ * this binary again, run with TEST_EXEC_PASS_SOCKET=S, creates a context
+ * on the fd 3 it inherited and passes fd 3 back over fd S. */
+#define EXEC_PASS_SOCKET "TEST_EXEC_PASS_SOCKET"
+#define EXEC_KEPT_FD 3
+#define EXEC_SOCKET_FD 40
+
+__attribute__((constructor))
+static void exec_pass_helper(void)
+{
+	const char *sock = getenv(EXEC_PASS_SOCKET);
+	if (!sock || !getenv("GPD_FAKE_KERNEL_PRELOADED"))
+		return;
+	struct drm_i915_gem_context_create create = { 0 };
+	int ret = ioctl(EXEC_KEPT_FD, DRM_IOCTL_I915_GEM_CONTEXT_CREATE, &create);
+	if (ret || create.ctx_id != 1)
+		_exit(3);
+	_exit(send_fd(atoi(sock), EXEC_KEPT_FD) ? 4 : 0);
+}
+
+/*
+ * A descriptor a process inherits through fork() and keeps across
+ * execve() is the same open file (dup_fd() copies the table's files;
+ * begin_new_exec() closes only close-on-exec descriptors,
+ * do_close_on_exec(); Linux 6.12), so the DRM file and its contexts are
+ * the ones its opener made. Here a shell opens the node as fd 3 (dup2()
+ * onto 3, do_dup2()) and execs a program that creates a context there
+ * and passes the fd on: the context is that file's.
+ */
+START_TEST(a_file_kept_across_exec_keeps_its_contexts)
+{
+	struct card c;
+	card_start(&c, "i915:tglgt2", "i915");
+	int id = i915_add_config(c.fd, RENDER_BASIC, NOA_WRITE, 0, 0);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	char self[PATH_MAX], script[3 * PATH_MAX], sock[16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	snprintf(script, sizeof(script), "exec %d<%s; exec %s", EXEC_KEPT_FD,
+		 "/dev/dri/card0", self);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* The socket out of the way of the shell's fd 3 and of the
+		 * numbers dash keeps its own at (10 on). */
+		snprintf(sock, sizeof(sock), "%d", EXEC_SOCKET_FD);
+		if (dup2(sv[1], EXEC_SOCKET_FD) != EXEC_SOCKET_FD)
+			_exit(5);
+		/* The shell starts as a command would: 0-2 and the socket. */
+		close_range(3, EXEC_SOCKET_FD - 1, CLOSE_RANGE_CLOEXEC);
+		setenv(EXEC_PASS_SOCKET, sock, 1);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(4);
+	}
+	close(sv[1]);
+	int kept = receive_fd(sv[0]);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_ge(kept, 0);
+	/* The context the exec'd program made is the file's. */
+	int s = open_on_context(kept, (uint64_t)id, 1);
+	ck_assert_int_ge(s, 0);
+	close(s);
+	ck_assert_int_eq(context_create(kept), 2);
+	ck_assert_uint_eq(fake_machine_requests(&c.m, "GEM_CONTEXT_CREATE -> 1,"), 1);
+	close(kept);
+	close(sv[0]);
+	card_stop(&c);
+}
+END_TEST
 
 /* --- xe exec queues --- */
 
@@ -1095,6 +1172,7 @@ static Suite *fake_kernel_suite(void)
 	tcase_add_test(tc, config_ids_reuse_the_lowest_free);
 	tcase_add_test(tc, context_handles_belong_to_their_file);
 	tcase_add_test(tc, a_passed_file_keeps_its_contexts);
+	tcase_add_test(tc, a_file_kept_across_exec_keeps_its_contexts);
 	tcase_add_test(tc, exec_queues_belong_to_their_file);
 	tcase_add_test(tc, an_exec_queue_stream_is_checked_and_not_filtered);
 	tcase_add_test(tc, contexts_of_two_processes_are_two_hardware_contexts);
