@@ -5,8 +5,9 @@
 // widens it again, follows another client's reconfiguration, locks a
 // viewer's controls, records a file i915-perf-reader accepts, says when a
 // replay ends, shows a device lost in a GPU reset and recovered, its OA
-// unit busy in another process and a subscription refused for that (on
-// gpuperfd with the fake i915 kernel of tests/fake-kernel), comes back
+// unit busy in another process and a subscription refused for that, and
+// another process's own context holding the unit (on gpuperfd with the
+// fake i915 kernel of tests/fake-kernel), comes back
 // by itself after the daemon restarts, asks for a token where one is
 // needed, works over TLS and on a LAN address, narrow and dark, refuses
 // the WebSockets of other sites' pages and of a name rebound to it, and
@@ -16,7 +17,7 @@
 //
 // Prints "checks: N passed, F failed" (", S skipped" when a part could
 // not run here, each skip said on a SKIP line).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
 	chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync,
 } from 'node:fs';
@@ -589,6 +590,7 @@ async function deviceNotices(context) {
 	const root = join(tmp, 'fake-machine');
 	const node = join(root, 'dev', 'dri', 'card0');
 	const controlFile = join(tmp, 'fake-kernel-control');
+	const socket = join(tmp, 'fake-kernel.sock');
 	writeFileSync(controlFile, '');
 	// The fake kernel reads its control file again once it is another
 	// file, so each change is written aside and renamed over it.
@@ -612,7 +614,7 @@ async function deviceNotices(context) {
 	const daemon = await startDaemon('fake-kernel', ['--dev-root', join(root, 'dev'),
 		'--sysfs-root', join(root, 'sys'), '--metrics-dir', I915_METRICS,
 		'--device', `i915:${node}`, '--linger', '0', '--listen', '127.0.0.1:0',
-		'--web-root', WEB_ROOT, '--log-level', 'debug'], out, env);
+		'--unix', socket, '--web-root', WEB_ROOT, '--log-level', 'debug'], out, env);
 	daemons.push(daemon);
 	const url = daemon.urls['127.0.0.1'];
 	const errors = [];
@@ -734,7 +736,44 @@ async function deviceNotices(context) {
 		return ui.stream.metricSet?.symbol === 'RenderBasic' && ui.store.length >= 3;
 	}, null, { timeout: 8000 }).then(() => true, () => false);
 	checks.check(resubscribed, 'picking a metric set subscribes again once the unit is free');
+	const closesBeforeRefused = closes();
 	await refused.close();
+
+	// Another process's application context holds the unit: a shell opens
+	// card0 as its fd 3 and execs `gpuperf stream --drm-fd 3 --context 0`
+	// (the file's default context), as an application would hand its own.
+	// A page opened meanwhile says so, and streams nothing.
+	checks.check(await waitUntil(() => closes() > closesBeforeRefused, 5000),
+		'the daemon closes the stream once the refused page has gone');
+	const requestsBefore = readFileSync(`${root}.requests`, 'utf8').length;
+	const contextStream = spawn('/bin/sh', ['-c', 'exec 3<"$1"; shift; exec "$@"', 'sh', node,
+		absolutePath(buildDir(), 'gpuperf'), '--unix', socket, 'stream', '--drm-fd', '3',
+		'--context', '0', '-m', 'RenderBasic', '-c', 'GpuTime', '-i', '100ms'],
+	{ stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+	let contextStreamErr = '';
+	contextStream.stderr.on('data', (d) => { contextStreamErr += d; });
+	const contextStreamEnded = new Promise((resolve) =>
+		contextStream.on('exit', (code, signal) => resolve(signal ? 128 : code)));
+	const contextOpened = await waitUntil(() => /PERF_OPEN .*CTX_HANDLE=0 .*-> \d+$/m
+		.test(readFileSync(`${root}.requests`, 'utf8').slice(requestsBefore)), 10000);
+	checks.check(contextOpened, 'another process streams its own context through its DRM file',
+		contextStreamErr);
+	const onlooker = await context.newPage();
+	watchConsole(onlooker, 'fake kernel, single context', errors);
+	await onlooker.goto(url);
+	await connected(onlooker);
+	const singleContext = await onlooker.waitForSelector('#single-context:not([hidden])',
+		{ timeout: 8000 }).then((e) => e.textContent(), () => '');
+	checks.check(singleContext.startsWith('card0 streams one application\'s context') &&
+		singleContext.includes('takes no other subscription'),
+	'a page opened while another process\'s context stream holds the unit says so',
+	singleContext || await onlooker.textContent('#context-policy'));
+	await onlooker.screenshot({ path: join(out, 'ui-single-context.png') });
+	checks.check(await onlooker.evaluate(() => window.gpuperfUi.store.length) === 0,
+		'the page gets none of that context\'s frames');
+	await onlooker.close();
+	contextStream.kill('SIGINT');
+	checks.check(await contextStreamEnded === 0, 'the context stream ends cleanly', contextStreamErr);
 	checks.check(errors.length === 0, 'the device notices log no console error',
 		errors.join('\n  | '));
 	const status = await daemon.stop();
