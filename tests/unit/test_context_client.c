@@ -5,8 +5,9 @@
  *
  * This process is the application: it opens the card node (a DRM file of
  * its own, which the fake kernel shares with the daemon once passed) and
- * creates contexts there. One daemon and one machine of two Tiger Lakes
- * serve the whole suite.
+ * creates contexts there (exec queues on xe). One daemon and one machine
+ * of two Tiger Lakes serve the i915 tests; each xe test has a Tiger Lake
+ * on xe and a daemon of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <xf86drm.h>
 
 #include "client/include/gpuperf.h"
+#include "daemon/xe/xe_uapi.h"
 #include "tests/unit/fake_machine.h"
 #include "tests/unit/test_daemon_process.h"
 #include "tests/unit/test_util.h"
@@ -261,6 +263,136 @@ START_TEST(a_query_measures_the_callers_own_context)
 }
 END_TEST
 
+/* --- xe: an exec queue, on a machine and daemon of its own --- */
+
+/* The xe tests' machine (one Tiger Lake on xe) and daemon. Started in each
+ * test's own process (a checked fixture; Check forks per test), so the
+ * suite's i915 machine stays as it was for the tests before. */
+static struct fake_machine xe_machine;
+static struct test_daemon xe_daemon;
+
+static void xe_start(void)
+{
+	char metrics[PATH_MAX];
+	test_shared_path(metrics, sizeof(metrics), "intel-metrics/xe");
+	fake_machine_start(&xe_machine, "xe:tglgt2", metrics, "RenderBasic");
+	const char *const args[] = {
+		"--dev-root", xe_machine.dev_root, "--sysfs-root",
+		xe_machine.sysfs_root, "-m", metrics, NULL,
+	};
+	ck_assert_int_eq(test_daemon_start(&xe_daemon, "context_client_xe",
+					   args), 0);
+}
+
+static void xe_stop(void)
+{
+	test_daemon_stop(&xe_daemon);
+	fake_machine_stop(&xe_machine);
+}
+
+static struct gpc_client *connect_xe(void)
+{
+	struct gpc_connect_options o = { .unix_path = xe_daemon.socket_path };
+	struct gpc_client *c = NULL;
+	struct gpc_error err;
+	ck_assert_msg(gpc_connect_sync(&o, &c, &err) == 0, "connect: %s",
+		      err.message);
+	return c;
+}
+
+static int open_xe_card(void)
+{
+	int fd = open(xe_machine.node, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* A render exec queue of a new VM of the file (xe_vm_create_ioctl(),
+ * xe_exec_queue_create_ioctl()). */
+static uint32_t create_exec_queue(int fd)
+{
+	struct drm_xe_vm_create vm = { 0 };
+	ck_assert_int_eq(drmIoctl(fd, DRM_IOCTL_XE_VM_CREATE, &vm), 0);
+	struct drm_xe_engine_class_instance eci = {
+		.engine_class = DRM_XE_ENGINE_CLASS_RENDER,
+	};
+	struct drm_xe_exec_queue_create q = {
+		.width = 1, .num_placements = 1, .vm_id = vm.vm_id,
+		.instances = (uintptr_t)&eci,
+	};
+	ck_assert_int_eq(drmIoctl(fd, DRM_IOCTL_XE_EXEC_QUEUE_CREATE, &q), 0);
+	return q.exec_queue_id;
+}
+
+/* Hello on xe: a file and exec queue may be passed (the kernel's filter),
+ * but the kernel holds back no other context's reports
+ * (xe_oa_append_reports() copies them all, Linux 7.0). */
+START_TEST(xe_hello_says_the_kernel_does_not_filter_reports)
+{
+	struct gpc_client *c = connect_xe();
+	const struct gpc_device *d = gpc_find_device(c, "card0");
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->kernel_context_filter);
+	ck_assert(!d->kernel_filters_reports);
+	ck_assert(!d->configuration.single_context);
+	gpc_close_sync(c);
+}
+END_TEST
+
+/* A client passes its xe file and an exec queue id: the stream opens with
+ * EXEC_QUEUE_ID through that file (xe_exec_queue_lookup() looks in the
+ * file the ioctl arrives on), and frames come. */
+START_TEST(a_passed_exec_queue_streams_through_its_file)
+{
+	struct gpc_client *c = connect_xe();
+	int app = open_xe_card();
+	uint32_t queue = create_exec_queue(app);
+	struct seen seen = { 0 };
+	struct gpc_subscription_cbs cbs = { .frame = on_frame };
+	struct gpc_subscription *sub;
+	struct gpc_error err;
+	ck_assert_msg(gpc_subscribe_context(c, app, queue, &card0, &cbs, &seen,
+					    &sub, &err) == 0, "%s", err.message);
+	char expect[48];
+	snprintf(expect, sizeof(expect), "EXEC_QUEUE_ID=%u", queue);
+	ck_assert_uint_eq(fake_machine_requests(&xe_machine, expect), 1);
+	snprintf(expect, sizeof(expect), "exec queue %u: OAR counters on", queue);
+	ck_assert_uint_eq(fake_machine_requests(&xe_machine, expect), 1);
+	struct gpc_client *other = connect_xe();
+	ck_assert(gpc_find_device(other, "card0")->configuration.single_context);
+	gpc_close_sync(other);
+	gpc_run(c, 10000);
+	ck_assert_uint_ge(seen.with_reports, 2);
+	gpc_unsubscribe(sub);
+	close(app);
+	gpc_close_sync(c);
+}
+END_TEST
+
+/* Another file's exec queue: the kernel's ENOENT, in words naming the
+ * queue, and no stream. */
+START_TEST(an_exec_queue_of_another_file_gets_the_kernels_error)
+{
+	struct gpc_client *c = connect_xe();
+	int owner = open_xe_card();
+	uint32_t queue = create_exec_queue(owner);
+	int other = open_xe_card();
+	struct gpc_subscription *sub;
+	struct gpc_error err;
+	ck_assert_int_eq(gpc_subscribe_context(c, other, queue, &card0, NULL,
+					       NULL, &sub, &err), -ENOENT);
+	ck_assert_ptr_null(sub);
+	char words[64];
+	snprintf(words, sizeof(words), "the DRM file passed owns no exec queue "
+		 "%u (ENOENT)", queue);
+	ck_assert_msg(strstr(err.message, words), "%s", err.message);
+	ck_assert_uint_eq(fake_machine_requests(&xe_machine, "OAR counters on"), 0);
+	close(owner);
+	close(other);
+	gpc_close_sync(c);
+}
+END_TEST
+
 static Suite *context_client_suite(void)
 {
 	Suite *s = suite_create("context_client");
@@ -273,6 +405,15 @@ static Suite *context_client_suite(void)
 	tcase_add_test(tc, a_context_the_file_does_not_own_gets_the_kernels_error);
 	tcase_add_test(tc, a_query_measures_the_callers_own_context);
 	suite_add_tcase(s, tc);
+	/* Last: without Check's fork each would take the process to its
+	 * own machine. */
+	TCase *xe = tcase_create("xe");
+	tcase_set_timeout(xe, 60);
+	tcase_add_checked_fixture(xe, xe_start, xe_stop);
+	tcase_add_test(xe, xe_hello_says_the_kernel_does_not_filter_reports);
+	tcase_add_test(xe, a_passed_exec_queue_streams_through_its_file);
+	tcase_add_test(xe, an_exec_queue_of_another_file_gets_the_kernels_error);
+	suite_add_tcase(s, xe);
 	return s;
 }
 
