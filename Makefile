@@ -311,7 +311,8 @@ $(BUILD)/tests/rgp-capture: tests/cli/rgp_capture.c tests/unit/rgp_writer.h
 
 # An application making GPU contexts, and a stand-in for xe's exec queue
 # create (tests/integration/test-own-contexts.sh).
-$(BUILD)/tests/context-app: tests/integration/context_app.c tests/integration/xe_queue_create.h
+$(BUILD)/tests/context-app: tests/integration/context_app.c tests/integration/xe_queue_create.h \
+		daemon/xe/xe_uapi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 $(BUILD)/tests/libxe-exec-queue.so: tests/integration/xe_exec_queue.c \

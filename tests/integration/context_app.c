@@ -5,8 +5,9 @@
  *   context-app NODE [--contexts N] [--xe-queues N] [--wait FILE] [--fork 1]
  *
  * Opens NODE and creates N i915 GEM contexts (alternately with
- * GEM_CONTEXT_CREATE and _CREATE_EXT) and N xe exec queues, each with
- * errno set beforehand, and checks what an application relies on: each
+ * GEM_CONTEXT_CREATE and _CREATE_EXT) and N xe exec queues (render, in a
+ * VM the file creates first where the kernel is xe), each with errno set
+ * beforehand, and checks what an application relies on: each
  * create succeeds and leaves errno alone, and a create the kernel refuses
  * (_CREATE_EXT with an unknown flag) fails with EINVAL. Prints a line per
  * step; with --wait, waits until FILE exists before it exits. With
@@ -25,6 +26,7 @@
 
 #include <i915_drm.h>
 
+#include "daemon/xe/xe_uapi.h"
 #include "tests/integration/xe_queue_create.h"
 
 /* What errno holds before each call: no call sets it so. */
@@ -87,8 +89,20 @@ int main(int argc, char **argv)
 		printf("context %u\n", create.ctx_id);
 		fflush(stdout);
 	}
+	/* xe's queues need a VM of the file and an engine to run on
+	 * (xe_exec_queue_create_ioctl()); where no xe kernel makes the VM,
+	 * VM 0 goes to whoever answers the create. */
+	struct drm_xe_vm_create vm = { 0 };
+	struct drm_xe_engine_class_instance render = {
+		.engine_class = DRM_XE_ENGINE_CLASS_RENDER,
+	};
+	if (queues && ioctl(fd, DRM_IOCTL_XE_VM_CREATE, &vm))
+		vm.vm_id = 0;
 	for (unsigned i = 0; i < queues; i++) {
-		struct xe_exec_queue_create create = { .width = 1, .num_placements = 1 };
+		struct xe_exec_queue_create create = {
+			.width = 1, .num_placements = 1, .vm_id = vm.vm_id,
+			.instances = (uintptr_t)&render,
+		};
 		errno = SENTINEL_ERRNO;
 		int ret = ioctl(fd, IOCTL_XE_EXEC_QUEUE_CREATE, &create);
 		check(ret == 0, "an exec queue create");
