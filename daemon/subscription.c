@@ -164,7 +164,7 @@ static void hand_out(struct gpd_subscription *sub, struct gpd_window *w,
 	if (sub->raw)
 		frame.raw = &w->acc;
 	size_t n_contexts = ctxs->n;
-	if (sub->per_context && !from_mark && n_contexts) {
+	if (sub->per_context && n_contexts) {
 		/* Values and rows grow apart: after a reconfiguration a window
 		 * may hold more contexts of fewer counters. */
 		size_t need = n_contexts * (sub->n_counters ? sub->n_counters : 1);
@@ -211,9 +211,10 @@ static void hand_out(struct gpd_subscription *sub, struct gpd_window *w,
 static void emit(struct gpd_subscription *sub, struct gpd_window *w,
 		 enum emit_kind kind)
 {
-	hand_out(sub, w, &sub->contexts, kind);
-	if (kind != EMIT_MARK)
-		sub->contexts.n = 0;
+	struct gpd_context_sums *ctxs = kind == EMIT_MARK ? &sub->mark_contexts :
+					&sub->contexts;
+	hand_out(sub, w, ctxs, kind);
+	ctxs->n = 0;
 	window_reset(w);
 }
 
@@ -526,10 +527,14 @@ static void on_pair(struct gpd_device_subscriber *s,
 	}
 	bool in_mark = sub->mark_state != GPD_MARK_IDLE &&
 		       start_ts >= sub->mark_begin_ts;
-	if (in_mark && wanted)
+	if (in_mark && wanted) {
 		window_add(&sub->mark, dec, start, end, start_ts, end_ts, false);
-	else if (in_mark)
+		if (sub->per_context)
+			context_add(&sub->mark_contexts, dec, start, end, ctx,
+				    start_ts, end_ts);
+	} else if (in_mark) {
 		window_span(&sub->mark, start_ts, end_ts, false);
+	}
 
 	if (!sub->window_ticks)
 		return;
@@ -770,6 +775,7 @@ static int rebind(struct gpd_subscription *sub)
 	if (sub->shared)
 		leave_shared(sub, false);
 	sub->contexts.n = 0;
+	sub->mark_contexts.n = 0;
 	window_reset(&sub->window);
 	window_reset(&sub->mark);
 	sub->mark_state = GPD_MARK_IDLE;
@@ -791,6 +797,7 @@ static void free_subscription(struct gpd_subscription *sub)
 	if (sub->shared)
 		leave_shared(sub, false);
 	free(sub->contexts.rows);
+	free(sub->mark_contexts.rows);
 	free(sub->context_values);
 	free(sub->rows);
 	free(sub);
@@ -1288,6 +1295,7 @@ int gpd_mark_begin(struct gpd_subscription *sub, struct gpd_error *err)
 			    "the mark again in a moment",
 			    sub->device->source->name);
 	window_reset(&sub->mark);
+	sub->mark_contexts.n = 0;
 	sub->mark_begin_ts = now;
 	sub->mark_state = GPD_MARK_OPEN;
 	if (sub->shared)

@@ -123,6 +123,7 @@ struct gpd_subscription {
 	enum gpd_mark_state mark_state;
 	uint64_t mark_begin_ts, mark_end_ts;
 	struct gpd_window mark;
+	struct gpd_context_sums mark_contexts;  /* with per-context rows */
 
 	struct gpd_context_sums contexts;
 	/* The windows it shares while it does, which then hold its interval

@@ -130,7 +130,11 @@ check "the result's contexts are $(tr '\n' ' ' <"$tmp/run.contexts"), not $mine 
 	[ "$(cat "$tmp/run.contexts")" = "$mine" ]
 check "the other process's context $other is in the result" \
 	sh -c "! grep -qx '$other' '$tmp/run.contexts'"
-check "no totals row" [ "$(awk -F, -v m="$mark_col" '$m == 1' "$tmp/run.csv" | wc -l)" = 1 ]
+# The totals (mark 1): the window's row, then the context's own row.
+check "$(awk -F, -v m="$mark_col" -v c="$ctx_col" '$m == 1 && $c == ""' "$tmp/run.csv" | wc -l) totals rows, not one" \
+	[ "$(awk -F, -v m="$mark_col" -v c="$ctx_col" '$m == 1 && $c == ""' "$tmp/run.csv" | wc -l)" = 1 ]
+check "the totals have no row of context $mine" \
+	[ "$(awk -F, -v m="$mark_col" -v c="$ctx_col" -v x="$mine" '$m == 1 && $c == x' "$tmp/run.csv" | wc -l)" = 1 ]
 
 # A process the command forked makes the context: it is the one measured.
 "$gpuperf" $S run --own-contexts -m RenderBasic -c GpuTime -i 20ms \

@@ -61,6 +61,9 @@ struct collector {
 	uint64_t within_mark_reports, mark_reports;
 	/* Windows without a report, and whether their values were numbers. */
 	unsigned empty_frames, empty_with_numbers;
+	/* The last mark frame's context rows: how many, their reports. */
+	size_t mark_rows;
+	uint64_t mark_row_reports;
 	size_t n_values;                /* of the last frame */
 };
 
@@ -143,6 +146,10 @@ static void on_frame(void *user, const struct gpd_frame *f)
 	if (f->from_mark) {
 		c->mark_start_ns = f->gpu_start_ns;
 		c->mark_end_ns = f->gpu_end_ns;
+		c->mark_rows = f->n_contexts;
+		c->mark_row_reports = 0;
+		for (size_t i = 0; i < f->n_contexts; i++)
+			c->mark_row_reports += f->contexts[i].reports;
 	}
 	if (f->reports) {
 		const struct gpd_device *dev = c->sub->device;
@@ -881,6 +888,38 @@ START_TEST(loss_is_counted_into_an_open_mark)
 	ck_assert_uint_ge(c.sub->device->stats.buffers_lost, 1);
 	ck_assert_uint_ge(c.buffers_lost, 1);
 	uv_close((uv_handle_t *)&stall, NULL);
+	gpd_unsubscribe(c.sub);
+	fixture_stop(&fx);
+}
+END_TEST
+
+/* A mark of a per-context subscription carries its contexts' rows, as
+ * interval frames do: a `gpuperf run` result holds the measured
+ * contexts' totals. They add up to the mark's, report for report and
+ * tick for tick. */
+START_TEST(a_per_context_mark_has_its_contexts_rows)
+{
+	struct fixture fx;
+	fixture_start(&fx, 0);
+	struct collector c = { 0 };
+	struct gpd_error err;
+	struct gpd_subscribe_request req = {
+		.sampling_period_ns = 100000,
+		.per_context = true,
+		.raw = true,
+		.role = GPD_ROLE_CONTROLLER,
+	};
+	ck_assert_int_eq(subscribe(&fx, &c, req, &err), 0);
+	begin_mark(&fx, c.sub);
+	fixture_run(&fx, 200);
+	ck_assert_int_eq(gpd_mark_end(c.sub, &err), 0);
+	c.stop_after = 1;
+	fixture_run(&fx, 5000);
+	ck_assert_uint_eq(c.frames, 1);
+	ck_assert_uint_gt(c.mark_reports, 1000);
+	ck_assert_uint_ge(c.mark_rows, 2);
+	ck_assert_uint_eq(c.mark_row_reports, c.mark_reports);
+	ck_assert_uint_eq(c.context_raw_ticks, c.raw_ticks);
 	gpd_unsubscribe(c.sub);
 	fixture_stop(&fx);
 }
@@ -2066,6 +2105,7 @@ static Suite *daemon_sim_suite(void)
 	tcase_add_test(tc, marks_bound_a_window);
 	tcase_add_test(tc, loss_is_counted_into_an_open_mark);
 	tcase_add_test(tc, marks_keep_the_context_filter);
+	tcase_add_test(tc, a_per_context_mark_has_its_contexts_rows);
 	tcase_add_test(tc, recordings_keep_the_losses);
 	tcase_add_test(tc, recordings_stop_at_their_limit);
 	tcase_add_test(tc, recordings_end_on_reconfiguration);
