@@ -472,7 +472,8 @@ build/fuzz/fuzz_session: tests/fuzz/fuzz_session.c $(FUZZ_SESSION_OBJS)
 # -fork would restart its jobs and replay their share of the corpus at
 # each start: 540 sequences per CPU second where this gave 2,177. What
 # a target finds is build/fuzz/NAME-crash-*; its processes' logs are
-# build/fuzz/jobs/NAME/fuzz-N.log.
+# build/fuzz/jobs/NAME/fuzz-N.log. A target without seeds (fuzz_spm)
+# starts from its corpus alone.
 FUZZ_JOBS ?= $(shell nproc)
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
@@ -483,7 +484,8 @@ fuzz: $(FUZZ_BINS)
 			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -reload=10 \
 			-artifact_prefix=$(CURDIR)/build/fuzz/$$name- \
 			$$(cat $(CURDIR)/tests/fuzz/$$name.flags 2>/dev/null) \
-			$(CURDIR)/build/fuzz/corpus/$$name $(CURDIR)/tests/fuzz/seeds/$$name) \
+			$(CURDIR)/build/fuzz/corpus/$$name \
+			$$(test -d $(CURDIR)/tests/fuzz/seeds/$$name && echo $(CURDIR)/tests/fuzz/seeds/$$name)) \
 			>build/fuzz/$$name.log 2>&1 || \
 			{ tail -n 40 $$jobs/fuzz-*.log; exit 1; }; \
 		sed -n 's/^stat::number_of_executed_units: *//p' $$jobs/fuzz-*.log | \
