@@ -321,6 +321,11 @@ static void write_report(struct gpd_oa_model *m, uint32_t reason, uint32_t ctx_i
 
 	uint32_t report_reason = dec->reason_width ? reason : 0;
 	uint64_t report_id = dec->reason_width ? clock_ratio_bits(m) : HSW_REPORT_ID_TIMER;
+	/* Haswell's reports have no context ID: its ID and timestamp, then
+	 * the A counters (docs/oa-reference.md); the kernel reads none
+	 * (gen7_append_oa_reports(), Linux 6.12). */
+	if (!dec->has_context)
+		ctx_id = 0;
 	/* Counters are cut to their fields' widths as they are written, so
 	 * nothing is out of range. Written where it lands when it lands
 	 * whole: the reports of a fast period are most of the model's

@@ -726,7 +726,10 @@ START_TEST(test_gen12_clock_ratio)
 END_TEST
 
 /* Haswell: periodic reports only, half a period off the multiples (how
- * IGT recognizes them), dword0 never 0. */
+ * IGT recognizes them), dword0 never 0, and no context ID: a Haswell
+ * report is its ID and timestamp, then the A counters from byte 12
+ * (docs/oa-reference.md; the kernel's gen7_append_oa_reports() reads
+ * no ID, Linux 6.12), so the bytes between say nothing of a context. */
 START_TEST(test_haswell_reports)
 {
 	struct gpm_device_info dev;
@@ -738,6 +741,7 @@ START_TEST(test_haswell_reports)
 	for (size_t i = 0; i < d->n; i++) {
 		ck_assert_uint_eq(dword0(d->bytes[i]), 1u << 10);
 		ck_assert_uint_eq(d->report[i].timestamp & 63, 32);
+		ck_assert_uint_eq(dword0(d->bytes[i] + 8), 0);
 	}
 	gpd_oa_model_destroy(m);
 	free(d);
