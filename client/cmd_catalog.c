@@ -158,8 +158,27 @@ static int parse(const char *cmd, const char *usage, bool takes_set,
 static const char devices_usage[] = "gpuperf devices [CONNECTION OPTIONS]";
 static const char devices_help[] =
 	"Lists the daemon's devices: name (what -d takes), driver, platform,\n"
-	"PCI id, EUs, GPU frequency range, what it streams now, and what it\n"
-	"is.\n\n";
+	"PCI id, EUs, GPU frequency range, what it streams now, how one\n"
+	"context can be measured there, and what it is.\n\n"
+	"CONTEXTS: 'kernel' where an application may pass its DRM file and a\n"
+	"context for the kernel to stream alone (--drm-fd, --own-contexts);\n"
+	"'kernel, whole unit' where the kernel takes the context but hands\n"
+	"over every context's reports (xe); 'software' where the reports\n"
+	"carry context IDs, so --ctx can narrow a system-wide stream; '-'\n"
+	"where neither.\n\n";
+
+/* The CONTEXTS column: which context filters the device takes. */
+static void context_filters(char *buf, size_t size, const struct gpc_device *d)
+{
+	const char *kernel = !d->kernel_context_filter ? "" :
+			     d->kernel_filters_reports ? "kernel" :
+			     "kernel, whole unit";
+	snprintf(buf, size, "%s%s%s", kernel,
+		 *kernel && d->software_context_filter ? ", " : "",
+		 d->software_context_filter ? "software" : "");
+	if (!*buf)
+		snprintf(buf, size, "-");
+}
 
 static void frequency_range(char *buf, size_t size, const struct gpc_device *d)
 {
@@ -175,8 +194,8 @@ int gpuperf_cmd_devices(int argc, char **argv)
 	const char *cmd = "devices";
 	struct catalog_options o = { 0 };
 	struct gpc_client *c;
-	struct text_table t = { .n_columns = 8 };
-	char freq[64], period[GPUPERF_HUMAN_TEXT_MAX];
+	struct text_table t = { .n_columns = 9 };
+	char freq[64], contexts[64], period[GPUPERF_HUMAN_TEXT_MAX];
 
 	int ret = parse(cmd, devices_usage, false, argc, argv, &o);
 	if (ret || o.help) {
@@ -196,6 +215,7 @@ int gpuperf_cmd_devices(int argc, char **argv)
 	table_add(&t, "EUS");
 	table_add(&t, "FREQUENCY");
 	table_add(&t, "STREAMING");
+	table_add(&t, "CONTEXTS");
 	table_add(&t, "DESCRIPTION");
 	for (size_t i = 0; i < n; i++) {
 		const struct gpc_configuration *cfg = &d[i].configuration;
@@ -212,6 +232,8 @@ int gpuperf_cmd_devices(int argc, char **argv)
 			table_add(&t, "%s every %s", cfg->metric_set, period);
 		} else
 			table_add(&t, "-");
+		context_filters(contexts, sizeof(contexts), &d[i]);
+		table_add(&t, "%s", contexts);
 		table_add(&t, "%s", d[i].description);
 	}
 	gpc_close_sync(c);

@@ -41,6 +41,9 @@ expect out "NAME  DRIVER  PLATFORM"
 expect out "sim1  sim     tglgt2    0x9a49"
 run 0 --unix "$tmp/sock" devices
 expect out "SIMGEN12 virtual GPU"
+# sim takes no DRM file; its reports carry context IDs.
+expect out "CONTEXTS"
+expect out "  software  "
 run 0 --port="$P" --host 127.0.0.1 devices --token-file "$tmp/good"
 expect out "Tiger Lake GT2"
 

@@ -86,6 +86,9 @@ start_command daemon env LD_PRELOAD="$asan_first$fake" ASAN_OPTIONS=detect_leaks
 	-m "$i915_metrics" -l none --unix "$tmp/sock" --linger 0 \
 	--device "i915:$root/dev/dri/card0"
 S="--unix $tmp/sock"
+# i915 takes a context's DRM file and holds back others' reports.
+run 0 $S devices
+expect out "  kernel, software  "
 : >"$root.requests"
 on_fake "$app" /dev/dri/card0 --contexts 1 --wait "$tmp/other-go" >"$tmp/other.out" 2>&1 &
 other_pid=$!
@@ -198,6 +201,8 @@ start_command xe_daemon env LD_PRELOAD="$asan_first$fake" \
 	"$build/gpuperfd" --allow-root --dev-root "$tmp/mx/dev" --sysfs-root "$tmp/mx/sys" \
 	-m "$shared/intel-metrics/xe" -l none --unix "$tmp/xe.sock" --linger 0 \
 	--device "xe:$tmp/mx/dev/dri/card0"
+run 0 --unix "$tmp/xe.sock" devices
+expect out "  kernel, whole unit, software  "
 run 5 --unix "$tmp/xe.sock" run --own-contexts -- touch "$tmp/ran"
 expect err "device card0 (xe): xe does not filter the OA buffer by exec queue"
 check "the command ran on xe, which cannot measure it" [ ! -e "$tmp/ran" ]
