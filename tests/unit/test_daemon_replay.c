@@ -35,6 +35,7 @@ static const char *i915_dir(void)
 struct recording_options {
 	uint16_t pci_id;                /* 0: Tiger Lake GT2's 0x9a49 */
 	bool buffer_lost;               /* a BUFFER_LOST two thirds in */
+	bool correlation;               /* a correlation point half way */
 };
 
 /* A tglgt2 RenderBasic recording from the simulated OA unit. */
@@ -90,6 +91,13 @@ static void write_recording_with(const char *path, struct recording_options o)
 					gpm_recording_write_report_lost(w, NULL);
 				if (samples == 2 * N_REPORTS / 3 && o.buffer_lost)
 					gpm_recording_write_buffer_lost(w, NULL);
+				if (samples == N_REPORTS / 2 && o.correlation) {
+					struct gpm_recording_correlation c = {
+						1000000000ull, 0xfff00000ull,
+					};
+					ck_assert_int_eq(gpm_recording_write_correlation(
+						w, &c, NULL), 0);
+				}
 			}
 		}
 	}
@@ -170,6 +178,7 @@ struct frames {
 	unsigned frames_after_restart;
 	unsigned long long reports, buffers_lost;
 	unsigned stop_after_restart;    /* frames after a restart, then stop */
+	struct gpd_record_tap *tap;     /* NULL, or sees the device's records */
 };
 
 static void on_frame(void *user, const struct gpd_frame *f)
@@ -303,11 +312,15 @@ static void run_replay(const char *spec, bool with_metrics, struct frames *fr)
 	struct gpd_subscription *sub;
 	ck_assert_msg(gpd_subscribe(&d.registry, &req, &ops, fr, &sub, &err) == 0,
 		      "%s", err.message);
+	if (fr->tap)
+		gpd_device_add_tap(d.registry.devices[0], fr->tap);
 	uv_timer_t deadline;
 	uv_timer_init(&loop, &deadline);
 	/* Only bounds a hang: the replay ends, or the loop is stopped. */
 	uv_timer_start(&deadline, on_deadline, 120000, 0);
 	uv_run(&loop, UV_RUN_DEFAULT);
+	if (fr->tap)
+		gpd_device_remove_tap(d.registry.devices[0], fr->tap);
 	gpd_unsubscribe(sub);
 	uv_close((uv_handle_t *)&deadline, NULL);
 	gpd_daemon_stop(&d);
@@ -347,6 +360,79 @@ START_TEST(replayed_buffer_lost)
 	ck_assert(fr.ended);
 	ck_assert_uint_eq(fr.buffers_lost, 1);
 	ck_assert_uint_eq(fr.reports, N_REPORTS - 2);
+	unlink(rec);
+}
+END_TEST
+
+struct bytes {
+	unsigned char *data;
+	size_t len;
+};
+
+static void bytes_add(struct bytes *b, const void *data, size_t len)
+{
+	b->data = realloc(b->data, b->len + len);
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+}
+
+static void on_tap(void *user, const void *data, size_t len)
+{
+	bytes_add(user, data, len);
+}
+
+/* The kernel's records in the recording at path, as the reader yields
+ * them. */
+static void kernel_records(const char *path, struct bytes *b)
+{
+	struct gpm_recording_reader r;
+	struct gpm_recording_record rec;
+	ck_assert_int_eq(gpm_recording_reader_open(&r, path, NULL), 0);
+	while (gpm_recording_reader_next(&r, &rec, NULL) == 0 &&
+	       rec.kind != GPM_RECORDING_END) {
+		unsigned char header[GPM_OA_RECORD_HEADER_SIZE];
+		enum gpm_oa_record_type type =
+			rec.kind == GPM_RECORDING_SAMPLE ? GPM_OA_RECORD_SAMPLE :
+			rec.kind == GPM_RECORDING_REPORT_LOST ?
+			GPM_OA_RECORD_REPORT_LOST : GPM_OA_RECORD_BUFFER_LOST;
+		if (rec.kind == GPM_RECORDING_CORRELATION)
+			continue;
+		gpm_oa_record_put_header(header, type,
+					 (uint16_t)(sizeof(header) + rec.size));
+		bytes_add(b, header, sizeof(header));
+		if (rec.size)
+			bytes_add(b, rec.data, rec.size);
+	}
+	gpm_recording_reader_close(&r);
+}
+
+/* The device gets the recording's records whole and in order, loss
+ * markers included and correlation points left out, paced or not,
+ * however the file's reads cut them. */
+START_TEST(replay_hands_on_every_record)
+{
+	char rec[] = "/tmp/gpm-test-dreplay-records-XXXXXX";
+	close(mkstemp(rec));
+	write_recording_with(rec, (struct recording_options){
+		.buffer_lost = true, .correlation = true });
+	struct bytes want = { 0 };
+	kernel_records(rec, &want);
+	ck_assert_uint_gt(want.len, 4u << 20);
+	static const char *const speeds[] = { "speed=max", "speed=1" };
+	for (unsigned i = 0; i < 2; i++) {
+		char spec[128];
+		snprintf(spec, sizeof(spec), "replay:%s,%s", rec, speeds[i]);
+		struct bytes got = { 0 };
+		struct gpd_record_tap tap = { .records = on_tap, .user = &got };
+		struct frames fr = { .tap = &tap };
+		run_replay(spec, true, &fr);
+		ck_assert(fr.ended);
+		ck_assert_uint_eq(got.len, want.len);
+		ck_assert_msg(memcmp(got.data, want.data, want.len) == 0,
+			      "%s: the records differ", speeds[i]);
+		free(got.data);
+	}
+	free(want.data);
 	unlink(rec);
 }
 END_TEST
@@ -406,6 +492,7 @@ static Suite *daemon_replay_suite(void)
 	tcase_add_test(tc, daemon_replay_equals_offline_replay);
 	tcase_add_test(tc, replay_loops);
 	tcase_add_test(tc, replayed_buffer_lost);
+	tcase_add_test(tc, replay_hands_on_every_record);
 	tcase_add_test(tc, replay_refusals);
 	suite_add_tcase(s, tc);
 	return s;
