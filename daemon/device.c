@@ -102,7 +102,7 @@ static const struct gpm_oa_report *decoded(struct gpd_device *dev, unsigned i)
 {
 	if (!dev->decoded[i]) {
 		/* Its header decoded, so its size is right. */
-		gpm_oa_report_decode(&dev->decoder, dev->bytes[i],
+		gpm_oa_report_decode(&dev->decoder, dev->report_bytes[i],
 				     dev->decoder.format->size, &dev->report[i]);
 		dev->decoded[i] = true;
 	}
@@ -118,7 +118,8 @@ static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *re
 		dev->stats.bad_records++;
 		return;
 	}
-	memcpy(dev->bytes[cur], rec->payload, dev->decoder.format->size);
+	/* Copied only if it is still the last when the read ends. */
+	dev->report_bytes[cur] = rec->payload;
 	dev->decoded[cur] = false;
 	dev->stats.reports++;
 	uint64_t ts = gpm_oa_ts_extend(&dev->ts, report->timestamp);
@@ -140,7 +141,8 @@ static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *re
 		for (struct gpd_pair_sink *k = dev->sinks; k; k = k->next)
 			if (!k->dead)
 				k->ops->pair(k, &dev->decoder,
-					     dev->bytes[dev->prev], dev->bytes[cur],
+					     dev->report_bytes[dev->prev],
+					     dev->report_bytes[cur],
 					     pair_ctx, dev->prev_ts, ts);
 		for (struct gpd_device_subscriber *s =
 		     dev->n_subscribers > dev->n_pairs_in_sink ?
@@ -219,8 +221,22 @@ static const struct gpm_oa_record buffer_lost_record = {
 	.data = buffer_lost_bytes,
 };
 
-static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
-			      size_t len)
+/* The read at hand ends: what is kept of its reports is copied. */
+static void end_read(struct gpd_device *dev)
+{
+	for (struct gpd_pair_sink *k = dev->sinks; k; k = k->next)
+		if (!k->dead)
+			k->ops->read_end(k);
+	unsigned prev = dev->prev;
+	if (dev->have_prev && dev->report_bytes[prev] != dev->bytes[prev]) {
+		memcpy(dev->bytes[prev], dev->report_bytes[prev],
+		       dev->decoder.format->size);
+		dev->report_bytes[prev] = dev->bytes[prev];
+	}
+}
+
+static size_t read_records(struct gpd_device *dev, const unsigned char *data,
+			   size_t len)
 {
 	struct gpm_oa_record_reader rd;
 	struct gpm_oa_record rec;
@@ -274,6 +290,14 @@ static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
 		}
 	}
 	return len;
+}
+
+static size_t consume_records(struct gpd_device *dev, const unsigned char *data,
+			      size_t len)
+{
+	size_t used = read_records(dev, data, len);
+	end_read(dev);
+	return used;
 }
 
 static void deliver_records(struct gpd_device *dev, const void *data, size_t len)

@@ -126,6 +126,9 @@ struct gpd_pair_sink_ops {
 		     const void *end, uint32_t ctx, uint64_t start_ts,
 		     uint64_t end_ts);
 	void (*loss)(struct gpd_pair_sink *sink, bool buffer_lost);
+	/* The reports of the pairs handed so far are in a read that ends:
+	 * a sink that kept pointers to them sums what it holds now. */
+	void (*read_end)(struct gpd_pair_sink *sink);
 	void (*flush)(struct gpd_pair_sink *sink);
 	void (*release)(struct gpd_pair_sink *sink);
 };
@@ -196,8 +199,10 @@ struct gpd_device {
 	struct gpd_record_tap *taps;
 
 	/* Decoding state, reset whenever the stream (re)starts. The last two
-	 * reports as they came, and decoded whole once a subscriber of its
+	 * reports as they came (report_bytes: in the read, or copied into
+	 * bytes when it ends), and decoded whole once a subscriber of its
 	 * own needs them (decoded[]). */
+	const unsigned char *report_bytes[2];
 	unsigned char bytes[2][GPM_OA_MAX_REPORT_SIZE];
 	struct gpm_oa_report report[2];
 	bool decoded[2];

@@ -287,9 +287,61 @@ static bool same_key(const struct gpd_shared_window *g,
 	       g->per_context == sub->per_context;
 }
 
+#define SHARED_NO_ROW SIZE_MAX
+
+/* Sums the pairs of the run taken so far. */
+static void sum_run(struct gpd_shared_window *g)
+{
+	if (!g->run.n_reports)
+		return;
+	if (g->run.row != SHARED_NO_ROW)
+		gpm_oa_delta_add_run(g->run.dec, g->run.first, g->run.stride,
+				     g->run.n_reports,
+				     &g->contexts.rows[g->run.row].acc);
+	if (g->run.to_window)
+		gpm_oa_delta_add_run(g->run.dec, g->run.first, g->run.stride,
+				     g->run.n_reports, &g->window.acc);
+	g->run.n_reports = 0;
+}
+
+/* Takes the pair from start to end into row and (to_window) the window:
+ * into the run when it goes on from it, else into a new one. A pair
+ * whose end is not as far after its start as a report could be (they
+ * came in different reads) is summed now. */
+static void take_pair(struct gpd_shared_window *g,
+		      const struct gpm_oa_decoder *dec, const void *start,
+		      const void *end, size_t row, bool to_window)
+{
+	const unsigned char *s = start, *e = end;
+	uintptr_t stride = (uintptr_t)e - (uintptr_t)s;
+	if (g->run.n_reports && s == g->run.last && stride == g->run.stride &&
+	    row == g->run.row && to_window == g->run.to_window &&
+	    dec == g->run.dec) {
+		g->run.last = e;
+		g->run.n_reports++;
+		return;
+	}
+	sum_run(g);
+	if (stride < dec->format->size || stride > UINT16_MAX) {
+		if (row != SHARED_NO_ROW)
+			gpm_oa_delta_add_raw(dec, s, e, &g->contexts.rows[row].acc);
+		if (to_window)
+			gpm_oa_delta_add_raw(dec, s, e, &g->window.acc);
+		return;
+	}
+	g->run.dec = dec;
+	g->run.first = s;
+	g->run.last = e;
+	g->run.stride = stride;
+	g->run.n_reports = 2;
+	g->run.row = row;
+	g->run.to_window = to_window;
+}
+
 /* The shared window with its sums whole (see folded). */
 static struct gpd_window *shared_window(struct gpd_shared_window *g)
 {
+	sum_run(g);
 	if (g->per_context && !g->folded) {
 		for (size_t r = 0; r < g->contexts.n; r++)
 			for (size_t k = 0; k < GPM_ACC_SLOTS; k++)
@@ -301,6 +353,7 @@ static struct gpd_window *shared_window(struct gpd_shared_window *g)
 
 static void shared_reset(struct gpd_shared_window *g)
 {
+	g->run.n_reports = 0;
 	g->contexts.n = 0;
 	g->folded = false;
 	window_reset(&g->window);
@@ -394,10 +447,10 @@ static void shared_pair(struct gpd_pair_sink *k,
 		if (c) {
 			c->reports++;
 			c->ticks += end_ts - start_ts;
-			gpm_oa_delta_add_raw(dec, start, end, &c->acc);
 		}
-		if (!c || g->folded)
-			gpm_oa_delta_add_raw(dec, start, end, &g->window.acc);
+		take_pair(g, dec, start, end,
+			  c ? (size_t)(c - g->contexts.rows) : SHARED_NO_ROW,
+			  !c || g->folded);
 	}
 	if (end_ts >= g->deadline) {
 		if (g->window.open || g->window.reports_lost ||
@@ -414,6 +467,12 @@ static void shared_loss(struct gpd_pair_sink *k, bool buffer_lost)
 		g->window.buffers_lost++;
 	else
 		g->window.reports_lost++;
+}
+
+/* The run's reports go with the read they came in. */
+static void shared_read_end(struct gpd_pair_sink *k)
+{
+	sum_run(shared_of(k));
 }
 
 /* After its members have handed out what it holds. */
@@ -435,6 +494,7 @@ static void shared_release(struct gpd_pair_sink *k)
 static const struct gpd_pair_sink_ops shared_ops = {
 	.pair = shared_pair,
 	.loss = shared_loss,
+	.read_end = shared_read_end,
 	.flush = shared_flush,
 	.release = shared_release,
 };

@@ -70,6 +70,19 @@ struct gpd_shared_window {
 	struct gpd_window window;
 	struct gpd_context_sums contexts;
 	bool folded;
+	/* Pairs taken and not summed yet, as one run: each began where the
+	 * one before ended and ended as far on, so their reports lie stride
+	 * apart from first, and gpm_oa_delta_add_run() sums them at a
+	 * fraction of a pair's cost each. They go into the context row
+	 * (SHARED_NO_ROW: none) and, with to_window, the window's sums. The
+	 * sums are whole once shared_window() has run. */
+	struct {
+		const struct gpm_oa_decoder *dec;
+		const unsigned char *first, *last;
+		size_t stride, n_reports;
+		size_t row;
+		bool to_window;
+	} run;
 
 	struct gpd_subscription **members;
 	size_t n_members, cap_members;
