@@ -366,12 +366,16 @@ END_TEST
 
 struct bytes {
 	unsigned char *data;
-	size_t len;
+	size_t len, cap;
 };
 
 static void bytes_add(struct bytes *b, const void *data, size_t len)
 {
-	b->data = realloc(b->data, b->len + len);
+	if (b->len + len > b->cap) {
+		b->cap = 2 * (b->len + len);
+		b->data = realloc(b->data, b->cap);
+		ck_assert_ptr_nonnull(b->data);
+	}
 	memcpy(b->data + b->len, data, len);
 	b->len += len;
 }
