@@ -933,6 +933,8 @@ async function smoothAt100Fps(page) {
 		document.querySelectorAll('#charts .chart').length === 20 && 20, null,
 	{ timeout: 30000 }).then((h) => h.jsonValue(),
 		() => page.$$eval('#charts .chart', (els) => els.length));
+	if (perCounter === 20)
+		await chartsOutOfView(page);
 	await page.selectOption('#group-picker', 'unit');
 	const perUnit = await page.waitForFunction(() => {
 		const n = document.querySelectorAll('#charts .chart').length;
@@ -942,6 +944,44 @@ async function smoothAt100Fps(page) {
 	checks.check(perCounter === 20 && perUnit < 20,
 		'charts go one per counter or one per unit', `${perCounter} and ${perUnit}`);
 	await page.screenshot({ path: join(out, 'ui-100fps-20-plots.png'), fullPage: true });
+}
+
+// With 20 charts most are below the window: those far out of view are not
+// drawn while frames arrive (each costs as much as one in view), and one
+// scrolled into view shows the newest frames before the page has drawn
+// three animation frames.
+async function chartsOutOfView(page) {
+	const animationFrames = (n) => page.evaluate((count) => new Promise((resolve) => {
+		const next = (left) => (left ? requestAnimationFrame(() => next(left - 1)) : resolve());
+		next(count);
+	}), n);
+	const shown = () => page.evaluate(() => {
+		const charts = window.gpuperfUi.plots.charts;
+		const last = charts[charts.length - 1];
+		return { first: charts[0].u.scales.x.max, last: last.u.scales.x.max,
+			below: last.element.getBoundingClientRect().top / innerHeight,
+			newest: window.gpuperfUi.store.lastTime() };
+	});
+	await animationFrames(3);
+	const before = await shown();
+	await moreFrames(page, 20);
+	await animationFrames(1);
+	const after = await shown();
+	checks.check(before.below > 1.5 && after.first > before.first && after.last === before.last,
+		'a chart far below the window is not drawn while frames arrive',
+		`last chart ${before.below.toFixed(1)} windows down; first chart to ` +
+		`${before.first} then ${after.first}, last ${before.last} then ${after.last}`);
+	await page.evaluate(() => {
+		const charts = window.gpuperfUi.plots.charts;
+		charts[charts.length - 1].element.scrollIntoView();
+	});
+	const scrolled = (await shown()).newest;
+	await animationFrames(3);
+	const seen = await shown();
+	checks.check(seen.last >= scrolled,
+		'a chart scrolled into view shows the newest frames at once',
+		`drawn up to ${seen.last}, newest frame when scrolled ${scrolled}`);
+	await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 async function viewer(browserContext, url) {

@@ -18,6 +18,11 @@ const CHART_HEIGHT = 170;
 const LINE_WIDTH = 1;
 const TIMELINE_HEIGHT = 130;
 const SPAN_CHOICES_S = [5, 10, 30, 60, 120, MAX_SPAN_S];
+// Charts this far (a part of the window's height) above or below the
+// window are drawn as if in view: the browser scrolls on its own thread,
+// showing a canvas as it was last drawn, so a chart scrolled into view is
+// already up to date unless the page jumps past the margin.
+const DRAWN_MARGIN = '25% 0px';
 
 const UNIT_TITLES = {
 	'%': 'Percent', s: 'Time', Hz: 'Frequency', 'B/s': 'Bytes per second', B: 'Bytes',
@@ -102,6 +107,12 @@ export class PlotPanel {
 		this.charts = [];
 		this.timeline = null;
 		this.rendered = { store: -1, view: -1 };
+		// Charts out of view (and past the margin) are not drawn: each costs
+		// as much to draw as one in view. One scrolled near is drawn at once.
+		this.inView = new IntersectionObserver((entries) => this.viewChanged(entries),
+			{ rootMargin: DRAWN_MARGIN });
+		// Printing shows every chart.
+		addEventListener('beforeprint', () => this.drawStale());
 
 		this.liveButton = h('button', {
 			type: 'button', id: 'live-toggle',
@@ -251,6 +262,7 @@ export class PlotPanel {
 	}
 
 	rebuild() {
+		this.inView.disconnect();
 		for (const chart of this.charts)
 			chart.u.destroy();
 		this.timeline?.u.destroy();
@@ -277,7 +289,8 @@ export class PlotPanel {
 			}],
 		}, timelineData, this.timelineBox);
 		this.attachGestures(timeline);
-		this.timeline = { u: timeline, data: timelineData };
+		this.timeline = this.drawnWhenNear({ u: timeline, data: timelineData,
+			element: this.timelineBox });
 
 		for (const indexes of this.groups()) {
 			const display = this.displays[indexes[0]];
@@ -308,7 +321,7 @@ export class PlotPanel {
 				}],
 			}, data, element);
 			this.attachGestures(u);
-			this.charts.push({ u, data, element });
+			this.charts.push(this.drawnWhenNear({ u, data, element }));
 		}
 		this.clearButton.disabled = !this.selected.size;
 		this.hint.hidden = this.selected.size > 0;
@@ -323,8 +336,46 @@ export class PlotPanel {
 				u.setSize({ width, height: u.height });
 	}
 
-	// Called every animation frame: redraws when there is something new to
-	// show. Returns whether it drew.
+	// A chart is drawn from now on only while it is in view or near it;
+	// until the browser first says where it is, it is taken as in view.
+	drawnWhenNear(chart) {
+		chart.near = true;
+		chart.stale = false;
+		this.inView.observe(chart.element);
+		return chart;
+	}
+
+	viewChanged(entries) {
+		const charts = [this.timeline, ...this.charts].filter(Boolean);
+		for (const entry of entries) {
+			const chart = charts.find((c) => c.element === entry.target);
+			if (!chart)
+				continue;
+			chart.near = entry.isIntersecting;
+			if (chart.near && chart.stale)
+				this.draw(chart, this.view.range(this.store.lastTime()));
+		}
+	}
+
+	drawStale() {
+		const range = this.view.range(this.store.lastTime());
+		for (const chart of [this.timeline, ...this.charts])
+			if (chart?.stale)
+				this.draw(chart, range);
+	}
+
+	draw(chart, [min, max]) {
+		const { u, data } = chart;
+		chart.stale = false;
+		u.batch(() => {
+			u.setData(data, false);
+			u.setScale('x', { min, max });
+		});
+	}
+
+	// Called every animation frame and as frames arrive: redraws the charts
+	// in view when there is something new to show; the others are drawn
+	// when they come near. Returns whether there was.
 	render() {
 		const store = this.store, view = this.view;
 		if (!this.timeline)
@@ -333,12 +384,12 @@ export class PlotPanel {
 		if (!newData && this.rendered.view === view.version)
 			return false;
 		this.rendered = { store: store.version, view: view.version };
-		const [min, max] = view.range(store.lastTime());
-		for (const { u, data } of [this.timeline, ...this.charts]) {
-			u.batch(() => {
-				u.setData(data, false);
-				u.setScale('x', { min, max });
-			});
+		const range = view.range(store.lastTime());
+		for (const chart of [this.timeline, ...this.charts]) {
+			if (chart.near)
+				this.draw(chart, range);
+			else
+				chart.stale = true;
 		}
 		return true;
 	}
