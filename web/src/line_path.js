@@ -7,10 +7,15 @@
 // its first row, grows by the rows that arrived, and is drawn shifted to
 // where the time axis has moved: no work per row already drawn.
 //
-// A view held in the past, or one with more rows than the chart has
-// pixels to show them apart (zoomed out), is drawn by uPlot's builder
-// (`other`), which merges the rows of each pixel; so is any view once
-// its value range changes (the path starts afresh at its new scale).
+// A view with more rows than the chart has pixels to show them apart
+// (more than 4 rows a pixel: zoomed out, or a narrow chart) is kept the way
+// uPlot's builder merges it: the rows of each pixel column drawn as the
+// column's first row, its lowest and highest, and its last, on one
+// vertical line. The newest column is still filling, so it is drawn apart
+// from the kept path at each drawing and joins it when a row lands in the
+// next column. A view held in the past is drawn by uPlot's builder
+// (`other`); so is any view once its value range changes (the path starts
+// afresh at its new scale).
 //
 // uPlot calls paths() for the series; the chart's drawSeries hook calls
 // draw(), which strokes the kept path the way uPlot strokes its own.
@@ -28,6 +33,7 @@ export class LinePath {
 		this.other = other;
 		this.path = null;
 		this.shift = null;      // where draw() puts the kept path; null: uPlot drew
+		this.column = null;     // the newest pixel column of a merged path
 		this.build = (u, seriesIdx, idx0, idx1) => this.paths(u, seriesIdx, idx0, idx1);
 	}
 
@@ -40,13 +46,14 @@ export class LinePath {
 			xs, ys, top, height, yMin: y.min,
 			kx: width / (x.max - x.min), ky: height / (y.max - y.min),
 		};
-		if (idx1 !== xs.length - 1 || idx1 - idx0 > MERGED_ROWS_PER_PIXEL * width ||
+		if (idx1 !== xs.length - 1 ||
 		    !(geometry.kx > 0 && geometry.ky > 0 && Number.isFinite(geometry.kx) &&
 		      Number.isFinite(geometry.ky))) {
 			this.path = null;
 			this.shift = null;
 			return this.other(u, seriesIdx, idx0, idx1);
 		}
+		geometry.merged = idx1 - idx0 > MERGED_ROWS_PER_PIXEL * width;
 		this.follow(geometry, idx0);
 		this.shift = left + (this.origin - x.min) * geometry.kx;
 		return NO_PATH;
@@ -76,17 +83,32 @@ export class LinePath {
 			this.origin = xs[from];
 			this.firstX = xs[from];
 			this.penDown = false;
+			this.column = null;
 			next = from;
 		}
-		const { kx, ky, yMin, top, height } = this.geometry;
+		const { kx, ky, yMin, top, height, merged } = this.geometry;
 		const bottom = top + height;
 		for (let i = next; i < xs.length; i++) {
 			const value = ys[i];
 			if (value == null) {
+				this.closeColumn();
 				this.penDown = false;
 				continue;
 			}
-			const px = (xs[i] - this.origin) * kx, py = bottom - (value - yMin) * ky;
+			let px = (xs[i] - this.origin) * kx;
+			const py = bottom - (value - yMin) * ky;
+			if (merged) {
+				px = Math.round(px);
+				const column = this.column;
+				if (column !== null && column.x === px) {
+					column.low = Math.max(column.low, py);
+					column.high = Math.min(column.high, py);
+					column.last = py;
+					continue;
+				}
+				this.closeColumn();
+				this.column = { x: px, first: py, low: py, high: py, last: py };
+			}
 			if (this.penDown)
 				this.path.lineTo(px, py);
 			else
@@ -94,6 +116,13 @@ export class LinePath {
 			this.penDown = true;
 		}
 		this.lastX = xs[xs.length - 1];
+	}
+
+	// The newest pixel column, merged, joins the kept path.
+	closeColumn() {
+		if (this.column !== null)
+			columnLine(this.path, this.column);
+		this.column = null;
 	}
 
 	// Strokes the kept path, if paths() kept it, as uPlot strokes its
@@ -118,13 +147,34 @@ export class LinePath {
 		ctx.setLineDash(series.dash ?? []);
 		ctx.translate(this.shift + align, align);
 		ctx.stroke(this.path);
+		if (this.column !== null && this.column.low !== this.column.high) {
+			const newest = new Path2D();
+			newest.moveTo(this.column.x, this.column.first);
+			columnLine(newest, this.column);
+			ctx.stroke(newest);
+		}
 		ctx.restore();
 	}
 }
 
-// The kept path's pixels still mean the same rows and values.
+// A merged pixel column, from its first row (where the path already is):
+// to its lowest and highest rows, unless the line starts or ends there,
+// and to its last, as uPlot's builder draws it.
+function columnLine(path, { x, first, low, high, last }) {
+	if (low === high)
+		return;
+	if (low !== first && low !== last)
+		path.lineTo(x, low);
+	if (high !== first && high !== last)
+		path.lineTo(x, high);
+	path.lineTo(x, last);
+}
+
+// The kept path's pixels still mean the same rows and values, merged or
+// not as before.
 function sameGeometry(a, b) {
-	return a.xs === b.xs && a.ys === b.ys && a.top === b.top && a.height === b.height &&
+	return a.xs === b.xs && a.ys === b.ys && a.merged === b.merged &&
+		a.top === b.top && a.height === b.height &&
 		a.yMin === b.yMin && close(a.kx, b.kx) && close(a.ky, b.ky);
 }
 

@@ -22,11 +22,16 @@ globalThis.Path2D = FakePath;
 
 // A context recording the stroke's state and where the path lands.
 function fakeContext() {
-	const state = { shift: [0, 0] };
+	let state = { shift: [0, 0] };
+	const saved = [];
 	return {
 		strokes: [],
-		save() {},
-		restore() {},
+		save() {
+			saved.push({ ...state });
+		},
+		restore() {
+			state = saved.pop();
+		},
 		beginPath() {},
 		rect() {},
 		clip() {},
@@ -39,7 +44,6 @@ function fakeContext() {
 		stroke(path) {
 			this.strokes.push({ ...state, lineWidth: this.lineWidth, strokeStyle: this.strokeStyle,
 				points: path.ops.map(([op, x, y]) => [op, x + state.shift[0], y + state.shift[1]]) });
-			state.shift = [0, 0];
 		},
 	};
 }
@@ -139,7 +143,7 @@ test('another value range or span starts the path afresh at the new scale', () =
 	assert.ok(near(stroke.points[2].slice(1), [50 + 12 / 20 * 1000 + 0.5, 110 - 3 * 5 + 0.5]));
 });
 
-test('a view held before the newest row, or denser than 4 rows a pixel, is uPlot\'s', () => {
+test('a view held before the newest row is uPlot\'s; a dense one is kept', () => {
 	const xs = Array.from({ length: 10 }, (_, i) => 100 + i), ys = xs.map(() => 1);
 	const u = chart(xs, ys, 95, 105);
 	const built = [];
@@ -148,10 +152,76 @@ test('a view held before the newest row, or denser than 4 rows a pixel, is uPlot
 	line.draw(u, 1);
 	assert.equal(u.ctx.strokes.length, 0, 'drawn by uPlot, not again');
 	u.bbox.width = 2;
-	assert.deepEqual(line.build(u, 1, 0, 9), { stroke: 'uplot' });
-	u.bbox.width = 3;
-	assert.equal(line.build(u, 1, 0, 9).stroke, null, '9 rows over 3 px are kept');
-	assert.deepEqual(built, [[1, 0, 5], [1, 0, 9]]);
+	assert.equal(line.build(u, 1, 0, 9).stroke, null, '9 rows over 2 px are kept');
+	assert.deepEqual(built, [[1, 0, 5]]);
+});
+
+// A chart 2 px wide showing x 0..2: rows 0.1 apart, so columns 0 and 1
+// hold 5 rows each.
+function denseChart(ys) {
+	const xs = [0, 0.1, 0.2, 0.3, 0.4, 1, 1.1, 1.2, 1.3, 1.4].slice(0, ys.length);
+	const u = chart(xs, ys, 0, 2);
+	u.bbox.width = 2;
+	u.series[1].dash = undefined;
+	return u;
+}
+
+// Where a merged column's row lands: column x, value v.
+function at(op, x, v) {
+	return [op, 50 + x + 0.5, 110 - 10 * v + 0.5];
+}
+
+test('more than 4 rows a pixel are merged per column as uPlot merges them', () => {
+	const u = denseChart([5, 9, 1, 4, 6, 2, 8, 3, 3, 7]);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	const [kept, newest] = u.ctx.strokes;
+	assert.deepEqual(kept.points, [at('M', 0, 5), at('L', 0, 1), at('L', 0, 9), at('L', 0, 6),
+		at('L', 1, 2)], 'column 0: first, lowest, highest, last; then column 1\'s first');
+	assert.deepEqual(newest.points, [at('M', 1, 2), at('L', 1, 8), at('L', 1, 7)],
+		'the newest column, still filling, drawn apart; its lowest is its first');
+	const path = line.path;
+	u.data[0].push(2);
+	u.data[1].push(4);
+	u.ctx.strokes = [];
+	drawn(line, u);
+	assert.equal(line.path, path, 'the same path, grown');
+	assert.deepEqual(u.ctx.strokes.map((s) => s.points), [[at('M', 0, 5), at('L', 0, 1),
+		at('L', 0, 9), at('L', 0, 6), at('L', 1, 2), at('L', 1, 8), at('L', 1, 7), at('L', 2, 4)]],
+	'column 1 joined the path; a column of one row is not drawn apart');
+});
+
+test('a merged column whose first or last row is its lowest or highest draws it once', () => {
+	const u = denseChart([1, 5, 3, 2, 9, 4, 4, 4, 4, 4]);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	assert.deepEqual(u.ctx.strokes.map((s) => s.points), [[at('M', 0, 1), at('L', 0, 9),
+		at('L', 1, 4)]], 'from its lowest (first) to its highest (last); a flat column adds nothing');
+});
+
+test('a missing value in a merged view breaks the line there', () => {
+	const u = denseChart([5, 9, 1, null, 6, 2, 8, 3, 3, 7]);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	assert.deepEqual(u.ctx.strokes[0].points, [at('M', 0, 5), at('L', 0, 9), at('L', 0, 1),
+		at('M', 0, 6), at('L', 1, 2)], 'its last row is its lowest: drawn once, last');
+});
+
+test('a view crossing 4 rows a pixel starts the path afresh, merged or not', () => {
+	const u = denseChart([5, 9, 1, 4, 6, 2, 8, 3, 3]);
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	drawn(line, u);
+	const unmerged = line.path;
+	assert.equal(unmerged.ops.length, 9, '9 rows over 2 px: each row drawn');
+	u.data[0].push(1.4);
+	u.data[1].push(7);
+	drawn(line, u);
+	assert.notEqual(line.path, unmerged);
+	assert.equal(line.path.ops.length, 5, '10 rows: merged');
+	const merged = line.path;
+	line.build(u, 1, 1, 9);
+	assert.notEqual(line.path, merged, '9 rows in view again');
+	assert.equal(line.path.ops.length, 9);
 });
 
 test('a path holding more rows before the view than in it starts afresh', () => {
@@ -235,13 +305,15 @@ test('scales with no size, or none, are uPlot\'s', () => {
 	}
 });
 
-test('up to 4 rows a pixel are kept, wherever the view starts', () => {
+test('up to 4 rows a pixel are kept row by row, wherever the view starts', () => {
 	const xs = Array.from({ length: 30 }, (_, i) => 100 + i), ys = xs.map(() => 1);
 	const u = chart(xs, ys, 100, 130);
 	u.bbox.width = 4;
-	const line = new LinePath(() => 'uplot');
-	assert.equal(line.build(u, 1, 13, 29).stroke, null, '16 rows over 4 px');
-	assert.equal(line.build(u, 1, 12, 29), 'uplot', '17 rows over 4 px');
+	const line = new LinePath(() => assert.fail('uPlot\'s builder'));
+	line.build(u, 1, 13, 29);
+	assert.equal(line.path.ops.length, 17, '16 rows over 4 px: 17 rows drawn');
+	line.build(u, 1, 12, 29);
+	assert.equal(line.path.ops.length, 3, '17 rows over 4 px: a point for each of 3 columns');
 });
 
 test('a view starting before the path, or far after its start, starts it there', () => {
