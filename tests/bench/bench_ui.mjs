@@ -110,6 +110,12 @@ try {
 	await page.waitForFunction(() => window.gpuperfUi.stream.windowNs === 10e6 &&
 		window.gpuperfUi.store.length > 20);
 	await page.selectOption('#group-picker', 'counter');
+	// Measured once the store holds the whole span shown (30 s, 3000 rows
+	// a line), as a page that has been open a while does.
+	await page.waitForFunction(() => {
+		const { store, view } = window.gpuperfUi;
+		return store.length && store.x[store.length - 1] - store.x[0] >= view.spanS;
+	}, null, { timeout: 120000 });
 	const cdp = await page.context().newCDPSession(page);
 	// Durations in the thread's own CPU time, as ThreadTime is.
 	await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
