@@ -409,12 +409,57 @@ static void leave_shared(struct gpd_subscription *sub, bool keep)
 		gpd_device_drop_sink(g->device, &g->sink);
 }
 
-static void shared_pair(struct gpd_pair_sink *k,
-			const struct gpm_oa_decoder *dec, const void *start,
-			const void *end, uint32_t ctx, uint64_t start_ts,
-			uint64_t end_ts)
+/* The pair goes on from the run, into the same row, inside the window
+ * (or is not the filter's, inside the window): what shared_pair_at_edge()
+ * would do with it comes down to counting it, done here. False for any
+ * other pair, which it is left to. */
+static bool shared_pair_goes_on(struct gpd_shared_window *g,
+				const struct gpm_oa_decoder *dec,
+				const unsigned char *start,
+				const unsigned char *end, uint32_t ctx,
+				uint64_t start_ts, uint64_t end_ts)
 {
-	struct gpd_shared_window *g = shared_of(k);
+	if (g->leaving || !g->n_members || !g->window.open ||
+	    start_ts >= g->deadline || end_ts >= g->deadline)
+		return false;
+	if (g->ctx_filter && ctx != g->ctx_id) {
+		g->window.end_ts = end_ts;
+		return true;
+	}
+	if (!g->run.n_reports || start != g->run.last ||
+	    (uintptr_t)end - (uintptr_t)start != g->run.stride ||
+	    dec != g->run.dec)
+		return false;
+	struct gpd_context_acc *c = NULL;
+	if (g->per_context) {
+		if (g->run.row == SHARED_NO_ROW ||
+		    g->contexts.rows[g->run.row].ctx_id != ctx ||
+		    g->run.to_window != g->folded)
+			return false;
+		c = &g->contexts.rows[g->run.row];
+	} else if (g->run.row != SHARED_NO_ROW || !g->run.to_window) {
+		return false;
+	}
+	g->window.end_ts = end_ts;
+	g->window.reports++;
+	if (c) {
+		c->reports++;
+		c->ticks += end_ts - start_ts;
+	}
+	g->run.last = end;
+	g->run.n_reports++;
+	return true;
+}
+
+/* Kept out of line: inlined, its saving of registers would be paid by
+ * every pair taking the short way. */
+__attribute__((noinline))
+static void shared_pair_at_edge(struct gpd_shared_window *g,
+				const struct gpm_oa_decoder *dec,
+				const void *start, const void *end,
+				uint32_t ctx, uint64_t start_ts,
+				uint64_t end_ts)
+{
 	/* A member whose mark began takes the window so far and sums this
 	 * pair on itself: the mark's pairs and cuts are its own. */
 	for (size_t i = 0; g->leaving && i < g->n_members;) {
@@ -458,6 +503,19 @@ static void shared_pair(struct gpd_pair_sink *k,
 			shared_emit(g);
 		g->deadline = (end_ts / g->window_ticks + 1) * g->window_ticks;
 	}
+}
+
+/* Nearly every pair goes on from the one before: those take the short
+ * way, the rest (a new context, a window's end, a member leaving) the
+ * whole one. */
+static void shared_pair(struct gpd_pair_sink *k,
+			const struct gpm_oa_decoder *dec, const void *start,
+			const void *end, uint32_t ctx, uint64_t start_ts,
+			uint64_t end_ts)
+{
+	struct gpd_shared_window *g = shared_of(k);
+	if (!shared_pair_goes_on(g, dec, start, end, ctx, start_ts, end_ts))
+		shared_pair_at_edge(g, dec, start, end, ctx, start_ts, end_ts);
 }
 
 static void shared_loss(struct gpd_pair_sink *k, bool buffer_lost)

@@ -71,39 +71,12 @@ static uint64_t reason_field_mask(const struct gpm_oa_decoder *dec)
 	return (((uint64_t)1 << dec->reason_width) - 1) << GPM_OA_REASON_SHIFT;
 }
 
-static uint64_t load_header_word(const unsigned char *p, unsigned bits)
-{
-	return bits == 32 ? gpm__le32_load(p) : gpm__le64_load(p);
-}
-
 static void store_header_word(unsigned char *p, unsigned bits, uint64_t v)
 {
 	if (bits == 32)
 		gpm__le32_store(p, (uint32_t)v);
 	else
 		gpm__le64_store(p, v);
-}
-
-int gpm_oa_report_decode_header(const struct gpm_oa_decoder *dec, const void *bytes,
-				size_t size, struct gpm_oa_report *report)
-{
-	const struct gpm_oa_format *fmt = dec->format;
-	const unsigned char *b = bytes;
-
-	if (size < fmt->size)
-		return -EMSGSIZE;
-
-	uint64_t id = load_header_word(b, fmt->header_bits);
-	report->report_id = id & ~(reason_field_mask(dec) | dec->ctx_valid_mask);
-	report->reason = (uint32_t)(id >> GPM_OA_REASON_SHIFT) &
-			 (((uint32_t)1 << dec->reason_width) - 1);
-	report->ctx_valid = !dec->ctx_valid_mask || (id & dec->ctx_valid_mask);
-	report->ctx_id = gpm__le32_load(b + fmt->ctx_offset);
-
-	uint64_t ts = load_header_word(b + fmt->ts_offset, fmt->header_bits);
-	report->value[GPM_ACC_GPU_TIME] = ts;
-	report->timestamp = ts & dec->ts_mask;
-	return 0;
 }
 
 int gpm_oa_report_decode(const struct gpm_oa_decoder *dec, const void *bytes,
@@ -226,23 +199,4 @@ int gpm_oa_report_encode(const struct gpm_oa_decoder *dec,
 			    report->ctx_id, report->ctx_valid,
 			    report->value[GPM_ACC_GPU_TIME], report->value, bytes);
 	return 0;
-}
-
-uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
-			       const struct gpm_oa_report *report, uint32_t running)
-{
-	if (report->reason & GPM_OA_REASON_MMIO_TRIGGER)
-		return running;
-	if (report->ctx_id == GPM_OA_CTX_NONE)
-		return GPM_OA_CTX_NONE;
-	if (!report->ctx_valid && dec->ctx_invalid_means_idle)
-		return GPM_OA_CTX_NONE;
-	return report->ctx_id;
-}
-
-bool gpm_oa_report_may_resubmit(const struct gpm_oa_decoder *dec,
-				const struct gpm_oa_report *report)
-{
-	return dec->ctx_invalid_means_idle && !report->ctx_valid &&
-	       (report->reason & GPM_OA_REASON_CTX_SWITCH);
 }

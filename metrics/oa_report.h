@@ -15,6 +15,7 @@
 #ifndef GPM_OA_REPORT_H
 #define GPM_OA_REPORT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,8 +112,30 @@ static inline uint64_t gpm_oa_report_timestamp(const struct gpm_oa_decoder *dec,
  * deltas are taken from its bytes (gpm_oa_delta_add_raw()). -EMSGSIZE if
  * size is smaller than a report.
  */
-int gpm_oa_report_decode_header(const struct gpm_oa_decoder *dec, const void *bytes,
-				size_t size, struct gpm_oa_report *report);
+static inline int gpm_oa_report_decode_header(const struct gpm_oa_decoder *dec,
+					      const void *bytes, size_t size,
+					      struct gpm_oa_report *report)
+{
+	const struct gpm_oa_format *fmt = dec->format;
+	const unsigned char *b = bytes;
+
+	if (size < fmt->size)
+		return -EMSGSIZE;
+
+	uint64_t id = fmt->header_bits == 32 ? gpm__le32_load(b) : gpm__le64_load(b);
+	uint64_t reason_mask = (((uint64_t)1 << dec->reason_width) - 1)
+			       << GPM_OA_REASON_SHIFT;
+	report->report_id = id & ~(reason_mask | dec->ctx_valid_mask);
+	report->reason = (uint32_t)((id & reason_mask) >> GPM_OA_REASON_SHIFT);
+	report->ctx_valid = !dec->ctx_valid_mask || (id & dec->ctx_valid_mask);
+	report->ctx_id = gpm__le32_load(b + fmt->ctx_offset);
+
+	const unsigned char *t = b + fmt->ts_offset;
+	uint64_t ts = fmt->header_bits == 32 ? gpm__le32_load(t) : gpm__le64_load(t);
+	report->value[GPM_ACC_GPU_TIME] = ts;
+	report->timestamp = ts & dec->ts_mask;
+	return 0;
+}
 
 /*
  * Writes report as the format's size bytes at bytes; bytes no field covers
@@ -147,8 +170,18 @@ void gpm_oa_report_write(const struct gpm_oa_decoder *dec, uint64_t report_id,
  * - otherwise the ctx field: on Xe_HP and later a clear bit only says the
  *   report is not a switch-in, and HSW has no valid bit at all.
  */
-uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
-			       const struct gpm_oa_report *report, uint32_t running);
+static inline uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
+					     const struct gpm_oa_report *report,
+					     uint32_t running)
+{
+	if (report->reason & GPM_OA_REASON_MMIO_TRIGGER)
+		return running;
+	if (report->ctx_id == GPM_OA_CTX_NONE)
+		return GPM_OA_CTX_NONE;
+	if (!report->ctx_valid && dec->ctx_invalid_means_idle)
+		return GPM_OA_CTX_NONE;
+	return report->ctx_id;
+}
 
 /*
  * Whether the report may be i915 submitting the running context again:
@@ -157,7 +190,11 @@ uint32_t gpm_oa_report_context(const struct gpm_oa_decoder *dec,
  * as going idle, as IGT's reader does. Only the report after it tells: the
  * context that ran before it again, and it was a resubmission.
  */
-bool gpm_oa_report_may_resubmit(const struct gpm_oa_decoder *dec,
-				const struct gpm_oa_report *report);
+static inline bool gpm_oa_report_may_resubmit(const struct gpm_oa_decoder *dec,
+					      const struct gpm_oa_report *report)
+{
+	return dec->ctx_invalid_means_idle && !report->ctx_valid &&
+	       (report->reason & GPM_OA_REASON_CTX_SWITCH);
+}
 
 #endif

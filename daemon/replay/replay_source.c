@@ -142,18 +142,6 @@ static int read_next(struct replay_source *rs)
 	return 0;
 }
 
-/* The extended timestamp of the report at p: extending the one before
- * again, as for a held sample, adds nothing. */
-static uint64_t sample_ts(struct replay_source *rs, const unsigned char *p,
-			  size_t size)
-{
-	struct gpm_oa_report report;
-	/* The timestamp is all it needs: the counters are the device's. */
-	if (gpm_oa_report_decode_header(&rs->decoder, p, size, &report))
-		return rs->ts.extended;
-	return gpm_oa_ts_extend(&rs->ts, report.timestamp);
-}
-
 static void on_tick(uv_timer_t *timer);
 
 static void reach_end(struct replay_source *rs, bool error)
@@ -181,15 +169,19 @@ static void reach_end(struct replay_source *rs, bool error)
 }
 
 /* Takes the held run's samples that are due (all at speed=max): false
- * when one is left, not due yet. */
+ * when one is left, not due yet. Only a report's timestamp is read here,
+ * in place: the device decodes the rest. A sample too short for a report
+ * has none and is due with the one before it. */
 static bool take_due_samples(struct replay_source *rs, uint64_t due)
 {
 	const struct gpm_recording_record *rec = &rs->held_rec;
+	bool whole = rec->size >= rs->decoder.format->size;
+	const unsigned char *report = rs->held_record + GPM_OA_RECORD_HEADER_SIZE;
 	size_t n = 0;
-	for (; n < rs->held_count; n++) {
-		const unsigned char *report = rs->held_record + n * rec->stride +
-					      GPM_OA_RECORD_HEADER_SIZE;
-		uint64_t ts = sample_ts(rs, report, rec->size);
+	for (; n < rs->held_count; n++, report += rec->stride) {
+		uint64_t ts = whole ? gpm_oa_ts_extend(&rs->ts,
+				gpm_oa_report_timestamp(&rs->decoder, report))
+				    : rs->ts.extended;
 		if (!rs->have_first_ts) {
 			rs->have_first_ts = true;
 			rs->first_ts = ts;
