@@ -112,7 +112,10 @@ static const struct gpm_oa_report *decoded(struct gpd_device *dev, unsigned i)
 static void handle_sample(struct gpd_device *dev, const struct gpm_oa_record *rec)
 {
 	unsigned cur = dev->prev ^ 1;
-	struct gpm_oa_report *report = &dev->report[cur];
+	/* Its header, on the stack: what is not used of it is not even
+	 * written (decoded() decodes the whole report where one is needed). */
+	struct gpm_oa_report header;
+	struct gpm_oa_report *report = &header;
 	if (gpm_oa_report_decode_header(&dev->decoder, rec->payload,
 					rec->payload_size, report)) {
 		dev->stats.bad_records++;

@@ -14,8 +14,11 @@
 #ifndef GPM_OA_RECORD_H
 #define GPM_OA_RECORD_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "metrics/little_endian.h"
 
 /* enum drm_i915_perf_record_type */
 enum gpm_oa_record_type {
@@ -67,6 +70,66 @@ void gpm_oa_record_reader_init(struct gpm_oa_record_reader *rd,
 			       enum gpm_oa_framing framing, size_t report_size,
 			       const void *buf, size_t len);
 
+/* What gpm_oa_record_next() reads, inline: it runs once a report,
+ * millions of times a second. */
+static inline int gpm__oa_record_next_xe(struct gpm_oa_record_reader *rd,
+					 struct gpm_oa_record *rec)
+{
+	size_t left = rd->len - rd->offset;
+
+	if (!rd->report_size)
+		return -EBADMSG;
+	if (left < rd->report_size)
+		return -EAGAIN;
+	rec->type = GPM_OA_RECORD_SAMPLE;
+	rec->size = rd->report_size;
+	rec->data = rd->buf + rd->offset;
+	rec->payload = rd->buf + rd->offset;
+	rec->payload_size = rd->report_size;
+	rd->offset += rd->report_size;
+	return 1;
+}
+
+static inline int gpm__oa_record_next_i915(struct gpm_oa_record_reader *rd,
+					   struct gpm_oa_record *rec)
+{
+	const unsigned char *p = rd->buf + rd->offset;
+	size_t left = rd->len - rd->offset;
+
+	if (left < GPM_OA_RECORD_HEADER_SIZE)
+		return -EAGAIN;
+
+	uint32_t type = gpm__le32_load(p);
+	size_t size = gpm__le16_load(p + 6);
+
+	switch (type) {
+	case GPM_OA_RECORD_SAMPLE:
+		if (size != GPM_OA_RECORD_HEADER_SIZE + rd->report_size)
+			return -EBADMSG;
+		break;
+	case GPM_OA_RECORD_REPORT_LOST:
+	case GPM_OA_RECORD_BUFFER_LOST:
+		if (size != GPM_OA_RECORD_HEADER_SIZE)
+			return -EBADMSG;
+		break;
+	default:
+		/* A zero size would never advance. */
+		if (size < GPM_OA_RECORD_HEADER_SIZE)
+			return -EBADMSG;
+		break;
+	}
+	if (left < size)
+		return -EAGAIN;
+
+	rec->type = type;
+	rec->size = size;
+	rec->data = p;
+	rec->payload_size = size - GPM_OA_RECORD_HEADER_SIZE;
+	rec->payload = rec->payload_size ? p + GPM_OA_RECORD_HEADER_SIZE : NULL;
+	rd->offset += size;
+	return 1;
+}
+
 /*
  * Reads the record at rd->offset. Returns 1 with *rec filled and the reader
  * past it; 0 at the end of the buffer; -EAGAIN when the buffer ends inside
@@ -78,7 +141,14 @@ void gpm_oa_record_reader_init(struct gpm_oa_record_reader *rd,
  * kernel does not define are returned as they are, for the caller to use
  * or skip.
  */
-int gpm_oa_record_next(struct gpm_oa_record_reader *rd, struct gpm_oa_record *rec);
+static inline int gpm_oa_record_next(struct gpm_oa_record_reader *rd,
+				     struct gpm_oa_record *rec)
+{
+	if (rd->offset == rd->len)
+		return 0;
+	return rd->framing == GPM_OA_FRAMING_XE ? gpm__oa_record_next_xe(rd, rec)
+						 : gpm__oa_record_next_i915(rd, rec);
+}
 
 /* xe's drm_xe_oa_stream_status.oa_status bits. */
 enum gpm_oa_xe_status {
