@@ -197,6 +197,10 @@ test('a merged column whose first or last row is its lowest or highest draws it 
 	drawn(line, u);
 	assert.deepEqual(u.ctx.strokes.map((s) => s.points), [[at('M', 0, 1), at('L', 0, 9),
 		at('L', 1, 4)]], 'from its lowest (first) to its highest (last); a flat column adds nothing');
+	const v = denseChart([9, 5, 1, 3, 4, 4, 4, 4, 4, 4]);
+	drawn(line, v);
+	assert.deepEqual(v.ctx.strokes.map((s) => s.points), [[at('M', 0, 9), at('L', 0, 1),
+		at('L', 0, 4), at('L', 1, 4)]], 'from its highest (first) to its lowest, then its last');
 });
 
 test('a missing value in a merged view breaks the line there', () => {
