@@ -164,8 +164,8 @@ static const char devices_help[] =
 	"context for the kernel to stream alone (--drm-fd, --own-contexts);\n"
 	"'kernel, whole unit' where the kernel takes the context but hands\n"
 	"over every context's reports (xe); 'software' where the reports\n"
-	"carry context IDs, so --ctx can narrow a system-wide stream; '-'\n"
-	"where neither.\n\n";
+	"carry context IDs, so --ctx can narrow a system-wide stream and\n"
+	"--per-context split it (not on Haswell); '-' where neither.\n\n";
 
 /* The CONTEXTS column: which context filters the device takes. */
 static void context_filters(char *buf, size_t size, const struct gpc_device *d)

@@ -61,7 +61,8 @@ static const char help_text[] =
 	"                     one row per DURATION of GPU time (e.g. 100ms,\n"
 	"                     1s, 500us, 20000ns)\n"
 	"  --per-context      one row per run of reports of one context\n"
-	"                     (the default)\n"
+	"                     (the default; Haswell's reports carry no\n"
+	"                     context ID: there --per-report is)\n"
 	"  --format FORMAT    table (aligned, human units; the default), csv\n"
 	"                     or ndjson (plain numbers), or perfetto: a\n"
 	"                     Perfetto trace (.perfetto-trace) with the\n"
@@ -76,10 +77,11 @@ static const char help_text[] =
 	"Columns: timestamp_ns (CPU time of the window's first report, from\n"
 	"the recording's correlation points; empty without them),\n"
 	"gpu_timestamp (its GPU timestamp in ticks, extended past 32-bit\n"
-	"wraps), duration_ns, context_id (empty where none), reports (report\n"
-	"pairs summed), lost (OA_REPORT_LOST), buffers_lost (OA_BUFFER_LOST),\n"
-	"then one column per counter, named by its symbol. The pair across an\n"
-	"OA_BUFFER_LOST has no valid deltas and gives no row.\n";
+	"wraps), duration_ns, context_id (empty where none, and always on\n"
+	"Haswell), reports (report pairs summed), lost (OA_REPORT_LOST),\n"
+	"buffers_lost (OA_BUFFER_LOST), then one column per counter, named by\n"
+	"its symbol. The pair across an OA_BUFFER_LOST has no valid deltas\n"
+	"and gives no row.\n";
 
 /* Bytes of rows written at a time. */
 #define REPLAY_OUTPUT_BATCH (256u << 10)
@@ -120,6 +122,7 @@ struct options {
 	size_t n_dirs;
 	const char *counters;           /* NULL: all */
 	enum gpm_oa_window_mode mode;
+	bool per_context;               /* --per-context given */
 	uint64_t interval_ns;
 	enum gpuperf_format format;
 	bool raw;
@@ -235,8 +238,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 				return usage_error("choose one of --per-report, "
 						   "--interval and --per-context");
 			mode_set = true;
-			opt->mode = strcmp(arg, "--per-report") ?
-				    GPM_OA_WINDOW_CONTEXT : GPM_OA_WINDOW_PAIR;
+			opt->per_context = !strcmp(arg, "--per-context");
+			opt->mode = opt->per_context ? GPM_OA_WINDOW_CONTEXT :
+				    GPM_OA_WINDOW_PAIR;
 			continue;
 		}
 		if ((m = option_value(argc, argv, &i, "--interval", NULL,
@@ -444,6 +448,24 @@ static int setup_decoder(struct replay *r)
 	return 0;
 }
 
+/* Runs of one context need reports that name it, which Haswell's do not:
+ * there, --per-context is refused and the default is --per-report. */
+static int choose_windows(struct replay *r)
+{
+	if (r->decoder.has_context)
+		return 0;
+	if (r->opt.per_context)
+		return input_error(r, "it was recorded on %s, whose OA reports "
+				   "carry no context ID, so it has no "
+				   "per-context rows: replay it --per-report "
+				   "or --interval DURATION",
+				   r->platform->description);
+	if (r->opt.format != GPUPERF_FORMAT_PERFETTO &&
+	    r->opt.mode == GPM_OA_WINDOW_CONTEXT)
+		r->opt.mode = GPM_OA_WINDOW_PAIR;
+	return 0;
+}
+
 static int select_counters(struct replay *r)
 {
 	const struct gpm_metric_set *set = r->set;
@@ -630,7 +652,8 @@ static void on_window(void *data, const struct gpm_oa_window *w)
 	cells[COL_CONTEXT] = u64_cell(w->ctx_id);
 	/* Pairs and runs without a context are the GPU's idle share;
 	 * interval windows have no context. */
-	if (w->ctx_id == GPM_OA_CTX_NONE && r->opt.mode == GPM_OA_WINDOW_INTERVAL)
+	if (!r->decoder.has_context ||
+	    (w->ctx_id == GPM_OA_CTX_NONE && r->opt.mode == GPM_OA_WINDOW_INTERVAL))
 		cells[COL_CONTEXT].type = GPUPERF_CELL_NONE;
 	else if (w->ctx_id == GPM_OA_CTX_NONE)
 		cells[COL_CONTEXT] = (struct gpuperf_cell){
@@ -922,7 +945,7 @@ static int replay_run(struct replay *r)
 		return input_error(r, "%s", err.message);
 	}
 	if ((ret = find_metric_set(r)) || (ret = setup_decoder(r)) ||
-	    (ret = select_counters(r)))
+	    (ret = choose_windows(r)) || (ret = select_counters(r)))
 		return ret;
 	if (r->opt.format == GPUPERF_FORMAT_PERFETTO)
 		return replay_trace(r);

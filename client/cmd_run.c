@@ -314,9 +314,6 @@ static int parse(int argc, char **argv, struct gpuperf_stream_options *o,
 		return gpuperf_usage_error(cmd, usage, "--own-contexts finds the "
 					   "command's context itself: not with "
 					   "--drm-fd, --context or --ctx");
-	/* The result names the context it measured. */
-	if (*own_contexts && o->format != GPUPERF_FORMAT_PERFETTO)
-		o->per_context = true;
 	if (*repeat > 1 && (!o->output || !strcmp(o->output, "-")))
 		return gpuperf_usage_error(cmd, usage, "--repeat %u writes a file "
 					   "per run: name them with -o FILE "
@@ -523,6 +520,14 @@ static int run_own_contexts(struct run *r, char **args)
 				    "devices); without --own-contexts the whole "
 				    "device is measured", r->device->name,
 				    r->device->driver);
+	/* The result names the context it measured, where reports name
+	 * contexts (not Haswell's). */
+	if (r->options->format != GPUPERF_FORMAT_PERFETTO &&
+	    r->device->software_context_filter)
+		r->options->per_context = true;
+	ret = gpuperf_streaming_check_per_context(&r->s, r->options);
+	if (ret)
+		return ret;
 	if (device_kind(r->device) == GPUPERF_OFFER_XE_EXEC_QUEUE)
 		return gpuperf_fail(cmd, GPUPERF_EXIT_REFUSED, "device %s (xe): xe "
 				    "does not filter the OA buffer by exec queue "

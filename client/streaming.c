@@ -36,7 +36,9 @@ const char gpuperf_stream_options_help[] =
 	"                       that context alone (xe still counts the\n"
 	"                       whole unit)\n"
 	"      --per-context    after each window's row, a row per context\n"
-	"                       that ran in it (context_id 0: idle)\n"
+	"                       that ran in it (context_id 0: idle); needs\n"
+	"                       reports with context IDs (CONTEXTS\n"
+	"                       'software' in 'gpuperf devices'; not Haswell)\n"
 	"      --raw            add the raw counter deltas (raw_gpu_time,\n"
 	"                       raw_a0, ...)\n"
 	"      --format FORMAT  table (human units; on a terminal redrawn in\n"
@@ -472,6 +474,25 @@ static int check_names(struct gpuperf_streaming *s,
 	return 0;
 }
 
+int gpuperf_streaming_check_per_context(struct gpuperf_streaming *s,
+					const struct gpuperf_stream_options *o)
+{
+	const struct gpc_device *d = gpc_find_device(s->client, o->device);
+
+	if (!o->per_context || !d || d->software_context_filter)
+		return 0;
+	return gpuperf_fail(s->cmd, GPUPERF_EXIT_REFUSED, "device %s's reports "
+			    "(%s) carry no context ID, so it has no "
+			    "per-context rows: stream without --per-context%s",
+			    d->name, d->description,
+			    d->kernel_context_filter ?
+			    "; one application's context streams alone "
+			    "through the kernel with --drm-fd FD --context "
+			    "HANDLE, or 'gpuperf run --own-contexts'" :
+			    ", or on a GPU whose reports carry context IDs "
+			    "(Intel from Broadwell on)");
+}
+
 static int subscribe(struct gpuperf_streaming *s,
 		     const struct gpuperf_stream_options *o, uint64_t window_ns)
 {
@@ -485,6 +506,8 @@ static int subscribe(struct gpuperf_streaming *s,
 				    "list '%s': give symbols separated by "
 				    "commas, or 'all'", o->counters);
 	int ret = check_names(s, o, counters, n_counters);
+	if (!ret)
+		ret = gpuperf_streaming_check_per_context(s, o);
 	if (ret) {
 		free(counters);
 		return ret;

@@ -123,6 +123,12 @@ int gpuperf_streaming_connect(struct gpuperf_streaming *s, const char *cmd,
 			      const struct gpuperf_stream_options *o,
 			      const struct gpuperf_streaming_hooks *hooks,
 			      void *user);
+/* Refuses, in words, per-context rows on a device whose reports carry no
+ * context ID (the daemon would send none): 0 or the exit status. The
+ * subscribe halves check it; gpuperf run --own-contexts checks it before
+ * its command starts. */
+int gpuperf_streaming_check_per_context(struct gpuperf_streaming *s,
+					const struct gpuperf_stream_options *o);
 int gpuperf_streaming_subscribe(struct gpuperf_streaming *s,
 				const struct gpuperf_stream_options *o,
 				uint64_t window_ns, bool mark_column,

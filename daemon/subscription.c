@@ -1272,7 +1272,11 @@ int gpd_subscribe(const struct gpd_device_registry *devices,
 	sub->ctx_id = req->ctx_id;
 	sub->kernel_ctx_filter = req->kernel_ctx_filter;
 	sub->raw = req->raw;
-	sub->per_context = req->per_context;
+	/* Per-context rows split windows by the reports' context IDs:
+	 * where reports carry none (Haswell's, NVIDIA's), every window would
+	 * be one made-up context's, so frames carry no rows (Hello's
+	 * software_context_filter says which devices have them). */
+	sub->per_context = req->per_context && dev->decoder.has_context;
 	sub->window_ns = req->window_ns;
 	sub->duration_ns = req->duration_ns;
 	sub->budget = req->budget;

@@ -68,7 +68,8 @@ struct gpd_subscribe_request {
 	int ctx_fd;
 	uint32_t ctx_handle;
 	bool raw;                       /* frames carry the summed raw deltas */
-	bool per_context;               /* frames carry per-context rows */
+	bool per_context;               /* frames carry per-context rows,
+					 * where reports name contexts */
 	/* GPU time covered from the first report, the last window cut there
 	 * and sent with `last`; 0: until unsubscribed. */
 	uint64_t duration_ns;
@@ -104,7 +105,8 @@ struct gpd_context_row {
 #define GPD_CONTEXT_POLICY \
 	"A subscription naming a hardware context id gets a software " \
 	"filter on the device's system-wide stream, on devices whose reports " \
-	"carry context ids (not Haswell). A subscription presenting a DRM " \
+	"carry context ids (not Haswell), which per-context rows need " \
+	"too: elsewhere frames carry none. A subscription presenting a DRM " \
 	"file it passed and a context of that file gets the kernel's " \
 	"filter: a stream of that context alone, the OA unit's one " \
 	"configuration, which opens only while nobody else streams from the " \

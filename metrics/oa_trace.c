@@ -89,7 +89,10 @@ static void on_run(void *data, const struct gpm_oa_window *win)
 	struct gpm_oa_trace *t = data;
 	char name[64];
 
-	if (t->failed || !win->n_reports || win->ctx_id == GPM_OA_CTX_NONE)
+	/* Where reports carry no context ID (Haswell's), the field's bytes
+	 * name no context, and the trace shows none. */
+	if (t->failed || !win->n_reports || win->ctx_id == GPM_OA_CTX_NONE ||
+	    !t->opt.decoder->has_context)
 		return;
 	uint64_t track = gpm_trace_layout_context(&t->layout, win->ctx_id);
 	if (!track)

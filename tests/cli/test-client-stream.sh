@@ -253,4 +253,27 @@ run 3 compare "$tmp/base.ndjson" "$tmp/junk"
 run 3 compare "$tmp/base.ndjson" "$tmp/missing.ndjson"
 expect err "$tmp/missing.ndjson: No such file or directory"
 
+# ---- Haswell's reports carry no context ID: no per-context rows, live or
+# replayed, in words; its windows still stream
+start hsw -d sim:hsw -m "$shared/intel-metrics/i915" -l none \
+	--unix "$tmp/hsw.sock" --linger 0
+H="--unix $tmp/hsw.sock"
+run 5 stream $H -m RenderBasic -c GpuTime -i 100ms --duration 300ms --per-context
+expect err "device sim0's reports (Haswell) carry no context ID"
+expect err "stream without --per-context"
+run 0 stream $H -m RenderBasic -c GpuTime -i 100ms --duration 300ms --format csv
+check "Haswell streamed no window" [ "$(wc -l <"$tmp/out")" -ge 3 ]
+run 0 record $H -m RenderBasic --duration 300ms -o "$tmp/hsw.i915perf"
+stop hsw
+run 3 replay "$tmp/hsw.i915perf" --metrics-dir "$shared/intel-metrics/i915" \
+	--per-context
+expect err "recorded on Haswell, whose OA reports carry no context ID"
+expect err "replay it --per-report or --interval DURATION"
+run 0 replay "$tmp/hsw.i915perf" --metrics-dir "$shared/intel-metrics/i915" \
+	-c GpuTime --format csv -o "$tmp/hsw.csv"
+hsw_rows=$(tail -n +2 "$tmp/hsw.csv" | wc -l)
+check "Haswell's replay gave $hsw_rows rows" [ "$hsw_rows" -ge 100 ]
+check "Haswell's replay rows are report pairs without a context" \
+	[ -z "$(tail -n +2 "$tmp/hsw.csv" | awk -F, '$6 != "" || $7 != 1')" ]
+
 finish

@@ -208,6 +208,33 @@ expect err "device card0 (xe): xe does not filter the OA buffer by exec queue"
 check "the command ran on xe, which cannot measure it" [ ! -e "$tmp/ran" ]
 stop xe_daemon
 
+# --- Haswell streams the command's context through the kernel, but its
+# reports carry no context ID: the result is the context's, without
+# per-context rows, which --per-context asked for is refused.
+start_command hsw_daemon env LD_PRELOAD="$asan_first$fake" \
+	GPD_FAKE_KERNEL_ROOT="$tmp/mh" GPD_FAKE_KERNEL_CARDS=i915:hsw \
+	"$build/gpuperfd" --allow-root --dev-root "$tmp/mh/dev" --sysfs-root "$tmp/mh/sys" \
+	-m "$i915_metrics" -l none --unix "$tmp/hsw.sock" --linger 0 \
+	--device "i915:$tmp/mh/dev/dri/card0"
+run 0 --unix "$tmp/hsw.sock" devices
+expect out "  kernel  "
+run 0 --unix "$tmp/hsw.sock" run --own-contexts -m RenderBasic -c GpuTime -i 20ms \
+	--format csv -o "$tmp/hsw.csv" -- sh -c "$(in_run)" sh "$asan_first" "$fake" \
+	env GPD_FAKE_KERNEL_ROOT="$tmp/mh" GPD_FAKE_KERNEL_CARDS=i915:hsw \
+	"$app" /dev/dri/card0 --contexts 1
+expect err "measuring GEM context 1 of process"
+check "Haswell's result has rows of a context: $(head -1 "$tmp/hsw.csv")" \
+	sh -c "! head -1 '$tmp/hsw.csv' | grep -q context_id"
+hsw_mark_col=$(head -1 "$tmp/hsw.csv" | tr ',' '\n' | grep -n '^mark$' | cut -d: -f1)
+check "Haswell's result has no totals" \
+	[ "$(awk -F, -v m="$hsw_mark_col" '$m == 1' "$tmp/hsw.csv" | wc -l)" = 1 ]
+run 5 --unix "$tmp/hsw.sock" run --own-contexts --per-context -m RenderBasic \
+	-- touch "$tmp/hsw-ran"
+expect err "device card0's reports (Haswell) carry no context ID"
+expect err "--drm-fd FD --context HANDLE, or 'gpuperf run --own-contexts'"
+check "the command ran, its rows refused" [ ! -e "$tmp/hsw-ran" ]
+stop hsw_daemon
+
 # --- sim takes no DRM file: refused before the command runs.
 start daemon -d sim:tglgt2 -m "$i915_metrics" -l none --unix "$tmp/sim.sock" --linger 0
 run 5 --unix "$tmp/sim.sock" run --own-contexts -- touch "$tmp/ran"

@@ -26,6 +26,7 @@ struct seen {
 	unsigned frames, frames_with_reports;
 	uint32_t contexts[8];           /* the non-idle context rows' IDs */
 	unsigned n_contexts;
+	unsigned context_rows;          /* of every frame, idle ones too */
 };
 
 static void seen_frame(void *user, const struct gpd_frame *f)
@@ -34,6 +35,7 @@ static void seen_frame(void *user, const struct gpd_frame *f)
 	s->frames++;
 	if (f->reports)
 		s->frames_with_reports++;
+	s->context_rows += (unsigned)f->n_contexts;
 	for (size_t i = 0; i < f->n_contexts; i++) {
 		uint32_t id = f->contexts[i].ctx_id;
 		bool known = id == GPD_CTX_IDLE;
@@ -260,15 +262,54 @@ START_TEST(haswell_isolates_a_context_through_the_kernel_only)
 		      err.message);
 
 	int app = open_card(&fx.machine, 0);
-	uint32_t handle = create_context(app);
-	ck_assert_msg(subscribe(&fx, &s, app, handle, &sub, &err) == 0, "%s",
-		      err.message);
+	req = (struct gpd_subscribe_request){
+		.metric_set = "RenderBasic",
+		.sampling_period_ns = 1000000,
+		.window_ns = 10000000,
+		.kernel_ctx_filter = true,
+		.ctx_fd = app,
+		.ctx_handle = create_context(app),
+	};
+	ck_assert_msg(gpd_subscribe(&fx.daemon.registry, &req, &seen_ops, &s,
+				    &sub, &err) == 0, "%s", err.message);
 	fixture_run(&fx, 5000);
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "CTX_HANDLE=1"), 1);
 	/* Before Gen12 the counters are not the context's to save. */
 	ck_assert_uint_eq(fake_machine_requests(&fx.machine, "OAR counters"), 0);
 	ck_assert_uint_ge(s.frames_with_reports, 2);
 	gpd_unsubscribe(sub);
+	fixture_stop(&fx);
+	fake_machine_stop(&fx.machine);
+}
+END_TEST
+
+/*
+ * Per-context rows split windows by the reports' context IDs, which
+ * Haswell's reports lack: a subscription asking for them, system-wide or
+ * through the kernel, gets its windows and no made-up context's rows.
+ */
+START_TEST(haswell_frames_carry_no_context_rows)
+{
+	struct fixture fx;
+	fixture_start_on(&fx, "i915", "hsw", "RenderBasic");
+	struct gpd_error err = { 0 };
+	struct seen wide = { 0 }, own = { 0 };
+	struct gpd_subscription *sub = NULL;
+	ck_assert_msg(subscribe(&fx, &wide, -1, 0, &sub, &err) == 0, "%s",
+		      err.message);
+	fixture_run(&fx, 5000);
+	gpd_unsubscribe(sub);
+	ck_assert_uint_ge(wide.frames_with_reports, 2);
+	ck_assert_uint_eq(wide.context_rows, 0);
+
+	int app = open_card(&fx.machine, 0);
+	uint32_t handle = create_context(app);
+	ck_assert_msg(subscribe(&fx, &own, app, handle, &sub, &err) == 0, "%s",
+		      err.message);
+	fixture_run(&fx, 5000);
+	gpd_unsubscribe(sub);
+	ck_assert_uint_ge(own.frames_with_reports, 2);
+	ck_assert_uint_eq(own.context_rows, 0);
 	fixture_stop(&fx);
 	fake_machine_stop(&fx.machine);
 }
@@ -451,6 +492,7 @@ static Suite *context_stream_suite(void)
 	tcase_add_test(tc, a_file_of_no_drm_node_or_of_another_gpu_is_refused_first);
 	tcase_add_test(tc, system_wide_and_context_streams_refuse_each_other);
 	tcase_add_test(tc, haswell_isolates_a_context_through_the_kernel_only);
+	tcase_add_test(tc, haswell_frames_carry_no_context_rows);
 	tcase_add_test(tc, gen12_context_stream_turns_on_its_oar_counters);
 	tcase_add_test(tc, a_passed_exec_queue_streams_through_its_file);
 	tcase_add_test(tc, xe_refusals_of_a_passed_exec_queue);

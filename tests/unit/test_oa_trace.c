@@ -433,6 +433,51 @@ START_TEST(test_losses_after_the_last_report_shown)
 }
 END_TEST
 
+/* The slices of b's trace named after a context of the recording. */
+static size_t context_slices(const struct buffer *b)
+{
+	struct trace_sink s = { b->data, b->len, b->cap };
+	struct trace_read *r = trace_read(&s);
+	const struct trace_event *e = NULL;
+	size_t n = 0;
+	for (uint32_t ctx = 0x100; ctx < 0x103; ctx++) {
+		char name[64];
+		snprintf(name, sizeof(name), "context 0x%x", (unsigned)ctx);
+		n += trace_events_named(r, name, &e, 1);
+	}
+	trace_read_free(r);
+	return n;
+}
+
+/* Reports that carry no context ID (Haswell's) give no context's slices:
+ * the ID field's bytes are no context's. */
+START_TEST(test_no_context_slices_without_context_ids)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct buffer a = { 0 }, b = { 0 };
+
+	setup(f, true);
+	struct gpm_oa_trace *t = converter(f, &a);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	gpm_oa_trace_destroy(t);
+	ck_assert_uint_gt(context_slices(&a), 0);
+
+	f->dec.has_context = false;
+	t = converter(f, &b);
+	feed_records(f, t);
+	ck_assert_int_eq(gpm_oa_trace_finish(t), 0);
+	ck_assert_uint_ge(gpm_oa_trace_windows(t), 30);
+	gpm_oa_trace_destroy(t);
+	ck_assert_uint_eq(context_slices(&b), 0);
+
+	free(a.data);
+	free(b.data);
+	teardown(f);
+	free(f);
+}
+END_TEST
+
 /* A write that fails fails the converter: that call and every one after
  * it returns the writer's error, records included. */
 START_TEST(test_write_failure_sticks)
@@ -531,6 +576,7 @@ static Suite *oa_trace_suite(void)
 	tcase_add_test(tc, test_malformed_records_refused);
 	tcase_add_test(tc, test_incomplete_options_refused);
 	tcase_add_test(tc, test_losses_after_the_last_report_shown);
+	tcase_add_test(tc, test_no_context_slices_without_context_ids);
 	tcase_add_test(tc, test_write_failure_sticks);
 	tcase_add_test(tc, test_points_before_the_first_report);
 	suite_add_tcase(s, tc);
