@@ -3,7 +3,8 @@
 #   . "$(dirname "$0")/../checks.sh"
 #
 # It is not a test itself. It counts checks (ok, fail, skip, check, expect,
-# run), runs gpuperfd in the background and waits for it (start,
+# run), ends a script that lacks a test program early (needs_built), runs
+# gpuperfd in the background and waits for it (start,
 # start_command, wait_for, wait_lines, port, stop), keeps every file of a run in the
 # temporary folder $tmp, ends the background processes in $pids and
 # removes $tmp on exit, and prints the closing line tests/run-tests.sh
@@ -41,6 +42,21 @@ fail() {
 skip() {
 	skipped=$((skipped + 1))
 	echo "SKIP: $1 (missing: $2)"
+}
+
+# needs_built FILE...: the script runs these programs or libraries of
+# the build besides gpuperfd and gpuperf (paths under $build); where one
+# is missing it ends at once, failing with what builds it, rather than
+# with a daemon that "did not start".
+needs_built() {
+	for needed in "$@"; do
+		[ -e "$build/$needed" ] && continue
+		fail "$build/$needed is missing: 'make unit-tests' builds the" \
+			"test programs the scripts run ('make' builds only" \
+			"gpuperfd, gpuperf and the libraries)"
+		finish
+		exit 1
+	done
 }
 
 # check MESSAGE COMMAND...: passes when COMMAND succeeds, else fails

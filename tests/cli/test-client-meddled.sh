@@ -16,6 +16,7 @@
 # Environment: GPM_BUILD_DIR (default build). Prints "checks: N passed, F
 # failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/daemon-proxy
 proxy=$build/tests/daemon-proxy
 
 # start_proxy NAME MODE [ARG]: daemon-proxy on $tmp/NAME.sock in front of

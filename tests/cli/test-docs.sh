@@ -2,7 +2,8 @@
 # What the documentation promises a new user, held against what happens:
 # the man pages render every command's synopsis on its line, the README
 # says where /metrics is and what it holds, and which recordings IGT's
-# i915-perf-reader opens (a sim:PLATFORM device's, not the default sim's).
+# i915-perf-reader opens (a sim:PLATFORM device's, not the default sim's),
+# and that a single script run after a plain `make` says what to build.
 #
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
@@ -57,5 +58,14 @@ else
 fi
 run 0 replay "$tmp/sim.i915perf" --format csv -c GpuTime
 expect out "simgen12,RenderBasic"
+
+# ---- the README's single script after a plain `make`: it says what to
+# build instead of failing on a program it lacks
+mkdir "$tmp/made"
+ln -s "$(cd "$build" && pwd)/gpuperfd" "$(cd "$build" && pwd)/gpuperf" "$tmp/made/"
+GPM_BUILD_DIR="$tmp/made" sh "$root/tests/cli/test-trigger.sh" >"$tmp/made.out" 2>&1
+check "a script without its test programs exited 0" [ $? != 0 ]
+expect made.out "$tmp/made/tests/episodes-recording is missing: 'make unit-tests' builds"
+expect "$root/README.md" "sh tests/cli/test-trigger.sh"
 
 finish

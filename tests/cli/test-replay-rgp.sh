@@ -11,6 +11,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/rgp-capture
 . "$(dirname "$0")/../perfetto/trace_checks.sh"
 capture="$build/tests/rgp-capture"
 

@@ -11,6 +11,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/episodes-recording
 M="--metrics-dir $shared/intel-metrics/i915"
 
 # OA_BUFFER_LOST at 1.0 s, 1.1 s, 2.0 s and 3.0 s of a 4 s recording: with

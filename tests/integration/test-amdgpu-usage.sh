@@ -9,6 +9,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/gpu-metrics-table
 table="$build/tests/gpu-metrics-table"
 sys="$tmp/sys"
 proc="$tmp/proc"

@@ -14,6 +14,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/libfake-kernel.so tests/libxe-exec-queue.so tests/context-app
 i915_metrics="$shared/intel-metrics/i915"
 tests_dir=$(cd "$build/tests" && pwd)
 fake="$tests_dir/libfake-kernel.so"

@@ -9,6 +9,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/server-checks
 checks="$build/tests/server-checks"
 reader=/usr/bin/i915-perf-reader
 # Each daemon that starts is a check of its own.

@@ -12,6 +12,7 @@
 # Environment: GPM_BUILD_DIR (default build), GPM_SHARED_DIR (default
 # ../shared). Prints "checks: N passed, F failed".
 . "$(dirname "$0")/../checks.sh"
+needs_built tests/libfake-kernel.so
 i915_metrics="$shared/intel-metrics/i915"
 xe_metrics="$shared/intel-metrics/xe"
 

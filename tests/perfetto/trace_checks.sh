@@ -2,6 +2,7 @@
 # tests/checks.sh. Each trace is expanded, decoded by protoc against
 # Perfetto's own schema (../shared/perfetto, test data) and read back by
 # trace-check (tests/perfetto/trace_check.c).
+needs_built tests/trace-check
 trace_check="$build/tests/trace-check"
 perfetto_schema="$shared/perfetto/perfetto_trace.proto"
 
