@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/number_text.h"
 #include "client/output.h"
+#include "metrics/number_text.h"
 
 /* Table columns are at least this wide, so human numbers line up. */
 #define MIN_TABLE_WIDTH 10
@@ -152,7 +152,7 @@ static void append_bytes(struct gpuperf_output *o, const char *s, size_t len)
 	o->line[o->line_len] = '\0';
 }
 
-/* A context as "0x" and its hex digits into buf (GPUPERF_NUMBER_TEXT_MAX
+/* A context as "0x" and its hex digits into buf (GPM_NUMBER_TEXT_MAX
  * bytes), as "0x%" PRIx64 writes it; returns the length. */
 static size_t context_text(char *buf, uint64_t v)
 {
@@ -169,17 +169,17 @@ static size_t context_text(char *buf, uint64_t v)
 	return 2 + digits;
 }
 
-/* A cell as a plain number into buf (GPUPERF_NUMBER_TEXT_MAX bytes);
+/* A cell as a plain number into buf (GPM_NUMBER_TEXT_MAX bytes);
  * returns its length, 0 when it has none. */
 static size_t plain_number(char *buf, const struct gpuperf_cell *c)
 {
 	switch (c->type) {
 	case GPUPERF_CELL_U64:
-		return gpuperf_u64_text(buf, c->u);
+		return gpm_u64_text(buf, c->u);
 	case GPUPERF_CELL_DOUBLE:
 		if (!isfinite(c->d))
 			return 0;
-		return gpuperf_double_text(buf, c->d);
+		return gpm_double_text(buf, c->d);
 	case GPUPERF_CELL_NONE:
 	case GPUPERF_CELL_TEXT:
 		break;
@@ -197,7 +197,7 @@ static void human_number(char *buf, size_t size,
 			 const struct gpuperf_column *column,
 			 const struct gpuperf_cell *c, double duration_ns)
 {
-	char num[GPUPERF_NUMBER_TEXT_MAX];
+	char num[GPM_NUMBER_TEXT_MAX];
 
 	if (c->type == GPUPERF_CELL_TEXT) {
 		snprintf(buf, size, "%s", c->text);
@@ -217,7 +217,7 @@ static void human_number(char *buf, size_t size,
 		gpuperf_duration_text(buf, size, v);
 		return;
 	case GPUPERF_COLUMN_CONTEXT:
-		if (size >= GPUPERF_NUMBER_TEXT_MAX)
+		if (size >= GPM_NUMBER_TEXT_MAX)
 			context_text(buf, c->u);
 		else
 			snprintf(buf, size, "0x%" PRIx64, c->u);
@@ -389,7 +389,7 @@ static void build_csv_row(struct gpuperf_output *o,
 
 	for (size_t i = 0; i < o->n_columns; i++)
 		room += cells[i].type == GPUPERF_CELL_TEXT ?
-			2 * strlen(cells[i].text) + 3 : GPUPERF_NUMBER_TEXT_MAX + 1;
+			2 * strlen(cells[i].text) + 3 : GPM_NUMBER_TEXT_MAX + 1;
 	if (!reserve(o, room))
 		return;
 	for (size_t i = 0; i < o->n_columns; i++) {

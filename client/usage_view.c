@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/number_text.h"
 #include "client/usage_view.h"
+#include "metrics/number_text.h"
 
 void gpuperf_text_printf(struct gpuperf_text *t, const char *fmt, ...)
 {
@@ -405,8 +405,8 @@ static void number(struct gpuperf_text *t, double v, const char *none)
 		gpuperf_text_printf(t, "%s", none);
 		return;
 	}
-	char buf[GPUPERF_NUMBER_TEXT_MAX];
-	gpuperf_double_text(buf, v);
+	char buf[GPM_NUMBER_TEXT_MAX];
+	gpm_double_text(buf, v);
 	gpuperf_text_printf(t, "%s", buf);
 }
 

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "daemon/net/metrics_text.h"
+#include "metrics/number_text.h"
 
 const char *gpd_metrics_content_type(enum gpd_metrics_format format)
 {
@@ -196,14 +197,16 @@ void gpd_metrics_text_help(struct gpd_metrics_text *t, const char *value)
 
 void gpd_metrics_text_value(struct gpd_metrics_text *t, double v)
 {
-	if (isnan(v))
+	char digits[GPM_NUMBER_TEXT_MAX];
+
+	if (isnan(v)) {
 		gpd_metrics_text_printf(t, "NaN");
-	else if (isinf(v))
+	} else if (isinf(v)) {
 		gpd_metrics_text_printf(t, v > 0 ? "+Inf" : "-Inf");
-	else if (v == floor(v) && fabs(v) < 1e15)
-		gpd_metrics_text_printf(t, "%.0f", v);
-	else
-		gpd_metrics_text_printf(t, "%.17g", v);
+	} else {
+		gpm_double_text(digits, v);
+		gpd_metrics_text_printf(t, "%s", digits);
+	}
 }
 
 void gpd_metrics_text_end(struct gpd_metrics_text *t, double v)

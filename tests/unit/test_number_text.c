@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/number_text.h"
+#include "metrics/number_text.h"
 #include "tests/unit/test_util.h"
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
@@ -141,13 +141,13 @@ struct tally {
 /* No ck_assert per value: Check allocates for every one. */
 static void check_double(struct tally *t, double v)
 {
-	char want[GPUPERF_NUMBER_TEXT_MAX], got[GPUPERF_NUMBER_TEXT_MAX];
+	char want[GPM_NUMBER_TEXT_MAX], got[GPM_NUMBER_TEXT_MAX];
 
 	if (!isfinite(v))
 		return;
 	for (int sign = 0; sign < 2; sign++, v = -v) {
 		expected_double(want, v);
-		size_t len = gpuperf_double_text(got, v);
+		size_t len = gpm_double_text(got, v);
 		t->checked++;
 		if (strcmp(got, want) || len != strlen(got) ||
 		    strtod(got, NULL) != v) {
@@ -290,14 +290,14 @@ START_TEST(test_u64)
 		0, 1, 9, 10, 99, 100, 4294967295ull, 4294967296ull,
 		9999999999999999999ull, 10000000000000000000ull, UINT64_MAX,
 	};
-	char want[GPUPERF_NUMBER_TEXT_MAX], got[GPUPERF_NUMBER_TEXT_MAX];
+	char want[GPM_NUMBER_TEXT_MAX], got[GPM_NUMBER_TEXT_MAX];
 
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]) + 10000; i++) {
 		uint64_t v = i < sizeof(edges) / sizeof(edges[0]) ? edges[i]
 			     : rng() >> (rng() % 64);
 
 		snprintf(want, sizeof(want), "%" PRIu64, v);
-		ck_assert_uint_eq(gpuperf_u64_text(got, v), strlen(want));
+		ck_assert_uint_eq(gpm_u64_text(got, v), strlen(want));
 		ck_assert_str_eq(got, want);
 	}
 }

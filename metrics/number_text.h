@@ -1,5 +1,6 @@
 /*
- * Plain numbers as text, as CSV and NDJSON cells hold them.
+ * Plain numbers as text, as CSV and NDJSON cells and /metrics samples
+ * hold them.
  *
  * A double is written with the fewest significant digits that strtod()
  * reads back as the same double, the nearest such digits where several
@@ -10,23 +11,23 @@
  * out that many digits (at least 15): plain from 1e-4 up to 1e15 (1e16,
  * 1e17 for 16 and 17 digits), else as 1.2345e+20.
  */
-#ifndef GPUPERF_NUMBER_TEXT_H
-#define GPUPERF_NUMBER_TEXT_H
+#ifndef GPM_NUMBER_TEXT_H
+#define GPM_NUMBER_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Room for any number these functions write, with its NUL. */
-#define GPUPERF_NUMBER_TEXT_MAX 32
+#define GPM_NUMBER_TEXT_MAX 32
 
 /* v in decimal, as "%" PRIu64 would; returns the length. */
-size_t gpuperf_u64_text(char *buf, uint64_t v);
+size_t gpm_u64_text(char *buf, uint64_t v);
 
 /*
  * A finite v as its shortest digits that strtod() turns back into v (see
- * above); returns the length. buf holds at least GPUPERF_NUMBER_TEXT_MAX
+ * above); returns the length. buf holds at least GPM_NUMBER_TEXT_MAX
  * bytes.
  */
-size_t gpuperf_double_text(char *buf, double v);
+size_t gpm_double_text(char *buf, double v);
 
 #endif

@@ -16,7 +16,7 @@
  * The tables are computed once, with a few lines of bignum arithmetic,
  * on first use.
  */
-#include "client/number_text.h"
+#include "metrics/number_text.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -74,7 +74,7 @@ static void write_digits(char *end, uint64_t v, unsigned n)
 		end[-1] = (char)('0' + v);
 }
 
-size_t gpuperf_u64_text(char *buf, uint64_t v)
+size_t gpm_u64_text(char *buf, uint64_t v)
 {
 	unsigned n = decimal_length(v);
 
@@ -358,7 +358,7 @@ static size_t g_layout(char *buf, bool negative, uint64_t digits, unsigned n,
 		unsigned magnitude = (unsigned)(exp10 < 0 ? -exp10 : exp10);
 		if (magnitude < 10)
 			*out++ = '0';
-		out += gpuperf_u64_text(out, magnitude);
+		out += gpm_u64_text(out, magnitude);
 		return (size_t)(out - buf);
 	}
 	if (exp10 < 0) {
@@ -385,7 +385,7 @@ static size_t g_layout(char *buf, bool negative, uint64_t digits, unsigned n,
 	return (size_t)(out - buf);
 }
 
-size_t gpuperf_double_text(char *buf, double v)
+size_t gpm_double_text(char *buf, double v)
 {
 	uint64_t bits;
 
