@@ -3,7 +3,8 @@
 #   make            build build/gpuperfd and build/gpuperf
 #   make run        install missing packages, build, start the daemon on `sim`
 #   make test       install missing packages, build, run every test suite
-#   make bench      benchmarks (ratios against a reference run in the same process)
+#   make bench      benchmarks (ratios against a reference run in the same process;
+#                   BENCH_BASE=REV: the ingest also against revision REV's code)
 #   make coverage   the whole suite on a gcov build: lines and branches per
 #                   folder and the files under their goal (build/coverage)
 #   make fuzz       build the libFuzzer targets and fuzz each for FUZZ_SECONDS
@@ -378,11 +379,25 @@ $(BUILD)/bench/bench_ws: tests/bench/bench_ws.c $(WS_CLIENT) $(ALL_LIBS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(filter %.c,$(WS_CLIENT)) \
 		$(ALL_LIBS) $(LDFLAGS) $(LDLIBS)
 
+# make bench BENCH_BASE=REV: bench_ingest measures the code of revision REV
+# too, in turn with this one: REV's libraries are built from `git archive`
+# under $(BUILD)/bench-base and this bench compiled against them and their
+# headers.
+BENCH_BASE_DIR := $(BUILD)/bench-base
+$(BENCH_BASE_DIR)/bench_ingest: tests/bench/bench_ingest.c
+	rm -rf $(BENCH_BASE_DIR) && mkdir -p $(BENCH_BASE_DIR)/src
+	git archive $(BENCH_BASE) | tar -x -C $(BENCH_BASE_DIR)/src
+	$(MAKE) -C $(BENCH_BASE_DIR)/src BUILD=build $(ALL_LIBS:$(BUILD)/%=build/%)
+	$(CC) $(subst -I. -I$(BUILD) ,-I$(BENCH_BASE_DIR)/src -I$(BENCH_BASE_DIR)/src/build ,$(CPPFLAGS)) \
+		$(CFLAGS) -O2 -o $@ $< $(ALL_LIBS:$(BUILD)/%=$(BENCH_BASE_DIR)/src/build/%) \
+		$(LDFLAGS) $(LDLIBS)
+
 # The page's work per animation frame is measured in chromium, where node
 # is installed.
 NODE := $(shell command -v node 2>/dev/null)
-bench: all $(BENCH_BINS)
-	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) $$b || exit 1; done
+bench: all $(BENCH_BINS) $(if $(BENCH_BASE),$(BENCH_BASE_DIR)/bench_ingest)
+	@for b in $(BENCH_BINS); do GPM_SHARED_DIR=$(SHARED) GPM_BUILD_DIR=$(BUILD) \
+		$(if $(BENCH_BASE),GPM_INGEST_BASE=$(BENCH_BASE_DIR)/bench_ingest) $$b || exit 1; done
 	$(if $(NODE),@GPM_BUILD_DIR=$(BUILD) node tests/bench/bench_ui.mjs)
 
 # Counters start from zero; the suite's result is reported, not fatal, as

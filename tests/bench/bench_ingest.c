@@ -17,6 +17,13 @@
  * Goal: nothing lost to the daemon, at most one core; subscribers that
  * share a window length and filter share one sum of the pairs, so the
  * cost does not grow with their number.
+ *
+ * With GPM_INGEST_BASE naming this bench built against the code of
+ * another revision (make bench BENCH_BASE=REV), each count is measured
+ * on that code too, in turn with ours, on the same recording: the
+ * ratio against the code before a change, in the same run. It is run
+ * as `bench_ingest --measure RECORDING SUBSCRIBERS CONTEXT`, which
+ * prints the CPU and the kernel's CPU a report.
  */
 #include <sched.h>
 #include <stdbool.h>
@@ -179,13 +186,50 @@ static int ingest(const char *spec, const char *metrics_dir, unsigned n,
 	return 0;
 }
 
-int main(void)
+static double ns_a_report(double seconds, uint64_t reports)
+{
+	return reports ? seconds * 1e9 / (double)reports : 0;
+}
+
+/* The base's CPU and kernel CPU a report for n subscribers: false if it
+ * could not say. */
+static bool measure_base(const char *base, const char *path, unsigned n,
+			 uint32_t ctx, double *cpu, double *sys)
+{
+	char cmd[2400];
+	snprintf(cmd, sizeof(cmd), "'%s' --measure '%s' %u %u", base, path, n,
+		 (unsigned)ctx);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return false;
+	bool ok = fscanf(p, "%lf %lf", cpu, sys) == 2;
+	return pclose(p) == 0 && ok;
+}
+
+int main(int argc, char **argv)
 {
 	const char *shared = getenv("GPM_SHARED_DIR");
+	const char *base = getenv("GPM_INGEST_BASE");
 	char dir[1024], path[] = "/tmp/gpm-bench-ingest-XXXXXX", spec[1100];
 	snprintf(dir, sizeof(dir), "%s/intel-metrics/i915",
 		 shared ? shared : "../shared");
 	gpd_log_set_level(GPD_LOG_WARNING);
+
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	bool held = sched_setaffinity(0, sizeof(one), &one) == 0;
+
+	if (argc == 5 && !strcmp(argv[1], "--measure")) {
+		struct ingest_run r;
+		snprintf(spec, sizeof(spec), "replay:%s,loop,speed=1", argv[2]);
+		if (ingest(spec, dir, (unsigned)atoi(argv[3]), true,
+			   (uint32_t)strtoul(argv[4], NULL, 10), &r))
+			return 1;
+		printf("%.2f %.2f\n", ns_a_report(r.cpu, r.reports),
+		       ns_a_report(r.sys, r.reports));
+		return 0;
+	}
 
 	close(mkstemp(path));
 	if (bench_write_recording(path, dir, N_REPORTS, 0)) {
@@ -193,11 +237,6 @@ int main(void)
 		return 1;
 	}
 	snprintf(spec, sizeof(spec), "replay:%s,loop,speed=1", path);
-
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	bool held = sched_setaffinity(0, sizeof(one), &one) == 0;
 
 	/* The context the filtered half follows: the busiest one. */
 	struct ingest_run first;
@@ -222,8 +261,8 @@ int main(void)
 			return 1;
 		}
 		double ingested = (double)r.reports / r.wall;
-		per_report[k] = r.reports ? r.cpu * 1e9 / (double)r.reports : 0;
-		double sys_per_report = r.reports ? r.sys * 1e9 / (double)r.reports : 0;
+		per_report[k] = ns_a_report(r.cpu, r.reports);
+		double sys_per_report = ns_a_report(r.sys, r.reports);
 		double behind_ms = (rate * r.wall - (double)r.reports) * PERIOD_NS / 1e6;
 		printf("  %2u subscribers: %5.2f M reports/s ingested (%.2fx the "
 		       "recording's rate) with %3.0f%% of a core; %5.1f ns of "
@@ -237,6 +276,18 @@ int main(void)
 		       behind_ms > 0 ? behind_ms : 0, r.frames,
 		       (unsigned long long)r.buffers_lost,
 		       (unsigned long long)r.reports_lost);
+		double base_cpu, base_sys;
+		if (!base)
+			continue;
+		if (measure_base(base, path, counts[k], first.busiest,
+				 &base_cpu, &base_sys))
+			printf("      the code before, in turn with it: %5.1f ns "
+			       "(%4.1f the kernel's): this costs %.2fx of it\n",
+			       base_cpu, base_sys,
+			       base_cpu ? per_report[k] / base_cpu : 0);
+		else
+			printf("      the code before (%s) did not measure\n",
+			       base);
 	}
 	printf("  each subscriber added costs %.2f ns a report (1 to 10 "
 	       "subscribers; goal: nothing growing with their number)\n",
