@@ -354,7 +354,10 @@ struct gpc_subscribe_options {
 	bool filter_context;            /* only reports of context_id */
 	uint32_t context_id;
 	bool raw;                       /* frames carry the raw deltas */
-	bool per_context;               /* frames carry per-context rows */
+	bool per_context;               /* frames carry per-context rows:
+					 * none where the device's reports
+					 * carry no context ID (its
+					 * software_context_filter false) */
 	/* GPU time to cover from the first report: the window that reaches
 	 * it is cut there and comes with `last`; 0: until unsubscribed. */
 	uint64_t duration_ns;
