@@ -27,6 +27,15 @@
 #include "metrics/recording.h"
 
 #define REPLAY_POLL_MS 5
+/* A looped, paced replay's next pass follows the last on the recording's
+ * timeline, as though the file went on: timed from the poll that found
+ * the end instead, every pass would start up to a poll late. One further
+ * behind than this starts afresh from now: the replay cannot keep its
+ * speed. */
+#define REPLAY_CATCH_UP_NS 1000000000ull
+/* Passes one tick may start: a short recording at a high speed ends
+ * several times a poll. */
+#define REPLAY_PASSES_A_TICK 16
 /* What speed=max hands on per tick. */
 #define REPLAY_BATCH_BYTES (1u << 20)
 /* The bytes read from the file at a time: records are handed on from
@@ -144,14 +153,38 @@ static int read_next(struct replay_source *rs)
 
 static void on_tick(uv_timer_t *timer);
 
-static void reach_end(struct replay_source *rs, bool error)
+/* When the pass that ended began on the replay clock plus its length
+ * there (from its first sample to its last): where the next pass begins
+ * if it follows on. Its first sample is then due with the last one's, a
+ * report period early, which over a pass of thousands is below what a
+ * poll can tell. */
+static bool next_pass_start(const struct replay_source *rs, uint64_t now,
+			    uint64_t *start_ns)
+{
+	if (rs->speed <= 0 || !rs->have_first_ts || rs->ts.extended <= rs->first_ts)
+		return false;
+	double pass_ns = (double)(rs->ts.extended - rs->first_ts) * 1e9 /
+			 (double)rs->base.info.timestamp_frequency / rs->speed;
+	uint64_t next = rs->start_ns + (uint64_t)pass_ns;
+	if (next > now || now - next > REPLAY_CATCH_UP_NS)
+		return false;
+	*start_ns = next;
+	return true;
+}
+
+/* True when the replay goes on at once with a new pass that follows the
+ * last on its timeline (the tick may hand what of it is due). */
+static bool reach_end(struct replay_source *rs, bool error)
 {
 	flush_span(rs);
 	if (rs->loop_file && !error) {
+		uint64_t now = gpd_monotonic_ns();
+		bool follows = next_pass_start(rs, now, &rs->start_ns);
+		if (!follows)
+			rs->start_ns = now;
 		gpm_recording_reader_rewind(&rs->reader);
 		gpm_oa_ts_extender_init(&rs->ts, rs->decoder.ts_mask);
 		rs->have_first_ts = false;
-		rs->start_ns = gpd_monotonic_ns();
 		/* speed=max's timer does not repeat: each tick that ends
 		 * at a batch starts the next, and so does a new pass. */
 		if (rs->speed == 0)
@@ -159,13 +192,14 @@ static void reach_end(struct replay_source *rs, bool error)
 		rs->base.listener.event(rs->base.listener.user,
 					GPD_EVENT_RESTARTED,
 					"the replay started over");
-		return;
+		return follows;
 	}
 	stop_timer(rs);
 	rs->ended = true;
 	rs->base.listener.event(rs->base.listener.user, GPD_EVENT_ENDED,
 				error ? "the replay stopped at a damaged record"
 				      : "the replay reached the end of its recording");
+	return false;
 }
 
 /* Takes the held run's samples that are due (all at speed=max): false
@@ -197,21 +231,31 @@ static bool take_due_samples(struct replay_source *rs, uint64_t due)
 	return rs->held_count == 0;
 }
 
+/* The replay clock now, in the recording's ticks since its first sample
+ * (all of it at speed=max). */
+static uint64_t replay_due(const struct replay_source *rs)
+{
+	if (rs->speed <= 0)
+		return UINT64_MAX;
+	double elapsed = (double)(gpd_monotonic_ns() - rs->start_ns) * rs->speed;
+	return (uint64_t)(elapsed * (double)rs->base.info.timestamp_frequency / 1e9);
+}
+
 static void on_tick(uv_timer_t *timer)
 {
 	struct replay_source *rs = timer->data;
-	uint64_t due = UINT64_MAX;
-	if (rs->speed > 0) {
-		double elapsed = (double)(gpd_monotonic_ns() - rs->start_ns) * rs->speed;
-		due = (uint64_t)(elapsed * (double)rs->base.info.timestamp_frequency / 1e9);
-	}
+	uint64_t due = replay_due(rs);
+	unsigned passes = 0;
 	rs->handed = 0;
 	while (rs->running) {
 		if (!rs->held) {
 			int ret = read_next(rs);
 			if (ret) {
-				reach_end(rs, ret < 0);
-				return;
+				if (!reach_end(rs, ret < 0) ||
+				    ++passes >= REPLAY_PASSES_A_TICK)
+					return;
+				due = replay_due(rs);
+				continue;
 			}
 		}
 		switch (rs->held_rec.kind) {
