@@ -179,6 +179,11 @@ struct frames {
 	unsigned long long reports, buffers_lost;
 	unsigned stop_after_restart;    /* frames after a restart, then stop */
 	struct gpd_record_tap *tap;     /* NULL, or sees the device's records */
+	/* Counts the passes begun in each loop iteration (each poll of the
+	 * replay at most), until two began in one or 20 in all. */
+	bool count_passes;
+	unsigned restarts_seen;         /* up to the iteration before */
+	unsigned most_passes_a_poll;
 };
 
 static void on_frame(void *user, const struct gpd_frame *f)
@@ -288,6 +293,17 @@ START_TEST(daemon_replay_equals_offline_replay)
 }
 END_TEST
 
+static void on_iteration(uv_check_t *check)
+{
+	struct frames *fr = check->data;
+	unsigned n = fr->restarts - fr->restarts_seen;
+	fr->restarts_seen = fr->restarts;
+	if (n > fr->most_passes_a_poll)
+		fr->most_passes_a_poll = n;
+	if (fr->most_passes_a_poll >= 2 || fr->restarts >= 20)
+		uv_stop(check->loop);
+}
+
 /* A daemon replaying spec (at speed=max) with the metric files when
  * with_metrics, frames into fr until the replay ends or stops it. */
 static void run_replay(const char *spec, bool with_metrics, struct frames *fr)
@@ -314,6 +330,11 @@ static void run_replay(const char *spec, bool with_metrics, struct frames *fr)
 		      "%s", err.message);
 	if (fr->tap)
 		gpd_device_add_tap(d.registry.devices[0], fr->tap);
+	uv_check_t iteration;
+	uv_check_init(&loop, &iteration);
+	iteration.data = fr;
+	if (fr->count_passes)
+		uv_check_start(&iteration, on_iteration);
 	uv_timer_t deadline;
 	uv_timer_init(&loop, &deadline);
 	/* Only bounds a hang: the replay ends, or the loop is stopped. */
@@ -322,6 +343,7 @@ static void run_replay(const char *spec, bool with_metrics, struct frames *fr)
 	if (fr->tap)
 		gpd_device_remove_tap(d.registry.devices[0], fr->tap);
 	gpd_unsubscribe(sub);
+	uv_close((uv_handle_t *)&iteration, NULL);
 	uv_close((uv_handle_t *)&deadline, NULL);
 	gpd_daemon_stop(&d);
 	uv_run(&loop, UV_RUN_DEFAULT);
@@ -346,39 +368,6 @@ START_TEST(replay_loops)
 }
 END_TEST
 
-struct passes {
-	uv_loop_t *loop;
-	unsigned restarts;              /* in all */
-	unsigned restarts_seen;         /* up to the loop iteration before */
-	unsigned most_in_one_iteration;
-};
-
-static void passes_on_frame(void *user, const struct gpd_frame *f)
-{
-	(void)user;
-	(void)f;
-}
-
-static void passes_on_event(void *user, const struct gpd_event *ev)
-{
-	struct passes *p = user;
-	if (ev->kind == GPD_EVENT_RESTARTED)
-		p->restarts++;
-}
-
-/* After each loop iteration (each poll of the replay at most): how many
- * passes began in it. */
-static void passes_on_check(uv_check_t *check)
-{
-	struct passes *p = check->data;
-	unsigned n = p->restarts - p->restarts_seen;
-	p->restarts_seen = p->restarts;
-	if (n > p->most_in_one_iteration)
-		p->most_in_one_iteration = n;
-	if (p->most_in_one_iteration >= 2 || p->restarts >= 20)
-		uv_stop(p->loop);
-}
-
 /* A looped replay at speed=1000 of a recording 133 ms long: a pass is
  * 0.13 ms of the replay clock, so the passes due at a 5 ms poll follow
  * one another in it, each on the recording's timeline; one pass a poll
@@ -390,48 +379,11 @@ START_TEST(looped_passes_keep_the_replay_clock)
 	close(mkstemp(rec));
 	write_recording(rec);
 	snprintf(spec, sizeof(spec), "replay:%s,speed=1000,loop", rec);
-	const char *devices[] = { spec };
-	const char *dirs[] = { i915_dir() };
-	struct gpd_options opts = {
-		.device_specs = devices, .n_device_specs = 1,
-		.metrics_dirs = dirs, .n_metrics_dirs = 1,
-	};
-	uv_loop_t loop;
-	struct gpd_daemon d;
-	struct gpd_error err;
-	uv_loop_init(&loop);
-	gpd_log_set_level(GPD_LOG_ERROR);
-	ck_assert_msg(gpd_daemon_init(&d, &loop, &opts, &err) == 0, "%s", err.message);
-	struct passes p = { .loop = &loop };
-	static const struct gpd_subscriber_ops passes_ops = {
-		.frame = passes_on_frame, .event = passes_on_event,
-	};
-	struct gpd_subscribe_request req = {
-		.window_ns = 100000000,
-		.role = GPD_ROLE_CONTROLLER,
-	};
-	struct gpd_subscription *sub;
-	ck_assert_msg(gpd_subscribe(&d.registry, &req, &passes_ops, &p, &sub, &err) == 0,
-		      "%s", err.message);
-	uv_check_t check;
-	uv_check_init(&loop, &check);
-	check.data = &p;
-	uv_check_start(&check, passes_on_check);
-	uv_timer_t deadline;
-	uv_timer_init(&loop, &deadline);
-	/* Only bounds a hang: the check stops the loop. */
-	uv_timer_start(&deadline, on_deadline, 120000, 0);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	ck_assert_msg(p.most_in_one_iteration >= 2,
-		      "%u passes, never more than %u a poll", p.restarts,
-		      p.most_in_one_iteration);
-	gpd_unsubscribe(sub);
-	uv_close((uv_handle_t *)&check, NULL);
-	uv_close((uv_handle_t *)&deadline, NULL);
-	gpd_daemon_stop(&d);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	gpd_daemon_fini(&d);
-	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	struct frames fr = { .count_passes = true };
+	run_replay(spec, true, &fr);
+	ck_assert_msg(fr.most_passes_a_poll >= 2,
+		      "%u passes, never more than %u a poll", fr.restarts,
+		      fr.most_passes_a_poll);
 	unlink(rec);
 }
 END_TEST
